@@ -1,0 +1,217 @@
+"""Input checks shared by every public entry point.
+
+Each check raises :class:`ValueError` (bad value) or :class:`TypeError` (bad type) with a
+message that names the offending argument, before any numerical work starts. Keeping every
+message in this one module keeps the wording uniform across metrics, surrogates, solvers and
+estimators.
+"""
+
+from __future__ import annotations
+
+import numbers
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "check_labels",
+    "check_scores",
+    "check_matrix",
+    "check_gram",
+    "check_same_length",
+    "check_groups",
+    "check_int_in_range",
+    "check_fraction",
+    "check_positive",
+    "require_classes",
+    "resolve_prec_k",
+    "ceil_fraction",
+]
+
+
+def _as_numeric_array(value: Any, name: str) -> np.ndarray:
+    if value is None:
+        raise TypeError(f"{name} must be an array-like of numbers, got None")
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be an array-like of numbers, got a string")
+    try:
+        arr = np.asarray(value)
+    except Exception as exc:  # ragged nested sequences and the like
+        raise ValueError(f"{name} could not be converted to an array: {exc}") from None
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must contain numbers only") from None
+    if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
+        raise TypeError(f"{name} must contain numbers or booleans, got dtype {arr.dtype}")
+    if np.iscomplexobj(arr):
+        raise TypeError(f"{name} must be real-valued, got complex numbers")
+    return arr
+
+
+def check_labels(y: Any, name: str = "y_true") -> np.ndarray:
+    """Return binary labels as an ``int64`` array of 0/1 (1 = relevant).
+
+    Accepted encodings: 0/1, booleans, and -1/+1 (mapped to 0/1).
+    """
+    arr = _as_numeric_array(y, name)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-dimensional, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty")
+    if arr.dtype == np.bool_:
+        return arr.astype(np.int64)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    values = set(np.unique(arr).tolist())
+    if values <= {0, 1}:
+        return arr.astype(np.int64)
+    if values <= {-1, 1}:
+        return (arr > 0).astype(np.int64)
+    shown = sorted(values)[:6]
+    raise ValueError(
+        f"{name} must hold binary labels (0/1, -1/+1 or booleans); found values {shown}"
+    )
+
+
+def check_scores(s: Any, name: str = "y_score") -> np.ndarray:
+    """Return a finite 1-D ``float64`` array."""
+    arr = _as_numeric_array(s, name)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-dimensional, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty")
+    arr = arr.astype(np.float64, copy=False)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return arr
+
+
+def check_matrix(X: Any, name: str = "X") -> np.ndarray:
+    """Return a finite 2-D ``float64`` array with at least one row and one column."""
+    arr = _as_numeric_array(X, name)
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 2-dimensional, got shape {arr.shape}")
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(f"{name} is empty (shape {arr.shape})")
+    arr = arr.astype(np.float64, copy=False)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return arr
+
+
+def check_gram(K: Any, name: str = "K", rtol: float = 1e-8) -> np.ndarray:
+    """Return a square, finite, symmetric Gram matrix as ``float64``.
+
+    Symmetry is checked to ``rtol`` relative to the largest absolute entry.
+    """
+    arr = check_matrix(K, name)
+    if arr.shape[0] != arr.shape[1]:
+        raise ValueError(f"{name} must be a square Gram matrix, got shape {arr.shape}")
+    scale = max(1.0, float(np.max(np.abs(arr))))
+    asym = float(np.max(np.abs(arr - arr.T)))
+    if asym > rtol * scale:
+        raise ValueError(
+            f"{name} must be symmetric; max |{name} - {name}.T| = {asym:.3g}"
+        )
+    return arr
+
+
+def check_same_length(**arrays: np.ndarray) -> int:
+    """Check that all given arrays have the same first dimension and return it."""
+    lengths = {name: len(a) for name, a in arrays.items()}
+    if len(set(lengths.values())) > 1:
+        detail = ", ".join(f"{n} has {m}" for n, m in lengths.items())
+        raise ValueError(f"inconsistent numbers of items: {detail}")
+    return next(iter(lengths.values()))
+
+
+def check_groups(groups: Any, n: int, name: str = "groups") -> np.ndarray:
+    """Return group ids as an integer array of codes 0..G-1 (in order of first sorted id)."""
+    if groups is None:
+        raise TypeError(f"{name} must be an array-like of group ids, got None")
+    arr = np.asarray(groups)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-dimensional, got shape {arr.shape}")
+    if len(arr) != n:
+        raise ValueError(f"{name} has {len(arr)} entries but there are {n} items")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    if arr.dtype == object:
+        try:
+            _, codes = np.unique(arr.astype(str), return_inverse=True)
+        except Exception:
+            raise TypeError(f"{name} must hold hashable, sortable ids") from None
+        return codes.astype(np.int64)
+    _, codes = np.unique(arr, return_inverse=True)
+    return codes.astype(np.int64)
+
+
+def check_int_in_range(value: Any, name: str, low: int, high: int, high_desc: str = "") -> int:
+    """Return ``value`` as an int after checking ``low <= value <= high``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    value = int(value)
+    if value < low or value > high:
+        bound = f"{high}" + (f" ({high_desc})" if high_desc else "")
+        raise ValueError(f"{name} must satisfy {low} <= {name} <= {bound}, got {value}")
+    return value
+
+
+def check_fraction(value: Any, name: str, *, closed_right: bool = False) -> float:
+    """Return a real number in (0, 1) (or (0, 1] with ``closed_right``)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    value = float(value)
+    ok = 0.0 < value < 1.0 or (closed_right and value == 1.0)
+    if not np.isfinite(value) or not ok:
+        interval = "(0, 1]" if closed_right else "(0, 1)"
+        raise ValueError(f"{name} must lie in {interval}, got {value}")
+    return value
+
+
+def check_positive(value: Any, name: str) -> float:
+    """Return a finite real number > 0."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    value = float(value)
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value}")
+    return value
+
+
+def require_classes(y: np.ndarray, name: str = "y_true", *, positive: bool = True,
+                    negative: bool = True, context: str = "") -> tuple[int, int]:
+    """Check that the required classes are present; return ``(n_pos, n_neg)``."""
+    n_pos = int(np.count_nonzero(y))
+    n_neg = int(len(y) - n_pos)
+    suffix = f" ({context})" if context else ""
+    if positive and n_pos == 0:
+        raise ValueError(f"{name} has no relevant item (label 1); one is required{suffix}")
+    if negative and n_neg == 0:
+        raise ValueError(f"{name} has no irrelevant item (label 0); one is required{suffix}")
+    return n_pos, n_neg
+
+
+def ceil_fraction(x: float, n: int) -> int:
+    """Return ``ceil(x * n)`` computed exactly on the binary value of ``x``.
+
+    ``0.3 * 10`` is ``3.0000000000000004`` in floating point; the exact product of the
+    float nearest to 0.3 and 10 is slightly below 3, so the answer is 3, as intended.
+    """
+    q = Fraction(x) * n
+    return -((-q.numerator) // q.denominator)
+
+
+def resolve_prec_k(k: Any, n_pos: int, name: str = "k") -> int:
+    """Resolve prec@k's ``k``: an int in [1, n₊], or a float κ in (0, 1] meaning ceil(κ·n₊)."""
+    if isinstance(k, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an int or a float in (0, 1], got a bool")
+    if isinstance(k, numbers.Integral):
+        return check_int_in_range(k, name, 1, n_pos, "the number of relevant items n₊")
+    if isinstance(k, numbers.Real):
+        kappa = check_fraction(k, name, closed_right=True)
+        return max(1, ceil_fraction(kappa, n_pos))
+    raise TypeError(f"{name} must be an int or a float in (0, 1], got {type(k).__name__}")

@@ -1,0 +1,380 @@
+"""Brute-force definitions for tiny instances: the ground truth of cvxtop.
+
+Every function here evaluates a metric or surrogate *by literal enumeration of its
+definition in the paper*: all candidate labelings, all subsets, all orderings. Nothing is
+simplified with a closed form, so these functions are slow (exponential) and independent of
+the fast code in :mod:`cvxtop.metrics` and :mod:`cvxtop.surrogates`, which is tested
+against them.
+
+Use them in your own tests too: if you implement one of these surrogates, compare it with
+the function here on many random instances with up to about 8 items per class. Instances
+whose enumeration would exceed :data:`MAX_ENUMERATION` candidates are refused with a
+``ValueError``.
+
+Conventions (the same as the rest of cvxtop):
+
+* ``y`` holds 0/1 labels, ``s`` the scores of the same items;
+* prec@k quantities (``papers/000``, Kar, Narasimhan & Jain 2015) are on the *loss* scale
+  of eq. (1): the number of irrelevant items among the top ``k``, for ``1 <= k <= n₊``;
+* pAp@k quantities (``papers/001``, Hiranandani et al. 2020) are risks normalized by
+  ``1/(βk)``, β = min(n₊, k) (``1/(n₊k)`` for the pAUC structural bound), for
+  ``1 <= k <= n₋`` and ``n₊ >= 1``;
+* tied scores at a cut are resolved pessimistically: the loss is the largest over all
+  orderings consistent with the scores.
+
+Orderings matrices π (``001`` Section 4): ``π[i, j] = 1`` when positive ``i`` is ranked
+below negative ``j``. A matrix is *valid* when some total order of the items induces it;
+:func:`valid_orderings` enumerates exactly these (see its docstring for why the enumeration
+is complete), and :func:`valid_orderings_by_permutation` does the same by listing every
+total order, for checking.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from functools import lru_cache
+from typing import Any, Iterator
+
+import numpy as np
+
+from ._validation import (
+    check_int_in_range,
+    check_labels,
+    check_same_length,
+    check_scores,
+    require_classes,
+)
+
+__all__ = [
+    "MAX_ENUMERATION",
+    "valid_orderings",
+    "valid_orderings_by_permutation",
+    "prec_at_k_loss",
+    "prec_struct",
+    "prec_ramp",
+    "prec_max",
+    "prec_avg",
+    "pap_risk",
+    "pap_avg",
+    "pap_max",
+    "pap_ts",
+    "pap_ramp",
+    "pauc_struct",
+]
+
+#: Largest number of enumerated candidates a reference function accepts.
+MAX_ENUMERATION = 3_000_000
+
+
+def _guard(count: int, what: str) -> None:
+    if count > MAX_ENUMERATION:
+        raise ValueError(
+            f"instance too large for brute-force enumeration: {what} needs {count:,} "
+            f"candidates (limit {MAX_ENUMERATION:,}); cvxtop.reference is meant for tiny "
+            "instances (up to about 8 items per class)"
+        )
+
+
+def _inputs(y_true: Any, y_score: Any) -> tuple[np.ndarray, np.ndarray]:
+    y = check_labels(y_true, "y_true")
+    s = check_scores(y_score, "y_score")
+    check_same_length(y_true=y, y_score=s)
+    return y, s
+
+
+def _subsets(n: int, size: int) -> Iterator[tuple[int, ...]]:
+    return itertools.combinations(range(n), size)
+
+
+# ----------------------------------------------------------------------------------------
+# prec@k, papers/000
+# ----------------------------------------------------------------------------------------
+
+def _prec_inputs(y_true: Any, y_score: Any, k: int) -> tuple[np.ndarray, np.ndarray, int]:
+    y, s = _inputs(y_true, y_score)
+    n_pos, _ = require_classes(y, negative=False)
+    k = check_int_in_range(k, "k", 1, n_pos, "the number of relevant items n₊")
+    _guard(math.comb(len(y), k), "the labelings with k ones")
+    return y, s, k
+
+
+def _labelings(n: int, k: int) -> Iterator[np.ndarray]:
+    """Every ŷ ∈ {0,1}^n with ‖ŷ‖₁ = k."""
+    for top in _subsets(n, k):
+        yhat = np.zeros(n, dtype=np.int64)
+        yhat[list(top)] = 1
+        yield yhat
+
+
+def _delta(y: np.ndarray, yhat: np.ndarray) -> int:
+    """Δ(y, ŷ) = Σ (1 − y_i) ŷ_i, ``000`` eq. (2)."""
+    return int(((1 - y) * yhat).sum())
+
+
+def prec_at_k_loss(y_true: Any, y_score: Any, k: int) -> int:
+    """prec@k loss, ``000`` eq. (1): irrelevant items among the top ``k``.
+
+    Enumerates every set of ``k`` items that some score-sorting permutation places first
+    (all sets T with min_T s >= max_{not T} s) and returns the largest count of irrelevant
+    items in such a set (ties resolved pessimistically).
+    """
+    y, s = _inputs(y_true, y_score)
+    k = check_int_in_range(k, "k", 1, len(y), "the number of items")
+    _guard(math.comb(len(y), k), "the candidate top-k sets")
+    worst = -1
+    for top in _subsets(len(y), k):
+        inside = np.zeros(len(y), dtype=bool)
+        inside[list(top)] = True
+        if k < len(y) and s[inside].min() < s[~inside].max():
+            continue
+        worst = max(worst, int((1 - y[inside]).sum()))
+    return worst
+
+
+def prec_struct(y_true: Any, y_score: Any, k: int) -> float:
+    """Struct surrogate, ``000`` eq. (3): max over ‖ŷ‖₁ = k of Δ(y, ŷ) + Σ (ŷ_i − y_i) s_i."""
+    y, s, k = _prec_inputs(y_true, y_score, k)
+    return max(_delta(y, yh) + float((yh - y) @ s) for yh in _labelings(len(y), k))
+
+
+def _top_sum(values: np.ndarray, m: int) -> float:
+    """max over subsets of size m of the sum, by enumeration."""
+    if m == 0:
+        return 0.0
+    return max(float(values[list(c)].sum()) for c in _subsets(len(values), m))
+
+
+def prec_ramp(y_true: Any, y_score: Any, k: int) -> float:
+    """Ramp surrogate, ``000`` eq. (4).
+
+    max over ‖ŷ‖₁ = k of {Δ(y, ŷ) + Σ ŷ_i s_i} minus the max over ‖ỹ‖₁ = k with
+    K(y, ỹ) = k (ỹ selects k positives) of Σ ỹ_i s_i.
+    """
+    y, s, k = _prec_inputs(y_true, y_score, k)
+    first = max(_delta(y, yh) + float(yh @ s) for yh in _labelings(len(y), k))
+    return first - _top_sum(s[y == 1], k)
+
+
+def prec_max(y_true: Any, y_score: Any, k: int) -> float:
+    """Max surrogate, ``000`` eq. (6).
+
+    max over ‖ŷ‖₁ = k of {Δ(y, ŷ) + Σ (ŷ_i − y_i) s_i + max over ỹ ⪯ (1 − ŷ)·y with
+    ‖ỹ‖₁ = n₊ − k of Σ ỹ_i s_i}.
+    """
+    y, s, k = _prec_inputs(y_true, y_score, k)
+    n_pos = int(y.sum())
+    best = -np.inf
+    for yh in _labelings(len(y), k):
+        free_pos = s[(y == 1) & (yh == 0)]
+        inner = _top_sum(free_pos, n_pos - k)
+        best = max(best, _delta(y, yh) + float((yh - y) @ s) + inner)
+    return float(best)
+
+
+def prec_avg(y_true: Any, y_score: Any, k: int) -> float:
+    """Avg surrogate, ``000`` eq. (7).
+
+    max over ‖ŷ‖₁ = k of {Δ(y, ŷ) + Σ s_i (ŷ_i − y_i) + (1/C(ŷ)) Σ (1 − ŷ_i) y_i s_i} with
+    C(ŷ) = (n₊ − K(y, ŷ)) / (n₊ − k). When ŷ leaves no positive out (possible only for
+    k = n₊) the last sum is empty and contributes 0.
+    """
+    y, s, k = _prec_inputs(y_true, y_score, k)
+    n_pos = int(y.sum())
+    best = -np.inf
+    for yh in _labelings(len(y), k):
+        missed = (1 - yh) * y
+        value = _delta(y, yh) + float((yh - y) @ s)
+        if missed.any():  # 1/C(ŷ) = (n₊ − k) / (n₊ − K(y, ŷ)), finite when ŷ misses a positive
+            value += (n_pos - k) / (n_pos - int(y @ yh)) * float(missed @ s)
+        best = max(best, value)
+    return float(best)
+
+
+# ----------------------------------------------------------------------------------------
+# pAp@k, papers/001
+# ----------------------------------------------------------------------------------------
+
+@lru_cache(maxsize=64)
+def _valid_orderings_cached(n_rows: int, n_cols: int) -> np.ndarray:
+    count = math.factorial(n_cols) * (n_cols + 1) ** n_rows
+    _guard(count, f"the {n_rows}x{n_cols} ordering matrices")
+    # Column order σ of the negatives and, per positive, the number c_i of negatives
+    # ranked above it: π[i, j] = 1 when negative j is among the first c_i of σ.
+    cuts = np.array(list(itertools.product(range(n_cols + 1), repeat=n_rows)), dtype=np.int64)
+    cuts = cuts.reshape(-1, n_rows)
+    blocks = []
+    for sigma in itertools.permutations(range(n_cols)):
+        place = np.empty(n_cols, dtype=np.int64)
+        place[list(sigma)] = np.arange(n_cols)
+        blocks.append((place[None, None, :] < cuts[:, :, None]).astype(np.int8))
+    out = np.unique(np.concatenate(blocks).reshape(-1, n_rows * n_cols), axis=0)
+    out = out.reshape(-1, n_rows, n_cols)
+    out.setflags(write=False)
+    return out
+
+
+def valid_orderings(n_rows: int, n_cols: int) -> np.ndarray:
+    """All valid ordering matrices π ∈ {0,1}^(n_rows × n_cols), ``001`` Section 4.
+
+    Returns an array of shape ``(m, n_rows, n_cols)``. A total order of ``n_rows``
+    positives and ``n_cols`` negatives induces π through the order σ of the negatives and,
+    for each positive, the number c_i of negatives above it (π[i, σ(l)] = 1 for l < c_i);
+    conversely every (σ, c) is realized by placing each positive right after its c_i-th
+    negative. Enumerating all (σ, c) therefore gives exactly the valid matrices, each once
+    after removing duplicates. :func:`valid_orderings_by_permutation` checks this.
+    """
+    n_rows = check_int_in_range(n_rows, "n_rows", 0, 64)
+    n_cols = check_int_in_range(n_cols, "n_cols", 0, 64)
+    return _valid_orderings_cached(n_rows, n_cols)
+
+
+def valid_orderings_by_permutation(n_rows: int, n_cols: int) -> np.ndarray:
+    """The same set as :func:`valid_orderings`, from every total order of the items."""
+    n = n_rows + n_cols
+    _guard(math.factorial(n), "the total orders of the items")
+    mats = []
+    for order in itertools.permutations(range(n)):
+        position = np.empty(n, dtype=np.int64)
+        position[list(order)] = np.arange(n)
+        mats.append((position[:n_rows][:, None] > position[n_rows:][None, :]).ravel())
+    out = np.unique(np.array(mats, dtype=np.int8).reshape(-1, n_rows * n_cols), axis=0)
+    return out.reshape(-1, n_rows, n_cols)
+
+
+def _pap_inputs(y_true: Any, y_score: Any, k: int):
+    y, s = _inputs(y_true, y_score)
+    n_pos, n_neg = require_classes(y)
+    k = check_int_in_range(k, "k", 1, n_neg, "the number of irrelevant items n₋")
+    return s[y == 1], s[y == 0], k, min(n_pos, k)
+
+
+def _valid_top_sets(values: np.ndarray, size: int) -> list[tuple[int, ...]]:
+    """Subsets of ``size`` indices that some sorting permutation ranks first."""
+    out = []
+    for c in _subsets(len(values), size):
+        inside = np.zeros(len(values), dtype=bool)
+        inside[list(c)] = True
+        if size == len(values) or values[inside].min() >= values[~inside].max():
+            out.append(c)
+    return out
+
+
+def pap_risk(y_true: Any, y_score: Any, k: int) -> float:
+    """pAp@k risk, ``001`` eq. (1).
+
+    (1/(βk)) Σ_{i ≤ β} Σ_{j ≤ k} 1[s⁺_(i) <= s⁻_(j)] over the top-β positives and top-k
+    negatives. Every choice of those sets allowed by ties is enumerated and the largest
+    risk returned (all choices agree: the sets' score multisets do not depend on it).
+    """
+    pos, neg, k, beta = _pap_inputs(y_true, y_score, k)
+    worst = 0.0
+    for zp in _valid_top_sets(pos, beta):
+        for zn in _valid_top_sets(neg, k):
+            errors = sum(pos[i] <= neg[j] for i in zp for j in zn)
+            worst = max(worst, errors / (beta * k))
+    return worst
+
+
+def _pair_margins(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
+    """M[i, j] = 1 + s⁻_j − s⁺_i: the loss-augmented score of one flipped pair."""
+    return 1.0 + neg[None, :] - pos[:, None]
+
+
+def pap_ramp(y_true: Any, y_score: Any, k: int) -> float:
+    """Ramp surrogate, ``001`` eq. (8) (= eq. (6)).
+
+    max over Z₋ ⊆ S₋ (|Z₋| = k) of min over Z₊ ⊆ S₊ (|Z₊| = β) of max over valid
+    π ∈ Π_{β×k} of (1/(βk)) [Σ π_ij − Σ_i p_i s_i + Σ_j q_j s_j], p and q the row and
+    column sums of π.
+    """
+    pos, neg, k, beta = _pap_inputs(y_true, y_score, k)
+    pis = valid_orderings(beta, k).astype(np.float64)
+    _guard(math.comb(len(neg), k) * math.comb(len(pos), beta) * len(pis), "pap_ramp")
+    best = -np.inf
+    for zn in _subsets(len(neg), k):
+        worst_pos = np.inf
+        for zp in _subsets(len(pos), beta):
+            m = _pair_margins(pos[list(zp)], neg[list(zn)])
+            worst_pos = min(worst_pos, float(np.max(np.einsum("pij,ij->p", pis, m))))
+        best = max(best, worst_pos)
+    return best / (beta * k)
+
+
+def pap_avg(y_true: Any, y_score: Any, k: int) -> float:
+    """Avg surrogate, ``001`` eq. (10).
+
+    max over Z₋ (|Z₋| = k) and valid π ∈ Π_{β×k} of
+    (1/(βk)) [Σ π_ij + Σ π_ij s_{z_j} − mean(s⁺) Σ π_ij].
+    """
+    pos, neg, k, beta = _pap_inputs(y_true, y_score, k)
+    pis = valid_orderings(beta, k).astype(np.float64)
+    _guard(math.comb(len(neg), k) * len(pis), "pap_avg")
+    mean_pos = float(pos.mean())
+    best = -np.inf
+    for zn in _subsets(len(neg), k):
+        col = 1.0 + neg[list(zn)] - mean_pos
+        best = max(best, float(np.max(np.einsum("pij,j->p", pis, col))))
+    return best / (beta * k)
+
+
+def pap_max(y_true: Any, y_score: Any, k: int) -> float:
+    """Max surrogate: ``001`` eq. (9) with the max over Z₊ replaced by a min (its eq. (24)).
+
+    max over Z₋ (|Z₋| = k) and valid π ∈ Π_{β×k} of (1/(βk)) [Σ π_ij + Σ_j q_j s_{z_j} −
+    min over ordered Z₊ = (z⁺_1..z⁺_β) of Σ_i p_i s_{z⁺_i}].
+    """
+    pos, neg, k, beta = _pap_inputs(y_true, y_score, k)
+    pis = valid_orderings(beta, k).astype(np.float64)
+    ordered = np.array(list(itertools.permutations(range(len(pos)), beta)), dtype=np.int64)
+    _guard(math.comb(len(neg), k) * len(pis) * len(ordered), "pap_max")
+    p = pis.sum(axis=2)  # (m, β) row sums
+    q = pis.sum(axis=1)  # (m, k) column sums
+    pos_sums = p @ pos[ordered].T  # (m, #ordered): Σ_i p_i s_{z_i}
+    min_pos = pos_sums.min(axis=1)
+    best = -np.inf
+    for zn in _subsets(len(neg), k):
+        value = pis.sum(axis=(1, 2)) + q @ neg[list(zn)] - min_pos
+        best = max(best, float(value.max()))
+    return best / (beta * k)
+
+
+def _full_struct_terms(pos: np.ndarray, zneg: np.ndarray, pis: np.ndarray) -> np.ndarray:
+    """For each π ∈ Π_{n₊×k}: − Σ_i p_i s_i + Σ_j q_j s_j."""
+    p = pis.sum(axis=2)
+    q = pis.sum(axis=1)
+    return q @ zneg - p @ pos
+
+
+def pap_ts(y_true: Any, y_score: Any, k: int) -> float:
+    """Tight-struct (TS) surrogate, ``001`` eq. (14).
+
+    max over Z₋ (|Z₋| = k) and valid π ∈ Π_{n₊×k} of (1/(βk)) [Σ_{i ≤ β} Σ_j π_{(i)_π, j}
+    − Σ_i p_i s_i + Σ_j q_j s_j], where (i)_π is the i-th positive in an order consistent
+    with π: the first term is the sum of the β smallest row sums of π (a positive with
+    fewer negatives above it ranks higher; ties do not change the sum).
+    """
+    pos, neg, k, beta = _pap_inputs(y_true, y_score, k)
+    pis = valid_orderings(len(pos), k).astype(np.float64)
+    _guard(math.comb(len(neg), k) * len(pis), "pap_ts")
+    loss = np.sort(pis.sum(axis=2), axis=1)[:, :beta].sum(axis=1)
+    best = -np.inf
+    for zn in _subsets(len(neg), k):
+        best = max(best, float(np.max(loss + _full_struct_terms(pos, neg[list(zn)], pis))))
+    return best / (beta * k)
+
+
+def pauc_struct(y_true: Any, y_score: Any, k: int) -> float:
+    """Structural pAUC(0, k/n₋] bound (the SVM-pAUC baseline of ``001`` Section 7).
+
+    max over Z₋ (|Z₋| = k) and valid π ∈ Π_{n₊×k} of (1/(n₊k)) [Σ π_ij − Σ_i p_i s_i +
+    Σ_j q_j s_j]: ``001`` eq. (4) restricted to the top-k negatives.
+    """
+    pos, neg, k, _ = _pap_inputs(y_true, y_score, k)
+    pis = valid_orderings(len(pos), k).astype(np.float64)
+    _guard(math.comb(len(neg), k) * len(pis), "pauc_struct")
+    loss = pis.sum(axis=(1, 2))
+    best = -np.inf
+    for zn in _subsets(len(neg), k):
+        best = max(best, float(np.max(loss + _full_struct_terms(pos, neg[list(zn)], pis))))
+    return best / (len(pos) * k)

@@ -1,0 +1,26 @@
+"""Shared fixtures and instance generators for the test suite."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+
+def tiny_instance(rng: np.random.Generator, max_pos: int = 5, max_neg: int = 5,
+                  ties: bool = False, min_pos: int = 1, min_neg: int = 1):
+    """A random labeled score vector with shuffled items; with ``ties``, scores are drawn
+    from a small integer grid so that equal scores (across and within classes) are common."""
+    n_pos = int(rng.integers(min_pos, max_pos + 1))
+    n_neg = int(rng.integers(min_neg, max_neg + 1))
+    y = np.r_[np.ones(n_pos, dtype=np.int64), np.zeros(n_neg, dtype=np.int64)]
+    if ties:
+        s = rng.integers(-2, 3, size=n_pos + n_neg).astype(float) / 2.0
+    else:
+        s = rng.standard_normal(n_pos + n_neg)
+    perm = rng.permutation(n_pos + n_neg)
+    return y[perm], s[perm]
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng(12345)

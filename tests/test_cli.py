@@ -1,0 +1,143 @@
+"""The cvxtop command: help, version, evaluate (all file layouts), demo, clean errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import cvxtop
+from cvxtop import metrics
+from cvxtop.cli import main
+
+Y = np.array([1, 0, 1, 0, 0, 1, 0, 0])
+S = np.array([0.9, 0.8, 0.7, 0.1, 0.4, 0.2, 0.3, 0.0])
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_version_and_help(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"cvxtop {cvxtop.__version__}"
+    code, out, _ = run(capsys)
+    assert code == 0 and "evaluate" in out and "demo" in out
+
+
+def test_python_dash_m_entry_point():
+    done = subprocess.run([sys.executable, "-m", "cvxtop", "--version"],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == f"cvxtop {cvxtop.__version__}"
+
+
+def expected(k=2, tau=0.25):
+    return {
+        f"prec@{k}": metrics.precision_at_k(Y, S, k),
+        f"pAp@{k}": metrics.pap_at_k(Y, S, k),
+        "AUC": metrics.roc_auc(Y, S),
+        "AP": metrics.average_precision(Y, S),
+        f"NDCG@{tau:g}": metrics.ndcg_at_tau(Y, S, tau),
+        "positives@top": metrics.positives_at_top(Y, S),
+    }
+
+
+def check_json(out):
+    got = json.loads(out)
+    for name, value in expected().items():
+        assert got[name] == pytest.approx(value), name
+
+
+def test_evaluate_csv_with_header(tmp_path, capsys):
+    f = tmp_path / "items.csv"
+    f.write_text("label,score\n" + "\n".join(f"{a},{b}" for a, b in zip(Y, S)))
+    code, out, _ = run(capsys, "evaluate", str(f), "--k", "2", "--tau", "0.25", "--json")
+    assert code == 0
+    check_json(out)
+
+
+def test_evaluate_csv_without_header_and_table_output(tmp_path, capsys):
+    f = tmp_path / "items.csv"
+    f.write_text("\n".join(f"{a},{b}" for a, b in zip(Y, S)))
+    code, out, _ = run(capsys, "evaluate", str(f), "--k", "2", "--tau", "0.25")
+    assert code == 0
+    assert "metric" in out and "prec@2" in out and f"{metrics.roc_auc(Y, S):.4f}" in out
+
+
+def test_evaluate_npz_and_svmlight(tmp_path, capsys):
+    npz = tmp_path / "items.npz"
+    np.savez(npz, y_true=Y, y_score=S)
+    assert run(capsys, "evaluate", str(npz), "--k", "2", "--tau", "0.25", "--json")[0] == 0
+    svm = tmp_path / "items.svm"
+    svm.write_text("\n".join(f"{a} 1:{b}" for a, b in zip(Y, S)))
+    code, out, _ = run(capsys, "evaluate", str(svm), "--k", "2", "--tau", "0.25", "--json")
+    assert code == 0
+    check_json(out)
+
+
+def test_evaluate_separate_scores_and_labels(tmp_path, capsys):
+    fs, fy = tmp_path / "s.txt", tmp_path / "y.npy"
+    fs.write_text("\n".join(str(v) for v in S))
+    np.save(fy, Y)
+    code, out, _ = run(capsys, "evaluate", "--scores", str(fs), "--labels", str(fy), "--k", "2",
+                       "--tau", "0.25", "--json")
+    assert code == 0
+    check_json(out)
+
+
+def test_evaluate_groups_from_csv(tmp_path, capsys):
+    f = tmp_path / "items.csv"
+    g = ["a", "a", "a", "a", "b", "b", "b", "b"]
+    f.write_text("user,y_true,y_score\n" + "\n".join(
+        f"{u},{a},{b}" for u, a, b in zip(g, Y, S)))
+    code, out, _ = run(capsys, "evaluate", str(f), "--k", "1", "--json")
+    got = json.loads(out)
+    assert got["group pAp@1"] == pytest.approx(metrics.pap_at_k(Y, S, 1, groups=g))
+
+
+def test_undefined_metric_is_reported_not_fatal(tmp_path, capsys):
+    f = tmp_path / "items.csv"
+    f.write_text("label,score\n1,0.5\n0,0.2\n1,0.1\n")
+    code, out, _ = run(capsys, "evaluate", str(f), "--k", "2", "--json")
+    assert code == 0
+    assert json.loads(out)["pAp@2"].startswith("n/a: k must satisfy")
+
+
+@pytest.mark.parametrize("content, message", [
+    ("label,score\n1,0.5\n0,abc\n", "column 'score' is not numeric"),
+    ("a,b,c\n1,2,3\n", "the header needs a label column"),
+    ("label,score\n2,0.5\n0,0.1\n", "y_true must hold binary labels"),
+    ("label,score\n1,nan\n0,0.1\n", "y_score contains NaN"),
+])
+def test_bad_files_give_one_error_line(tmp_path, capsys, content, message):
+    f = tmp_path / "bad.csv"
+    f.write_text(content)
+    code, out, err = run(capsys, "evaluate", str(f))
+    assert code == 2
+    assert message in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_missing_file_and_missing_arguments(capsys):
+    code, _, err = run(capsys, "evaluate", "/nonexistent/file.csv")
+    assert code == 2 and "no such file" in err
+    code, _, err = run(capsys, "evaluate")
+    assert code == 2 and "nothing to evaluate" in err
+
+
+def test_demo_runs_and_reports_metrics(capsys):
+    code, out, _ = run(capsys, "demo", "--seed", "1", "--json")
+    assert code == 0
+    result = json.loads(out)
+    assert "diabetes" in result["description"][1]
+    scorers = [r["scorer"] for r in result["rows"]]
+    assert any("random" in name for name in scorers)
+    for row in result["rows"]:
+        assert 0.0 <= row["AUC"] <= 1.0
