@@ -7,7 +7,7 @@ from sklearn.datasets import load_diabetes
 
 from ._validation import ceil_fraction, check_fraction
 
-__all__ = ["load_diabetes_top"]
+__all__ = ["load_diabetes_top", "load_paper_dataset", "PAPER_DATASETS"]
 
 
 def load_diabetes_top(fraction: float = 0.1) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -30,3 +30,45 @@ def load_diabetes_top(fraction: float = 0.1) -> tuple[np.ndarray, np.ndarray, li
     m = ceil_fraction(fraction, len(target))
     threshold = np.sort(target)[len(target) - m]
     return data.data, (target >= threshold).astype(np.int64), list(data.feature_names)
+
+
+PAPER_DATASETS = ("ionosphere", "spambase", "boston", "letter", "magic")
+
+
+def _read_dat(path) -> tuple[np.ndarray, np.ndarray]:
+    """A headerless comma-separated file whose last column is the class label."""
+    rows = [line.split(",") for line in path.read_text().splitlines() if line.strip()]
+    X = np.array([[float(v) for v in r[:-1]] for r in rows], dtype=np.float64)
+    labels = np.array([r[-1].strip() for r in rows])
+    return X, labels
+
+
+def load_paper_dataset(name: str, data_dir, letter: str = "A"
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """One of the public data sets of the papers' experiments, as ``(X, y)``.
+
+    The files are those of the repository's ``data/`` folder (see its README); pass that
+    folder as ``data_dir``. Relevant items (y = 1):
+
+    * ``"ionosphere"``: class ``g`` (good radar return), 225 of 351 (``papers/003`` Table 1);
+    * ``"spambase"``: spam, 1,812 of 4,597 (``003`` Appendix C);
+    * ``"boston"``: ``chas = 1``, 35 of 506; the other 12 columns are the features
+      (``003`` Table 2, "feature 4");
+    * ``"letter"``: the letter ``letter`` against the rest, about 4% (``000`` Section 6);
+    * ``"magic"``: class ``h`` (hadron), 6,688 of 19,020.
+    """
+    from pathlib import Path
+
+    folder = Path(data_dir)
+    if name == "boston":
+        lines = (folder / "boston.csv").read_text().splitlines()
+        header = [h.strip() for h in lines[0].split(",")]
+        table = np.array([[float(v) for v in ln.split(",")] for ln in lines[1:] if ln.strip()])
+        target = header.index("chas")
+        keep = [i for i, h in enumerate(header) if h not in ("rownames", "chas")]
+        return table[:, keep], (table[:, target] == 1).astype(np.int64)
+    positive = {"ionosphere": "g", "spambase": "1", "magic": "h", "letter": letter}
+    if name not in positive:
+        raise ValueError(f"name must be one of {PAPER_DATASETS}, got {name!r}")
+    X, labels = _read_dat(folder / f"{name}.dat")
+    return X, (labels == positive[name]).astype(np.int64)

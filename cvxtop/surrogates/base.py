@@ -34,7 +34,7 @@ from .._validation import (
     resolve_prec_k,
 )
 
-__all__ = ["Surrogate", "PrecSurrogate", "PapSurrogate"]
+__all__ = ["Surrogate", "PrecSurrogate", "PapSurrogate", "DifferenceOfConvex"]
 
 
 class Surrogate(ABC):
@@ -149,3 +149,21 @@ class PapSurrogate(Surrogate):
     def resolve_k(self, y: np.ndarray) -> int:
         _, n_neg = require_classes(y, context=f"{self.name} needs n₊ >= 1 and n₋ >= k")
         return check_int_in_range(self.k, "k", 1, n_neg, "the number of irrelevant items n₋")
+
+
+class DifferenceOfConvex:
+    """Mixin for a non-convex surrogate written as ``f = G − H`` with ``G``, ``H`` convex.
+
+    The convex-concave procedure (DCA) minimizes ``f`` locally by repeatedly replacing
+    ``H`` with its linearization at the current scores: each step minimizes
+    ``½‖w‖² + C·(G(Xw) − h·Xw)`` with ``h`` a subgradient of ``H``.
+    """
+
+    def _convex_part_expression(self, y: np.ndarray, s: cp.Expression, k: int
+                                ) -> tuple[cp.Expression, list[cp.Constraint]]:
+        """DCP expression of ``G`` (and its auxiliary constraints)."""
+        raise NotImplementedError
+
+    def _subtracted_subgradient(self, y: np.ndarray, s: np.ndarray, k: int) -> np.ndarray:
+        """A subgradient of ``H`` at the scores ``s``."""
+        raise NotImplementedError
