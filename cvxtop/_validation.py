@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 __all__ = [
     "check_labels",
@@ -35,6 +36,9 @@ def _as_numeric_array(value: Any, name: str) -> np.ndarray:
         raise TypeError(f"{name} must be an array-like of numbers, got None")
     if isinstance(value, (str, bytes)):
         raise TypeError(f"{name} must be an array-like of numbers, got a string")
+    if sp.issparse(value):
+        raise TypeError(f"{name} is a sparse matrix, and sparse input is not supported: "
+                        "pass a dense array (X.toarray())")
     try:
         arr = np.asarray(value)
     except Exception as exc:  # ragged nested sequences and the like
@@ -47,7 +51,7 @@ def _as_numeric_array(value: Any, name: str) -> np.ndarray:
     if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
         raise TypeError(f"{name} must contain numbers or booleans, got dtype {arr.dtype}")
     if np.iscomplexobj(arr):
-        raise TypeError(f"{name} must be real-valued, got complex numbers")
+        raise ValueError(f"{name} holds complex numbers: Complex data not supported")
     return arr
 
 
@@ -94,8 +98,12 @@ def check_matrix(X: Any, name: str = "X") -> np.ndarray:
     arr = _as_numeric_array(X, name)
     if arr.ndim != 2:
         raise ValueError(f"{name} must be 2-dimensional, got shape {arr.shape}")
-    if arr.shape[0] == 0 or arr.shape[1] == 0:
-        raise ValueError(f"{name} is empty (shape {arr.shape})")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} is empty: 0 sample(s) (shape={arr.shape}) while a minimum "
+                         "of 1 is required.")
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} is empty: 0 feature(s) (shape={arr.shape}) while a minimum "
+                         "of 1 is required.")
     arr = arr.astype(np.float64, copy=False)
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinite values")
@@ -196,12 +204,14 @@ def require_classes(y: np.ndarray, name: str = "y_true", *, positive: bool = Tru
 
 
 def ceil_fraction(x: float, n: int) -> int:
-    """Return ``ceil(x * n)`` computed exactly on the binary value of ``x``.
+    """Return ``ceil(x * n)`` for the decimal number the user wrote as ``x``.
 
-    ``0.3 * 10`` is ``3.0000000000000004`` in floating point; the exact product of the
-    float nearest to 0.3 and 10 is slightly below 3, so the answer is 3, as intended.
+    Floating point gets this wrong both ways: ``0.3 * 10`` is ``3.0000000000000004`` (ceil 4)
+    and the binary value of ``0.1`` is slightly above 1/10 (so an exact product with
+    100,000 has ceil 10,001). The shortest decimal that round-trips to ``x`` (``repr``) is
+    the number meant, so the product is computed exactly on it: 3 and 10,000.
     """
-    q = Fraction(x) * n
+    q = Fraction(repr(float(x))) * n
     return -((-q.numerator) // q.denominator)
 
 

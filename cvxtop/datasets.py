@@ -7,7 +7,7 @@ from sklearn.datasets import load_diabetes
 
 from ._validation import ceil_fraction, check_fraction
 
-__all__ = ["load_diabetes_top", "load_paper_dataset", "PAPER_DATASETS"]
+__all__ = ["load_diabetes_top", "load_paper_dataset", "make_ranking_data", "PAPER_DATASETS"]
 
 
 def load_diabetes_top(fraction: float = 0.1) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -72,3 +72,24 @@ def load_paper_dataset(name: str, data_dir, letter: str = "A"
         raise ValueError(f"name must be one of {PAPER_DATASETS}, got {name!r}")
     X, labels = _read_dat(folder / f"{name}.dat")
     return X, (labels == positive[name]).astype(np.int64)
+
+
+def make_ranking_data(n: int, d: int, pos_rate: float = 0.1, noise: float = 1.0,
+                      random_state: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Synthetic ranking data: Gaussian features, relevance from a noisy linear score.
+
+    ``X ~ N(0, I_d)``; the relevant items are the ``pos_rate`` fraction with the largest
+    ``X w* + noise·ε`` for a random unit ``w*`` and standard normal ``ε`` (at least one
+    relevant and one irrelevant item).
+    """
+    if n < 2 or d < 1:
+        raise ValueError(f"need n >= 2 and d >= 1, got n={n}, d={d}")
+    pos_rate = check_fraction(pos_rate, "pos_rate")
+    rng = np.random.default_rng(random_state)
+    X = rng.standard_normal((n, d))
+    w = rng.standard_normal(d)
+    latent = X @ (w / np.linalg.norm(w)) + noise * rng.standard_normal(n)
+    m = min(n - 1, max(1, ceil_fraction(pos_rate, n)))
+    y = np.zeros(n, dtype=np.int64)
+    y[np.argsort(-latent)[:m]] = 1
+    return X, y

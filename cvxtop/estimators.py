@@ -1,0 +1,383 @@
+"""scikit-learn estimators: :class:`TopRanker`.
+
+``TopRanker`` minimizes ``½‖w‖² + C·L(y, Xw)`` over linear scores (no intercept: rankings
+ignore it) for any surrogate of :mod:`cvxtop.surrogates`, or, with
+``kernel="precomputed"``, ``½ aᵀKa + C·L(y, Ka)`` over kernel scores. With ``groups`` the
+loss is the mean over groups of the per-group surrogate (``papers/001`` eq. (17)).
+Exact engines certify their answer; the approximate ones (perceptrons, SGD, GD) are
+scored on the same full-data objective, so their distance to the optimum can be measured.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from . import surrogates
+from ._validation import (
+    check_groups,
+    check_labels,
+    check_matrix,
+    check_positive,
+    check_same_length,
+)
+from .gram import factorize_gram
+from .solvers import (
+    RankingObjective,
+    SolveResult,
+    solve_cutting_plane,
+    solve_dca,
+    solve_direct,
+    solve_gd,
+)
+from .solvers.direct import CVX_SOLVERS
+from .solvers.gd import STEP_RULES
+from .solvers.minibatch import MinibatchConfig, run_perceptron, run_sgd
+from .solvers.perceptron import PerceptronState
+from .solvers.sgd import LEARNING_RATES, SGDState
+
+__all__ = ["TopRanker", "EXPECTED_FAILED_CHECKS"]
+
+#: Problems with at most this many items use the direct engine under ``engine="auto"``.
+DIRECT_ENGINE_MAX_ITEMS = 500
+
+_MULTICLASS_TARGET = (
+    "the check fits on targets with more than two values (0, 1, 2, ... or 1, 2); a ranker "
+    "needs binary relevance labels (0/1, -1/+1 or booleans) and rejects any other value "
+    "with a ValueError, as cvxtop's API requires. tests/test_estimator.py checks the same "
+    "property with binary labels"
+)
+
+#: scikit-learn ``check_estimator`` checks that cannot apply to a ranker, with the reason.
+#: Every other check passes, for ``kernel="linear"`` and ``kernel="precomputed"``.
+EXPECTED_FAILED_CHECKS: dict[str, str] = {
+    name: _MULTICLASS_TARGET
+    for name in (
+        "check_fit_score_takes_y",
+        "check_estimators_overwrite_params",
+        "check_dont_overwrite_parameters",
+        "check_estimators_fit_returns_self",
+        "check_readonly_memmap_input",
+        "check_n_features_in_after_fitting",
+        "check_positive_only_tag_during_fit",
+        "check_estimators_dtypes",
+        "check_dtype_object",
+        "check_f_contiguous_array_estimator",
+        "check_methods_sample_order_invariance",
+        "check_methods_subset_invariance",
+        "check_fit2d_1feature",
+        "check_dict_unchanged",
+        "check_fit2d_predict1d",
+    )
+}
+EXPECTED_FAILED_CHECKS["check_fit2d_1sample"] = (
+    "with kernel='precomputed' the check's one-sample input reaches the label check first, "
+    "and its target has a value other than 0/1; the linear ranker passes it"
+)
+
+
+class TopRanker(BaseEstimator):
+    """Linear or kernel ranker trained on a top-of-the-list surrogate.
+
+    Parameters
+    ----------
+    surrogate : str
+        A name of :func:`cvxtop.surrogates.available`, e.g. ``"prec@k-avg"``.
+    k : int or float
+        Cut-off. For the prec@k family a float κ in (0, 1] means ``k = ceil(κ·n₊)``
+        (prec@κ, per group with ``groups``, per batch for the mini-batch methods);
+        pAp@k surrogates need an int.
+    C : float
+        Weight of the loss (> 0).
+    solver : {"exact", "gd", "sgd", "perceptron"}
+        ``"exact"``: a certified optimum (convex surrogates), or for the ramp surrogates the
+        convex-concave procedure started from the avg solution (a local method).
+        ``"gd"``: full-batch subgradient descent (:func:`cvxtop.solvers.solve_gd`).
+        ``"sgd"``: mini-batch stochastic subgradient descent (SGD@k-avg of ``papers/000``
+        Algorithm 3 for ``prec@k-avg``; 1PMB for ``prec@k-struct``).
+        ``"perceptron"``: Perceptron@k-avg or Perceptron@k-max (``papers/000`` Algorithms
+        1-2) for ``prec@k-avg`` or ``prec@k-max``.
+    kernel : {"linear", "precomputed"}
+        With ``"precomputed"``, ``fit(K, y)`` takes the training Gram matrix and
+        ``decision_function(K_test_train)`` the test-by-train Gram matrix.
+    engine : {"auto", "direct", "cutting-plane"}
+        Exact engine. ``"direct"`` solves one cvxpy program; ``"cutting-plane"`` runs the
+        1-slack cutting-plane method with a rigorous dual bound. ``"auto"`` uses the direct
+        engine up to ``DIRECT_ENGINE_MAX_ITEMS`` items and the cutting plane above.
+    cvx_solver : {"CLARABEL", "OSQP", "ECOS"}
+        The cvxpy solver of the direct program or of the cutting-plane master.
+    solver_options : dict, optional
+        Passed to cvxpy's ``solve`` (e.g. ``{"max_iter": 500}``).
+    tol : float
+        Relative optimality gap at which the cutting plane and GD stop (certified); for SGD
+        with ``early_stopping``, the relative decrease of the objective per epoch below
+        which it stops.
+    max_iter : int
+        Cutting-plane rounds, convex-concave steps or GD steps allowed.
+    accept_inaccurate : bool
+        Return an uncertified or inaccurate exact solution with a warning instead of
+        raising :class:`cvxtop.SolverError`.
+    skip_degenerate_groups : bool
+        With ``groups``: leave out groups where the surrogate is undefined (no relevant
+        item, too few items for ``k``) and count them in ``n_groups_skipped_``, instead of
+        raising ``ValueError``.
+    batch_size, epochs, shuffle, random_state :
+        Mini-batches of the perceptrons and SGD (with groups, one group per batch).
+    learning_rate : {"auto", "line-search", "inverse", "sqrt"}
+        Step rule: ``"auto"`` is ``"line-search"`` for GD and ``"inverse"`` (1/t) for SGD;
+        ``"sqrt"`` is ``eta0/√t``.
+    eta0 : float
+        Scale of the ``"sqrt"`` steps.
+    average : bool
+        SGD returns the average of its iterates (Algorithm 3) instead of the last one.
+    radius : float, optional
+        SGD minimizes the surrogate alone over the ball ``‖w‖ <= radius`` (the paper's
+        projected form) instead of the regularized objective.
+    early_stopping : bool
+        SGD evaluates the full objective after every epoch and stops once it improves by
+        less than ``tol`` (relative).
+    verbose : bool
+        Show a tqdm progress bar.
+
+    Attributes
+    ----------
+    coef_ : array of shape (n_features,)
+        Linear weights (linear kernel).
+    dual_coef_ : array of shape (n_train,)
+        Kernel weights ``a`` with scores ``K a`` (precomputed kernel).
+    objective_ : float
+        ``½‖w‖² + C·L`` at the solution, evaluated exactly on the full training data,
+        whatever the solver optimized internally.
+    gap_ : float or None
+        Certified relative optimality gap (exact engines, GD with a certifying step rule);
+        ``None`` where there is no certificate.
+    lower_bound_ : float or None
+        A rigorous lower bound on the optimal value, when available.
+    status_ : str
+    engine_ : str
+    n_iter_ : int
+        Cutting-plane rounds, solver iterations, GD steps or epochs.
+    mistakes_ : int
+        Perceptrons: the cumulative prec@k loss Δ_T^C over the batches seen.
+    n_groups_ : int
+        Number of lists (groups) in the loss.
+    n_groups_skipped_ : int
+    """
+
+    def __init__(self, surrogate: str = "prec@k-avg", k: int | float = 0.25, C: float = 1.0,
+                 solver: str = "exact", kernel: str = "linear", engine: str = "auto",
+                 cvx_solver: str = "CLARABEL", solver_options: dict[str, Any] | None = None,
+                 tol: float = 1e-6, max_iter: int = 2000, accept_inaccurate: bool = False,
+                 skip_degenerate_groups: bool = False, batch_size: int = 500,
+                 epochs: int = 25, shuffle: bool = True, random_state: Any = None,
+                 learning_rate: str = "auto", eta0: float = 1.0, average: bool = True,
+                 radius: float | None = None, early_stopping: bool = False,
+                 verbose: bool = False) -> None:
+        self.surrogate = surrogate
+        self.k = k
+        self.C = C
+        self.solver = solver
+        self.kernel = kernel
+        self.engine = engine
+        self.cvx_solver = cvx_solver
+        self.solver_options = solver_options
+        self.tol = tol
+        self.max_iter = max_iter
+        self.accept_inaccurate = accept_inaccurate
+        self.skip_degenerate_groups = skip_degenerate_groups
+        self.batch_size = batch_size
+        self.epochs = epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.average = average
+        self.radius = radius
+        self.early_stopping = early_stopping
+        self.verbose = verbose
+
+    # ---- scikit-learn plumbing ------------------------------------------------------------
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    def _check_params(self) -> None:
+        choices = [("solver", ("exact", "gd", "sgd", "perceptron")),
+                   ("kernel", ("linear", "precomputed")),
+                   ("engine", ("auto", "direct", "cutting-plane")),
+                   ("cvx_solver", CVX_SOLVERS),
+                   ("learning_rate", ("auto",) + STEP_RULES)]
+        for name, allowed in choices:
+            value = getattr(self, name)
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+        if self.solver == "sgd" and self._learning_rate() not in LEARNING_RATES:
+            raise ValueError(f"learning_rate for solver='sgd' must be one of "
+                             f"{('auto',) + LEARNING_RATES}, got {self.learning_rate!r}")
+        for name in ("C", "tol", "eta0"):
+            check_positive(getattr(self, name), name)
+        if self.radius is not None:
+            check_positive(self.radius, "radius")
+        for name in ("max_iter", "batch_size", "epochs"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+    def _learning_rate(self) -> str:
+        if self.learning_rate != "auto":
+            return self.learning_rate
+        return "line-search" if self.solver == "gd" else "inverse"
+
+    def _features(self, X: Any) -> tuple[np.ndarray, np.ndarray | None]:
+        """The training features ``Z`` and, for a precomputed kernel, the map β ↦ a."""
+        if self.kernel == "precomputed":
+            factor = factorize_gram(X, "X (the precomputed Gram matrix)")
+            return factor.F, factor.dual_map
+        return check_matrix(X, "X"), None
+
+    # ---- fitting ------------------------------------------------------------------------
+    def fit(self, X: Any, y: Any, groups: Any = None) -> "TopRanker":
+        """Train on ``(X, y)``; see the class docstring.
+
+        Parameters
+        ----------
+        X : array of shape (n, d) (a memory map works), or the (n, n) training Gram matrix
+            with ``kernel="precomputed"``
+        y : array of shape (n,), binary labels (1 = relevant)
+        groups : array of shape (n,), optional
+            A list id per item (user, query): the loss becomes the mean over lists.
+        """
+        self._check_params()
+        surrogate = surrogates.get(self.surrogate, self.k)
+        Z, dual_map = self._features(X)
+        if y is None:
+            raise ValueError("TopRanker requires y to be passed, but the target y is None")
+        y = check_labels(y, "y")
+        check_same_length(X=Z, y=y)
+        codes = ids = None
+        if groups is not None:
+            codes = check_groups(groups, len(y))
+            ids = np.unique(np.asarray(groups))
+        objective = RankingObjective(Z, y, surrogate, float(self.C), codes, ids,
+                                     self.skip_degenerate_groups)
+        self._check_solver_fits(surrogate)
+        result = self._solve(objective)
+        self._store(result, objective, X, dual_map)
+        return self
+
+    def _check_solver_fits(self, surrogate) -> None:
+        if self.solver == "perceptron" and self.surrogate not in ("prec@k-avg", "prec@k-max"):
+            raise ValueError("solver='perceptron' runs Perceptron@k-avg or Perceptron@k-max: "
+                             f"use surrogate 'prec@k-avg' or 'prec@k-max', not {self.surrogate!r}")
+        if self.solver in ("gd", "sgd") and not surrogate.convex:
+            raise ValueError(f"solver={self.solver!r} needs a convex surrogate; {surrogate.name} "
+                             "is not convex (use solver='exact' for its convex-concave procedure)")
+
+    def _progress(self, total: int, label: str):
+        """A tqdm callback ``(iteration, upper, lower)`` when ``verbose``, else None."""
+        if not self.verbose:
+            return None, None
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=total, desc=label, unit="it")
+
+        def update(it: int, upper: float, lower: float | None) -> None:
+            bar.update(1)
+            if lower is not None:
+                bar.set_postfix(gap=f"{(upper - lower) / max(abs(upper), 1e-12):.1e}")
+        return update, bar
+
+    def _exact(self, objective: RankingObjective) -> SolveResult:
+        engine = self.engine
+        if engine == "auto":
+            engine = "direct" if len(objective.y) <= DIRECT_ENGINE_MAX_ITEMS else "cutting-plane"
+        if engine == "direct":
+            return solve_direct(objective, solver=self.cvx_solver,
+                                solver_options=self.solver_options,
+                                accept_inaccurate=self.accept_inaccurate)
+        callback, bar = self._progress(self.max_iter, "cutting plane")
+        try:
+            return solve_cutting_plane(objective, tol=self.tol, max_iter=self.max_iter,
+                                       solver=self.cvx_solver,
+                                       solver_options=self.solver_options,
+                                       accept_inaccurate=self.accept_inaccurate,
+                                       callback=callback)
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def _solve(self, objective: RankingObjective) -> SolveResult:
+        surrogate = objective.surrogate
+        if self.solver == "gd":
+            callback, bar = self._progress(self.max_iter, "gd")
+            try:
+                return solve_gd(objective, step=self._learning_rate(), eta0=self.eta0,
+                                max_iter=self.max_iter, tol=self.tol, callback=callback)
+            finally:
+                if bar is not None:
+                    bar.close()
+        if self.solver in ("sgd", "perceptron"):
+            return self._minibatch(objective)
+        if surrogate.convex:
+            return self._exact(objective)
+        start_name = f"{surrogate.family}@k-avg"
+        start = RankingObjective(objective.Z, objective.y, surrogates.get(start_name, self.k),
+                                 objective.C, objective.groups, objective.group_ids,
+                                 objective.skip_degenerate)
+        w0 = self._exact(start).coef
+        return solve_dca(objective, w0, max_iter=self.max_iter, solver=self.cvx_solver,
+                         solver_options=self.solver_options,
+                         accept_inaccurate=self.accept_inaccurate)
+
+    def _minibatch(self, objective: RankingObjective) -> SolveResult:
+        rng = np.random.default_rng(self.random_state)
+        config = MinibatchConfig(self.batch_size, self.epochs, self.shuffle,
+                                 self.tol if self.early_stopping else None, self.verbose)
+        w0 = np.zeros(objective.Z.shape[1])
+        if self.solver == "perceptron":
+            state = PerceptronState(w0)
+            variant = self.surrogate.rsplit("-", 1)[1]
+            epochs = run_perceptron(state, objective, self.k, variant, config, rng)
+            self.mistakes_ = state.mistakes
+            coef = state.w
+            engine = f"perceptron@k-{variant}"
+        else:
+            sgd = SGDState(w0)
+            epochs = run_sgd(sgd, objective, self.k, config, rng, self._learning_rate(),
+                             self.eta0, self.average, self.radius)
+            coef = sgd.average if self.average else sgd.w
+            engine = f"sgd ({self._learning_rate()})"
+        value = objective.value(coef)
+        return SolveResult(coef, value, None, None, "epochs", engine, epochs,
+                           f"{engine}: {epochs} epoch(s), objective {value:.6g}")
+
+    def _store(self, result: SolveResult, objective: RankingObjective, X: Any,
+               dual_map: np.ndarray | None) -> None:
+        if dual_map is not None:
+            self.dual_coef_ = dual_map @ result.coef
+        else:
+            self.coef_ = result.coef
+        self.n_features_in_ = np.shape(X)[1]
+        self.objective_ = result.objective
+        self.gap_ = result.gap
+        self.lower_bound_ = result.lower_bound
+        self.status_ = result.status
+        self.engine_ = result.engine
+        self.n_iter_ = result.n_iter
+        self.n_groups_ = objective.n_groups
+        self.n_groups_skipped_ = objective.n_skipped
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Scores ``X @ coef_`` (or ``K_test_train @ dual_coef_`` for a precomputed kernel)."""
+        check_is_fitted(self, "objective_")
+        name = "X (the test-by-train Gram matrix)" if self.kernel == "precomputed" else "X"
+        Z = check_matrix(X, name)
+        if Z.shape[1] != self.n_features_in_:
+            raise ValueError(f"{name} has {Z.shape[1]} columns but the model was fitted with "
+                             f"{self.n_features_in_}")
+        return Z @ (self.dual_coef_ if self.kernel == "precomputed" else self.coef_)

@@ -1,0 +1,81 @@
+"""Mini-batch stochastic subgradient descent (``papers/000`` Algorithm 3, SGD@k-avg with
+Algorithm 4's subgradient, and the same scheme for every convex surrogate).
+
+Each step draws a mini-batch ``B``, evaluates the surrogate *on the batch* (with the
+batch's own cut-off, see :func:`batch_cutoff`) and moves along a stochastic subgradient of
+
+* the regularized objective of the contract, ``½‖w‖² + C·L(y, Xw)`` (default), where the
+  batch surrogate stands for the full one: scaled by ``n/|B|`` for the count-scale prec@k
+  family and used as is for the normalized pAp@k family and for group means; or
+* the paper's projected form: ``L`` alone, with the iterate projected on the ball
+  ``‖w‖ <= radius`` (``radius`` given).
+
+Step rules: ``"inverse"`` (``η_t = 1/t``, the 1/(λt) schedule for the 1-strongly convex
+regularized objective) and ``"sqrt"`` (``η_t = eta0/√t``). With ``average=True`` the
+returned model is the running average of the iterates (Algorithm 3 returns the average).
+A mini-batch prec@κ is not the full-data prec@k: the batch's top ``ceil(κ·n₊(B))`` items
+stand for the list's top ``ceil(κ·n₊)``, which is why the result is always scored on the full
+data afterwards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validation import ceil_fraction
+from ..surrogates.base import Surrogate
+
+__all__ = ["SGDState", "sgd_step", "batch_cutoff", "LEARNING_RATES"]
+
+LEARNING_RATES = ("inverse", "sqrt")
+
+
+def batch_cutoff(surrogate: Surrogate, k: int | float, n_pos_total: int,
+                 y: np.ndarray) -> int | None:
+    """The surrogate's cut-off on a mini-batch, or ``None`` if it is undefined there.
+
+    prec@k: ``ceil(κ·n₊(batch))`` with κ the given float or ``k/n₊`` for an int ``k``
+    (at least 1); the batch needs a relevant item. pAp@k: the given ``k``; the batch needs a
+    relevant item and at least ``k`` irrelevant ones.
+    """
+    n_pos = int(y.sum())
+    if n_pos == 0:
+        return None
+    if surrogate.family == "prec":
+        kappa = float(k) if isinstance(k, float) else int(k) / n_pos_total
+        return min(n_pos, max(1, ceil_fraction(kappa, n_pos)))
+    return int(k) if len(y) - n_pos >= int(k) else None
+
+
+@dataclass
+class SGDState:
+    """The running iterate, its average and the step counter of an SGD run."""
+
+    w: np.ndarray
+    average: np.ndarray = field(init=False)
+    t: int = 0
+    skipped: int = 0
+
+    def __post_init__(self) -> None:
+        self.average = self.w.copy()
+
+
+def sgd_step(state: SGDState, Z: np.ndarray, y: np.ndarray, surrogate: Surrogate, k: int,
+             C: float, scale: float, learning_rate: str, eta0: float,
+             radius: float | None) -> None:
+    """One stochastic subgradient step on the batch ``(Z, y)`` with cut-off ``k``."""
+    state.t += 1
+    t = state.t
+    _, g = surrogate._value_and_subgradient(y, Z @ state.w, k)
+    grad = (C * scale) * (Z.T @ g)
+    if radius is None:
+        grad += state.w
+    eta = 1.0 / t if learning_rate == "inverse" else eta0 / np.sqrt(t)
+    state.w -= eta * grad
+    if radius is not None:
+        norm = float(np.linalg.norm(state.w))
+        if norm > radius:
+            state.w *= radius / norm
+    state.average += (state.w - state.average) / t

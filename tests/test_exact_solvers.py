@@ -1,0 +1,154 @@
+"""The exact engines: certified, in agreement with each other and with the definitions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cvxtop import SolverError, TopRanker, surrogates
+from cvxtop.solvers import RankingObjective, solve_cutting_plane, solve_direct
+
+CONVEX_PREC = ["prec@k-struct", "prec@k-max", "prec@k-avg"]
+
+
+def ranking_data(seed: int, n: int = 120, d: int = 4, pos_rate: float = 0.3):
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < pos_rate).astype(int)
+    y[:2] = [1, 0]
+    X = rng.standard_normal((n, d)) + 0.8 * y[:, None] * rng.standard_normal(d)
+    return X, y
+
+
+@pytest.mark.parametrize("name", CONVEX_PREC)
+@pytest.mark.parametrize("seed, C, k", [(0, 1.0, 0.25), (1, 0.1, 3), (2, 10.0, 1.0)])
+def test_direct_and_cutting_plane_agree_and_are_certified(name, seed, C, k):
+    X, y = ranking_data(seed)
+    obj = RankingObjective(X, y, surrogates.get(name, k), C)
+    direct = solve_direct(obj)
+    plane = solve_cutting_plane(obj, tol=1e-7)
+    assert plane.status == "optimal" and plane.gap <= 1e-7
+    # the cutting plane's bound is rigorous: nothing beats it
+    assert plane.lower_bound <= direct.objective + 1e-9 * abs(direct.objective)
+    assert plane.lower_bound <= plane.objective
+    assert direct.objective == pytest.approx(plane.objective, rel=1e-5, abs=1e-7)
+    # objective is the exact numpy value at the returned point
+    surr = surrogates.get(name, k)
+    for res in (direct, plane):
+        w = res.coef
+        assert res.objective == pytest.approx(0.5 * w @ w + C * surr.value(y, X @ w), rel=1e-12)
+
+
+def test_topranker_objective_is_the_full_data_objective():
+    X, y = ranking_data(3, n=90)
+    for engine in ("direct", "cutting-plane"):
+        model = TopRanker("prec@k-avg", k=0.5, C=2.0, engine=engine).fit(X, y)
+        w = model.coef_
+        expected = 0.5 * w @ w + 2.0 * surrogates.get("prec@k-avg", 0.5).value(y, X @ w)
+        assert model.objective_ == pytest.approx(expected, rel=1e-12)
+        assert np.array_equal(model.decision_function(X), X @ w)
+        assert model.gap_ is not None and model.gap_ <= 1e-6
+
+
+def test_auto_engine_switches_with_size():
+    X, y = ranking_data(4, n=60)
+    assert TopRanker(k=0.5).fit(X, y).engine_.startswith("direct")
+    X, y = ranking_data(4, n=700, d=3)
+    assert TopRanker(k=0.5).fit(X, y).engine_ == "cutting-plane"
+
+
+def test_appendix_a_struct_minimizer_has_the_wrong_sign():
+    """002 Appendix A: six points on a line, prec@1; the optimal ranking needs w > 0."""
+    X = np.array([[-1.0], [-1.0], [-2.0], [-3.0], [-3.0], [-3.0]])
+    y = np.array([1, 1, 1, 0, 0, 0])
+    for C in (0.1, 1.0, 10.0):
+        struct = TopRanker("prec@k-struct", k=1, C=C).fit(X, y)
+        avg = TopRanker("prec@k-avg", k=1, C=C).fit(X, y)
+        assert struct.coef_[0] < 0 < avg.coef_[0]
+
+
+def test_precomputed_linear_kernel_matches_linear_model():
+    X, y = ranking_data(5, n=80, d=3)
+    lin = TopRanker("prec@k-avg", k=0.25, engine="direct").fit(X, y)
+    ker = TopRanker("prec@k-avg", k=0.25, kernel="precomputed", engine="direct").fit(X @ X.T, y)
+    assert ker.objective_ == pytest.approx(lin.objective_, rel=1e-6)
+    assert ker.dual_coef_.shape == (80,)
+    Xt = np.random.default_rng(0).standard_normal((7, 3))
+    np.testing.assert_allclose(ker.decision_function(Xt @ X.T), lin.decision_function(Xt),
+                               rtol=1e-4, atol=1e-4)
+    # the RKHS norm of the kernel solution is ‖w‖²
+    a = ker.dual_coef_
+    assert a @ (X @ X.T) @ a == pytest.approx(lin.coef_ @ lin.coef_, rel=1e-4)
+
+
+def test_rbf_gram_both_engines_agree():
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    X, y = ranking_data(6, n=70, d=3)
+    K = rbf_kernel(X, gamma=0.5)
+    a = TopRanker("prec@k-max", k=2, kernel="precomputed", engine="direct").fit(K, y)
+    b = TopRanker("prec@k-max", k=2, kernel="precomputed", engine="cutting-plane").fit(K, y)
+    assert a.objective_ == pytest.approx(b.objective_, rel=1e-5)
+
+
+def test_groups_mean_of_per_group_surrogates_and_engines_agree():
+    X, y = ranking_data(7, n=150, d=3, pos_rate=0.4)
+    groups = np.repeat(np.array(["u1", "u2", "u3", "u4", "u5"]), 30)
+    models = [TopRanker("prec@k-avg", k=0.5, engine=e).fit(X, y, groups=groups)
+              for e in ("direct", "cutting-plane")]
+    assert models[0].objective_ == pytest.approx(models[1].objective_, rel=1e-5)
+    w = models[1].coef_
+    surr = surrogates.get("prec@k-avg", 0.5)
+    per_group = [surr.value(y[groups == g], X[groups == g] @ w) for g in np.unique(groups)]
+    assert models[1].objective_ == pytest.approx(0.5 * w @ w + np.mean(per_group), rel=1e-12)
+    assert models[1].n_groups_ == 5 and models[1].n_groups_skipped_ == 0
+
+
+def test_degenerate_groups_raise_or_are_skipped_and_counted():
+    X, y = ranking_data(8, n=90, d=3)
+    groups = np.repeat([10, 20, 30], 30)
+    y = y.copy()
+    y[groups == 20] = 0  # group 20 has no relevant item
+    with pytest.raises(ValueError, match="group 20 is degenerate for prec@k-avg"):
+        TopRanker(k=0.5).fit(X, y, groups=groups)
+    with pytest.warns(UserWarning, match="skipped 1 degenerate group"):
+        model = TopRanker(k=0.5, skip_degenerate_groups=True).fit(X, y, groups=groups)
+    assert model.n_groups_skipped_ == 1 and model.n_groups_ == 2
+
+
+def test_cutting_plane_reports_failure_with_status():
+    X, y = ranking_data(9, n=100)
+    obj = RankingObjective(X, y, surrogates.get("prec@k-avg", 0.25), 1.0)
+    with pytest.raises(SolverError, match="status: max_iter") as info:
+        solve_cutting_plane(obj, max_iter=2)
+    assert info.value.status == "max_iter"
+    with pytest.warns(UserWarning, match="stopped after 2 rounds"):
+        res = solve_cutting_plane(obj, max_iter=2, accept_inaccurate=True)
+    assert res.status == "max_iter" and res.gap > 1e-6
+
+
+def test_direct_engine_reports_solver_failure_with_status():
+    X, y = ranking_data(10, n=100)
+    model = TopRanker(k=0.25, engine="direct", solver_options={"max_iter": 1})
+    with pytest.raises(SolverError, match="status") as info:
+        model.fit(X, y)
+    assert info.value.status in ("user_limit", "optimal_inaccurate", "solver_error")
+
+
+@pytest.mark.parametrize("cvx_solver", ["OSQP", "ECOS"])
+def test_other_cvxpy_solvers(cvx_solver):
+    X, y = ranking_data(11, n=60, d=3)
+    ref = TopRanker("prec@k-struct", k=2, engine="direct").fit(X, y)
+    options = {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iter": 200000} if cvx_solver == "OSQP" else None
+    other = TopRanker("prec@k-struct", k=2, engine="direct", cvx_solver=cvx_solver,
+                      solver_options=options).fit(X, y)
+    assert other.objective_ == pytest.approx(ref.objective_, rel=1e-5)
+
+
+def test_ramp_by_convex_concave_procedure_improves_on_its_avg_start():
+    X, y = ranking_data(12, n=100)
+    start = TopRanker("prec@k-avg", k=0.25, C=5.0).fit(X, y)
+    ramp = TopRanker("prec@k-ramp", k=0.25, C=5.0).fit(X, y)
+    w0 = start.coef_
+    ramp_at_start = 0.5 * w0 @ w0 + 5.0 * surrogates.get("prec@k-ramp", 0.25).value(y, X @ w0)
+    assert ramp.objective_ <= ramp_at_start + 1e-9
+    assert ramp.status_ == "local" and ramp.gap_ is None
