@@ -75,7 +75,18 @@ def _avg_weights(c: int, j_max: int) -> np.ndarray:
     return j / np.maximum(c + j, 1)
 
 
-# ---- cvxpy helper ----------------------------------------------------------------------
+# ---- cvxpy helpers ---------------------------------------------------------------------
+
+def _loss_augmented_top_expression(y: np.ndarray, s: cp.Expression, k: int) -> cp.Expression:
+    """``sum_largest(s + 1 − y, k)`` as a DCP expression.
+
+    For ``k = n`` it is written as a plain sum: cvxpy 1.9's canonicalization of
+    ``sum_largest(x, len(x))`` fails (a max over an empty array) whenever ``x`` already
+    holds a value, e.g. when the same variable is solved a second time.
+    """
+    augmented = s + (1.0 - y)
+    return cp.sum(augmented) if k == len(y) else cp.sum_largest(augmented, k)
+
 
 def _selection_lp_dual(s_neg: cp.Expression, s_pos: cp.Expression, j_max: int,
                        cap_slopes: np.ndarray, cap_intercepts: np.ndarray
@@ -153,7 +164,7 @@ class PrecStruct(_OneSortPrecSurrogate):
 
     def _expression(self, y: np.ndarray, s: cp.Expression, k: int
                     ) -> tuple[cp.Expression, list[cp.Constraint]]:
-        return cp.sum_largest(s + (1.0 - y), k) - y.astype(np.float64) @ s, []
+        return _loss_augmented_top_expression(y, s, k) - y.astype(np.float64) @ s, []
 
 
 @register
@@ -178,7 +189,7 @@ class PrecRamp(_OneSortPrecSurrogate, DifferenceOfConvex):
 
     def _convex_part_expression(self, y: np.ndarray, s: cp.Expression, k: int
                                 ) -> tuple[cp.Expression, list[cp.Constraint]]:
-        return cp.sum_largest(s + (1.0 - y), k), []
+        return _loss_augmented_top_expression(y, s, k), []
 
     def _subtracted_subgradient(self, y: np.ndarray, s: np.ndarray, k: int) -> np.ndarray:
         return _indicator(len(s), _top_positives(y, s, k))
