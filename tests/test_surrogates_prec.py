@@ -231,15 +231,15 @@ def test_compact_expression_matches_value_on_medium_instances(name):
         assert solve_expression(name, k, y, s, False) == pytest.approx(expected, abs=SOLVER_TOL)
 
 
-def literal_expression(name, y, s, k):
-    """The maximum of the k + 1 sum_largest terms of MATH.md §1, written literally."""
-    s_pos, s_neg = s[np.flatnonzero(y)], s[np.flatnonzero(y == 0)]
-    c = int(y.sum()) - k
-    terms = [cp.Constant(0.0)]
-    for j in range(1, min(k, int(np.count_nonzero(y == 0))) + 1):
-        weight, width = (1.0, j) if name == "prec@k-max" else (j / (c + j), c + j)
-        terms.append(cp.sum_largest(s_neg + 1, j) + weight * cp.sum_largest(-s_pos, width))
-    return cp.maximum(*terms)
+@pytest.mark.parametrize("name", ["prec@k-max", "prec@k-avg"])
+def test_literal_form_matches_reference(name):
+    """The literal maximum of k + 1 sum_largest terms (kept for benchmarks/dcp_forms.py)."""
+    for y, s in instances(seed=16, count=40):
+        for k in every_k(y):
+            sur = surrogates.get(name, k)
+            expr = sur._literal_expression(y, cp.Constant(s), k)
+            assert expr.is_convex()
+            assert expr.value == pytest.approx(REFERENCE[name](y, s, k), abs=1e-9)
 
 
 @pytest.mark.parametrize("name", ["prec@k-max", "prec@k-avg"])
@@ -255,7 +255,8 @@ def test_compact_and_literal_forms_give_the_same_regularized_optimum(name):
             compact.solve(solver=cp.CLARABEL)
             v = cp.Variable(3)
             literal = cp.Problem(cp.Minimize(
-                0.5 * cp.sum_squares(v) + 2.0 * literal_expression(name, y, X @ v, k)))
+                0.5 * cp.sum_squares(v) + 2.0 * surrogates.get(name, k)._literal_expression(
+                    y, X @ v, k)))
             literal.solve(solver=cp.CLARABEL)
             assert compact.value == pytest.approx(literal.value, abs=SOLVER_TOL)
             at_solution = 0.5 * w.value @ w.value + 2.0 * surrogates.get(name, k).value(

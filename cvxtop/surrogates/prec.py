@@ -24,6 +24,7 @@ see :func:`_selection_lp_dual` for the derivation.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import ClassVar
 
 import cvxpy as cp
@@ -77,15 +78,14 @@ def _avg_weights(c: int, j_max: int) -> np.ndarray:
 
 # ---- cvxpy helpers ---------------------------------------------------------------------
 
-def _loss_augmented_top_expression(y: np.ndarray, s: cp.Expression, k: int) -> cp.Expression:
-    """``sum_largest(s + 1 − y, k)`` as a DCP expression.
+def _sum_largest(x: cp.Expression, m: int) -> cp.Expression:
+    """``cp.sum_largest(x, m)`` for ``1 <= m <= len(x)``.
 
-    For ``k = n`` it is written as a plain sum: cvxpy 1.9's canonicalization of
+    ``m = len(x)`` is written as a plain sum: cvxpy 1.9's canonicalization of
     ``sum_largest(x, len(x))`` fails (a max over an empty array) whenever ``x`` already
     holds a value, e.g. when the same variable is solved a second time.
     """
-    augmented = s + (1.0 - y)
-    return cp.sum(augmented) if k == len(y) else cp.sum_largest(augmented, k)
+    return cp.sum(x) if m == x.size else cp.sum_largest(x, m)
 
 
 def _selection_lp_dual(s_neg: cp.Expression, s_pos: cp.Expression, j_max: int,
@@ -98,20 +98,22 @@ def _selection_lp_dual(s_neg: cp.Expression, s_pos: cp.Expression, j_max: int,
         max (s⁻ + 1)·u − s⁺·v   s.t.  0 <= u <= 1,  0 <= v <= z·1,  Σu = Σv = t,
                                       0 <= t <= J,  z >= 0,  z <= a_l t + b_l  (all l).
 
-    The cap ``z(t) = min_l (a_l t + b_l)`` is concave and piecewise linear. With the single
-    piece ``z <= 1`` it is the max surrogate; with the pieces interpolating
-    ``φ(j) = j/(c + j)`` at the integers ``0..J`` it is the avg surrogate. In both cases
-    the value for fixed ``t`` is linear on each ``[j, j + 1]`` (the optimal ``u`` is the
-    fractional top-``t`` of ``s⁻ + 1``; the optimal ``v`` fills the ``c + j`` lowest
-    positives to the cap and puts the rest, between 0 and ``z(t)``, on the next one), so
-    the maximum is at an integer ``t = j``, where it equals the ``j``-th term of the
-    surrogate. The dual (LP strong duality; all constraints affine in the scores, so DCP)::
+    The cap ``z(t) = min_l (a_l t + b_l)`` is concave and piecewise linear, and larger is
+    better, so ``z = z(t)``. With the single piece ``z <= 1`` this is the max surrogate;
+    with the pieces interpolating ``φ(j) = j/(c + j)`` at the integers ``0..J`` it is the
+    avg surrogate. For ``t`` in ``[j, j + 1]`` the optimal ``u`` is the fractional top-``t``
+    of ``s⁻ + 1`` and the optimal ``v`` fills the ``m_j`` lowest positives to the cap
+    (``m_j = j`` for max, ``c + j`` for avg, as ``m_j·z(t) <= t <= (m_j + 1)·z(t)``) and
+    puts the rest on the next one; both are linear in ``t`` there, so the maximum is at an
+    integer ``t = j``, where it is the ``j``-th term ``sum_largest(s⁻ + 1, j) −
+    z(j)·sum_smallest(s⁺, m_j)`` of the surrogate. The dual (LP strong duality; every
+    constraint is affine in the scores, so the form is DCP)::
 
         min Σμ + Σ_l b_l π_l + J σ
         s.t. μ >= s⁻ + 1 − θ,  ν >= −s⁺ − ρ,  Σν <= Σπ,  σ >= θ + ρ + Σ_l a_l π_l,
              μ, ν, π, σ >= 0,  θ, ρ free.
 
-    ``O(n₊ + n₋ + number of pieces)`` variables.
+    ``n₋ + n₊ + (number of pieces) + 3`` variables.
     """
     mu = cp.Variable(s_neg.shape, nonneg=True)
     nu = cp.Variable(s_pos.shape, nonneg=True)
@@ -143,6 +145,42 @@ class _OneSortPrecSurrogate(PrecSurrogate):
         return self._value_and_subgradient(y, s, k)[1]
 
 
+class _SelectionSurrogate(_OneSortPrecSurrogate):
+    """max and avg: ``max_{j=0..J} [sum_largest(s⁻ + 1, j) − w_j·sum_smallest(s⁺, m_j)]``,
+    ``J = min(k, n₋)``, with two cvxpy forms: the compact LP dual (``expression``) and the
+    literal maximum of ``J + 1`` ``sum_largest`` terms (``O(k·n)`` variables, kept to
+    check the compact form and for ``benchmarks/dcp_forms.py``)."""
+
+    @abstractmethod
+    def _term_weights(self, n_pos: int, k: int, j_max: int) -> tuple[np.ndarray, np.ndarray]:
+        """The weights ``w_j`` and widths ``m_j`` of the terms, ``j = 0..J``."""
+
+    @abstractmethod
+    def _cap_pieces(self, n_pos: int, k: int, j_max: int) -> tuple[np.ndarray, np.ndarray]:
+        """Slopes ``a_l`` and intercepts ``b_l`` of the LP's cap ``z <= a_l t + b_l``."""
+
+    def _expression(self, y: np.ndarray, s: cp.Expression, k: int
+                    ) -> tuple[cp.Expression, list[cp.Constraint]]:
+        n_pos = int(np.count_nonzero(y))
+        j_max = min(k, len(y) - n_pos)
+        if j_max == 0:  # no irrelevant item: only the empty selection, value 0
+            return cp.Constant(0.0), []
+        slopes, intercepts = self._cap_pieces(n_pos, k, j_max)
+        s_neg, s_pos = _split(y, s)
+        return _selection_lp_dual(s_neg, s_pos, j_max, slopes, intercepts)
+
+    def _literal_expression(self, y: np.ndarray, s: cp.Expression, k: int) -> cp.Expression:
+        n_pos = int(np.count_nonzero(y))
+        j_max = min(k, len(y) - n_pos)
+        weights, widths = self._term_weights(n_pos, k, j_max)
+        s_neg, s_pos = _split(y, s)
+        terms = [cp.Constant(0.0)] + [
+            _sum_largest(s_neg + 1, j) + weights[j] * _sum_largest(-s_pos, int(widths[j]))
+            for j in range(1, j_max + 1)
+        ]
+        return cp.maximum(*terms) if j_max else terms[0]
+
+
 # ---- the four surrogates ---------------------------------------------------------------
 
 @register
@@ -164,7 +202,7 @@ class PrecStruct(_OneSortPrecSurrogate):
 
     def _expression(self, y: np.ndarray, s: cp.Expression, k: int
                     ) -> tuple[cp.Expression, list[cp.Constraint]]:
-        return _loss_augmented_top_expression(y, s, k) - y.astype(np.float64) @ s, []
+        return _sum_largest(s + (1.0 - y), k) - y.astype(np.float64) @ s, []
 
 
 @register
@@ -189,14 +227,14 @@ class PrecRamp(_OneSortPrecSurrogate, DifferenceOfConvex):
 
     def _convex_part_expression(self, y: np.ndarray, s: cp.Expression, k: int
                                 ) -> tuple[cp.Expression, list[cp.Constraint]]:
-        return _loss_augmented_top_expression(y, s, k), []
+        return _sum_largest(s + (1.0 - y), k), []
 
     def _subtracted_subgradient(self, y: np.ndarray, s: np.ndarray, k: int) -> np.ndarray:
         return _indicator(len(s), _top_positives(y, s, k))
 
 
 @register
-class PrecMax(_OneSortPrecSurrogate):
+class PrecMax(_SelectionSurrogate):
     """Max surrogate, papers/000 eq. (6).
 
     ``max_{j ≤ J} [sum_largest(s⁻ + 1, j) − sum_smallest(s⁺, j)]
@@ -219,17 +257,15 @@ class PrecMax(_OneSortPrecSurrogate):
         grad = _indicator(len(s), high_neg[active]) - _indicator(len(s), low_pos[active])
         return float(hinge[active].sum()), grad
 
-    def _expression(self, y: np.ndarray, s: cp.Expression, k: int
-                    ) -> tuple[cp.Expression, list[cp.Constraint]]:
-        j_max = min(k, int(np.count_nonzero(y == 0)))
-        if j_max == 0:
-            return cp.Constant(0.0), []
-        s_neg, s_pos = _split(y, s)
-        return _selection_lp_dual(s_neg, s_pos, j_max, np.zeros(1), np.ones(1))
+    def _term_weights(self, n_pos: int, k: int, j_max: int) -> tuple[np.ndarray, np.ndarray]:
+        return np.ones(j_max + 1), np.arange(j_max + 1)
+
+    def _cap_pieces(self, n_pos: int, k: int, j_max: int) -> tuple[np.ndarray, np.ndarray]:
+        return np.zeros(1), np.ones(1)  # z <= 1
 
 
 @register
-class PrecAvg(_OneSortPrecSurrogate):
+class PrecAvg(_SelectionSurrogate):
     """Avg surrogate, papers/000 eq. (7).
 
     With ``j = k − k'`` negatives selected, ``c = n₊ − k`` and ``φ(j) = j/(c + j)``:
@@ -260,13 +296,10 @@ class PrecAvg(_OneSortPrecSurrogate):
         grad[top_pos[:k - best]] = 0.0
         return float(terms[best]), grad
 
-    def _expression(self, y: np.ndarray, s: cp.Expression, k: int
-                    ) -> tuple[cp.Expression, list[cp.Constraint]]:
-        j_max = min(k, int(np.count_nonzero(y == 0)))
-        if j_max == 0:
-            return cp.Constant(0.0), []
-        phi = _avg_weights(int(np.count_nonzero(y)) - k, j_max)
-        slopes = np.diff(phi)
-        intercepts = phi[:-1] - slopes * np.arange(j_max)
-        s_neg, s_pos = _split(y, s)
-        return _selection_lp_dual(s_neg, s_pos, j_max, slopes, intercepts)
+    def _term_weights(self, n_pos: int, k: int, j_max: int) -> tuple[np.ndarray, np.ndarray]:
+        return _avg_weights(n_pos - k, j_max), n_pos - k + np.arange(j_max + 1)
+
+    def _cap_pieces(self, n_pos: int, k: int, j_max: int) -> tuple[np.ndarray, np.ndarray]:
+        phi = _avg_weights(n_pos - k, j_max)
+        slopes = np.diff(phi)  # the linear interpolation of the concave φ at 0..J
+        return slopes, phi[:-1] - slopes * np.arange(j_max)
