@@ -116,7 +116,7 @@ def time_numpy_faces(sizes: list[int], kappa: float, repeats: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[250, 500, 1000, 2000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[250, 500, 1000, 2000, 4000])
     parser.add_argument("--numpy-sizes", type=int, nargs="+",
                         default=[10**3, 10**4, 10**5, 10**6])
     parser.add_argument("--d", type=int, default=20)

@@ -213,12 +213,21 @@ def test_ramp_difference_of_convex_parts():
 @pytest.mark.parametrize("name", CONVEX)
 def test_expression_matches_reference(name):
     solved = 0
-    for i, (y, s) in enumerate(instances(seed=10, count=150)):
+    for i, (y, s) in enumerate(instances(seed=10, count=100)):
         for k in every_k(y):
             value = solve_expression(name, k, y, s, fixed_variable=bool(i % 3 == 0))
             assert value == pytest.approx(REFERENCE[name](y, s, k), abs=SOLVER_TOL)
             solved += 1
     assert solved > 150
+
+
+@pytest.mark.parametrize("name", CONVEX)
+def test_expression_with_fraction_kappa(name):
+    for y, s in instances(seed=17, count=20, max_pos=7):
+        for kappa in (0.2, 0.5, 1.0):
+            k = max(1, ceil_fraction(kappa, int(y.sum())))
+            value = solve_expression(name, kappa, y, s, fixed_variable=False)
+            assert value == pytest.approx(REFERENCE[name](y, s, k), abs=SOLVER_TOL)
 
 
 @pytest.mark.parametrize("name", ["prec@k-max", "prec@k-avg"])

@@ -2,8 +2,9 @@
 
 All four are maxima over candidate labelings ``ŷ`` with ``‖ŷ‖₁ = k`` and live on the loss
 scale of papers/000 eq. (1): the number of irrelevant items among the top ``k``, for
-``1 <= k <= n₊`` (a float κ in (0, 1] means ``ceil(κ·n₊)``). Their closed forms
-(``../shared/MATH.md`` §1), with ``s⁺``/``s⁻`` the scores of the relevant/irrelevant items:
+``1 <= k <= n₊`` (a float κ in (0, 1] means ``ceil(κ·n₊)``). Their closed forms, checked
+against the enumerations of :mod:`cvxtop.reference`, with ``s⁺``/``s⁻`` the scores of the
+relevant/irrelevant items:
 
 * struct, eq. (3): ``sum_largest(s + 1 − y, k) − y·s`` (convex, not an upper bound);
 * ramp, eq. (4): ``sum_largest(s + 1 − y, k) − sum_largest(s⁺, k)`` (a difference of
@@ -46,10 +47,10 @@ def _largest(values: np.ndarray, m: int) -> np.ndarray:
     return top[np.argsort(-values[top], kind="stable")]
 
 
-def _indicator(n: int, index: np.ndarray, weight: float = 1.0) -> np.ndarray:
-    """A length-``n`` vector equal to ``weight`` on ``index`` and 0 elsewhere."""
+def _indicator(n: int, index: np.ndarray) -> np.ndarray:
+    """A length-``n`` vector equal to 1 on ``index`` and 0 elsewhere."""
     out = np.zeros(n)
-    out[index] = weight
+    out[index] = 1.0
     return out
 
 
