@@ -187,23 +187,30 @@ def test_subgradient_is_the_gradient_where_smooth(name):
 
 # ---- the ramp's difference-of-convex parts -------------------------------------------------
 
+def top_positive_sum(y, s, k):
+    """H(s) = sum_largest(s⁺, k), the subtracted part of the ramp."""
+    return np.sort(s[y == 1])[::-1][:k].sum()
+
+
 def test_ramp_difference_of_convex_parts():
     ramp = PrecRamp(1)
     rng = np.random.default_rng(8)
     for y, s in instances(seed=9, count=60):
         for k in every_k(y):
+            # G = ramp + H, as a DCP expression
             g_expr, g_cons = ramp._convex_part_expression(y, cp.Constant(s), k)
+            assert g_expr.is_convex()
             problem = cp.Problem(cp.Minimize(g_expr), g_cons)
             problem.solve(solver=cp.CLARABEL)
-            h = ref.prec_ramp(y, s, k) + np.sort(s[y == 1])[::-1][:k].sum()
-            assert problem.value == pytest.approx(h, abs=SOLVER_TOL)
-            assert g_expr.is_convex()
-            # h_sub is a subgradient of H = sum_largest(s⁺, k) (convex), and ramp's
-            # subgradient is ∂G − h_sub.
+            big_g = ref.prec_ramp(y, s, k) + top_positive_sum(y, s, k)
+            assert problem.value == pytest.approx(big_g, abs=SOLVER_TOL)
+            # a subgradient of the convex H, ties included
             h_sub = ramp._subtracted_subgradient(y, s, k)
-            big_h = np.sort(s[y == 1])[::-1][:k].sum()
+            big_h = top_positive_sum(y, s, k)
             for s2 in s + random_directions(rng, len(s), 12):
-                assert np.sort(s2[y == 1])[::-1][:k].sum() >= big_h + h_sub @ (s2 - s) - 1e-9
+                assert top_positive_sum(y, s2, k) >= big_h + h_sub @ (s2 - s) - 1e-9
+            # the ramp's DC subgradient is ∂G − ∂H, with ∂G the indicator of the top k of
+            # s + 1 − y (struct's subgradient plus y)
             g_sub = PrecRamp(k).subgradient(y, s) + h_sub
             np.testing.assert_array_equal(g_sub, PrecStruct(k).subgradient(y, s) + y)
 
