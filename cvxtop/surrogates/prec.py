@@ -139,6 +139,11 @@ def _split(y: np.ndarray, s: cp.Expression) -> tuple[cp.Expression, cp.Expressio
 class _OneSortPrecSurrogate(PrecSurrogate):
     """Value and subgradient from one shared computation (the solvers' hot path)."""
 
+    @abstractmethod
+    def _value_and_subgradient(self, y: np.ndarray, s: np.ndarray, k: int
+                               ) -> tuple[float, np.ndarray]:
+        """The surrogate and a subgradient at ``s``, from one partial sort per class."""
+
     def _value(self, y: np.ndarray, s: np.ndarray, k: int) -> float:
         return self._value_and_subgradient(y, s, k)[0]
 
