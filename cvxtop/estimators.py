@@ -23,6 +23,7 @@ from ._validation import (
     check_matrix,
     check_positive,
     check_same_length,
+    require_classes,
 )
 from .gram import factorize_gram
 from .solvers import (
@@ -260,7 +261,9 @@ class TopRanker(BaseEstimator):
         y = check_labels(y, "y")
         check_same_length(X=Z, y=y)
         codes = ids = None
-        if groups is not None:
+        if groups is None:
+            require_classes(y, "y", negative=surrogate.family == "pap")
+        else:
             codes = check_groups(groups, len(y))
             ids = np.unique(np.asarray(groups))
         objective = RankingObjective(Z, y, surrogate, float(self.C), codes, ids,

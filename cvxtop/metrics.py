@@ -234,8 +234,8 @@ def partial_auc(y_true: Any, y_score: Any, k: int, *, ties: Ties = "error") -> f
 def tau_cutoff(tau: float, n: int) -> int:
     """Rank of the largest τ-quantile among ``n`` scores: ``max(1, ceil(τ·n))``.
 
-    Computed exactly on the binary value of ``tau`` (no ``0.3 * 10 = 3.0000000000000004``
-    surprise).
+    Computed exactly on the decimal number written as ``tau`` (``tau=0.3`` with ``n=10``
+    gives 3, not the 4 of floating point's ``0.3 * 10 = 3.0000000000000004``).
     """
     return max(1, ceil_fraction(tau, n))
 

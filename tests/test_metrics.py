@@ -123,7 +123,7 @@ def test_roc_auc_and_partial_auc_against_pair_counts(rng, ties):
 
 def brute_largest_minimizer(scores, tau):
     """Evaluate F_τ exactly (rationals) at every sample point; return the largest minimizer."""
-    t = Fraction(tau)
+    t = Fraction(repr(tau))  # the decimal meant, as cvxtop does
     def f(u):
         total = Fraction(0)
         for v in scores:
@@ -156,7 +156,7 @@ def test_position_metrics_against_naive_definitions(rng):
         ranked = naive_ranking(y, s)
         n_pos = sum(ranked)
         for tau in (0.1, 0.25, 0.5, 0.9):
-            m = max(1, math.ceil(Fraction(tau) * len(y)))
+            m = max(1, math.ceil(Fraction(repr(tau)) * len(y)))
             assert metrics.precision_at_tau(y, s, tau) == pytest.approx(sum(ranked[:m]) / m)
             dcg = sum(r / math.log2(i + 2) for i, r in enumerate(ranked[:m]))
             ideal = sum(1 / math.log2(i + 2) for i in range(min(m, n_pos)))

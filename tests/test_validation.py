@@ -140,6 +140,8 @@ def test_prec_kappa_resolution():
     assert v.resolve_prec_k(0.25, 10) == 3
     assert v.resolve_prec_k(1.0, 7) == 7
     assert v.resolve_prec_k(0.3, 10) == 3  # exact: not 4
+    assert v.ceil_fraction(0.1, 100_000) == 10_000  # the decimal 0.1, not its binary value
+    assert v.ceil_fraction(1 / 3, 3) == 1
     assert v.resolve_prec_k(4, 10) == 4
     with pytest.raises(ValueError, match=r"k must lie in \(0, 1\]"):
         v.resolve_prec_k(1.5, 10)

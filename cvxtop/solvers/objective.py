@@ -76,6 +76,7 @@ class RankingObjective:
                 if not self.skip_degenerate:
                     code = int(self.groups[index[0]])
                     gid = code if self.group_ids is None else self.group_ids[code]
+                    gid = gid.item() if isinstance(gid, np.generic) else gid
                     raise ValueError(
                         f"group {gid!r} is degenerate for {self.surrogate.name}: {exc}; pass "
                         "skip_degenerate_groups=True to leave such groups out"
