@@ -1,4 +1,4 @@
-"""The 1-slack cutting-plane engine with a certified gap (Joachims 2005; Teo et al.'s BMRM).
+"""The 1-slack cutting-plane engine with a certified gap.
 
 A convex surrogate is the maximum of the affine functions its subgradients define, so every
 query ``w_t`` yields a cut valid everywhere: with ``f_t, g_t`` the loss and a score
@@ -7,19 +7,27 @@ subgradient at ``s_t = Z w_t``,
     L(y, Z w) >= b_t + h_t·w,   h_t = Zᵀ g_t,   b_t = f_t − h_t·w_t.
 
 For prec@k-avg this is the maximizing labeling of ``papers/000`` Algorithm 4, the separation
-oracle of the structural-SVM view. The master problem replaces ``L`` by the maximum of the
-cuts; we solve its dual, a QP over the simplex scaled by ``C``,
+oracle of the structural-SVM view (Joachims 2005). The master problem replaces ``L`` by the
+maximum of the cuts; we solve its dual, a QP over the simplex scaled by ``C``,
 
-    max_{α >= 0, Σα = C}  D(α) = Σ_c α_c b_c − ½‖Σ_c α_c h_c‖²,   w = −Σ_c α_c h_c,
+    max_{α >= 0, Σα = C}  D(α) = Σ_c α_c b_c − ½‖Σ_c α_c h_c‖²,   w_c = −Σ_c α_c h_c,
 
-with cvxpy. ``D(α)`` at any feasible ``α`` is a lower bound on the optimum (weak duality), so
-after projecting the solver's ``α`` exactly onto the feasible set the bound is rigorous;
-the best objective seen is an upper bound. The method stops when the relative gap between
-them is below ``tol``.
+with cvxpy. ``D(α)`` at any feasible ``α`` is a lower bound on the optimum (weak duality):
+after projecting the solver's ``α`` exactly onto the feasible set the bound is rigorous. The
+best objective seen is an upper bound, and the method stops when the relative gap between
+them is at most ``tol``.
+
+Where the next cut is taken follows OCAS (Franc & Sonnenburg 2008), which needs far fewer
+rounds than taking it at the master solution (plain BMRM): the best point ``w_b`` moves to the
+minimizer of the objective on the segment towards ``w_c`` (a line search of a convex function
+of one variable, using the surrogate's subgradients and no extra matrix product, since the
+scores are affine in the step), and the next cut is taken at ``w_b + μ(w_c − w_b)``.
 
 Lean by design: the master is a DPP problem compiled once per cut capacity (cuts are
-parameter values, free slots are masked off), and cuts inactive for a while are pruned
-when the capacity is reached; the capacity doubles only when every cut is active.
+parameter values, free slots are masked off). When the slots run out, cuts that stayed
+below the model for a while are replaced by their aggregate (a convex combination of valid
+cuts is valid and keeps the last master solution feasible, so the bound never falls back);
+the capacity doubles only when every cut is in use.
 """
 
 from __future__ import annotations
@@ -35,14 +43,13 @@ from .direct import run_cvxpy
 from .objective import RankingObjective
 from .result import SolveResult
 
-__all__ = ["solve_cutting_plane"]
+__all__ = ["solve_cutting_plane", "line_search"]
 
 
 class _DualMaster:
     """The master dual over a fixed number of cut slots, compiled once (DPP)."""
 
     def __init__(self, dim: int, capacity: int, solver: str, options: dict[str, Any] | None):
-        self.capacity = capacity
         self.solver = solver
         self.options = options
         self.H = cp.Parameter((dim, capacity))
@@ -53,7 +60,8 @@ class _DualMaster:
         self.problem = cp.Problem(objective, [cp.sum(self.lam) == 1, self.lam <= self.mask])
 
     def solve(self, H: np.ndarray, b: np.ndarray, active: np.ndarray) -> np.ndarray:
-        """Maximize over λ in the simplex restricted to ``active`` slots; return λ ≥ 0."""
+        """Maximize over λ in the simplex restricted to ``active`` slots; return λ (exactly
+        feasible: clipped at zero and renormalized)."""
         self.H.value = H
         self.b.value = b
         self.mask.value = active.astype(np.float64)
@@ -66,6 +74,117 @@ class _DualMaster:
         return lam / total
 
 
+class _CutBundle:
+    """Cuts ``L(Zw) >= b_c + h_c·w`` in fixed slots, with pruning by aggregation."""
+
+    def __init__(self, dim: int, capacity: int, patience: int, solver: str,
+                 options: dict[str, Any] | None) -> None:
+        self.dim, self.patience = dim, patience
+        self.solver, self.options = solver, options
+        self._allocate(capacity)
+
+    def _allocate(self, capacity: int) -> None:
+        self.H = np.zeros((self.dim, capacity))
+        self.b = np.zeros(capacity)
+        self.active = np.zeros(capacity, dtype=bool)
+        self.idle = np.zeros(capacity, dtype=np.int64)
+        self.lam = np.zeros(capacity)
+        self.master = _DualMaster(self.dim, capacity, self.solver, self.options)
+
+    def _free_slot(self) -> int:
+        free = np.flatnonzero(~self.active)
+        if len(free):
+            return int(free[0])
+        stale = np.flatnonzero(self.idle >= self.patience)
+        if len(stale) >= 2:
+            weight = self.lam[stale].sum()
+            self.active[stale] = False
+            if weight > 0:
+                keep = stale[0]
+                self.H[:, keep] = self.H[:, stale] @ self.lam[stale] / weight
+                self.b[keep] = float(self.b[stale] @ self.lam[stale]) / weight
+                self.active[keep], self.idle[keep] = True, 0
+                return int(stale[1])
+            return int(stale[0])
+        m = self.H.shape[1]
+        H, b, idle, lam = self.H, self.b, self.idle, self.lam
+        self._allocate(2 * m)
+        self.H[:, :m], self.b[:m], self.active[:m] = H, b, True
+        self.idle[:m], self.lam[:m] = idle, lam
+        return m
+
+    def add(self, h: np.ndarray, offset: float) -> None:
+        slot = self._free_slot()
+        self.H[:, slot], self.b[slot] = h, offset
+        self.active[slot], self.idle[slot] = True, 0
+
+    def solve_master(self, C: float) -> tuple[np.ndarray, float]:
+        """The master solution ``w_c`` and the rigorous dual bound ``D(α)``."""
+        H, b, active = self.H, self.b, self.active
+        # Scale so the master's data are O(1): with α = Cλ, D = C b·λ − ½C²‖Hλ‖².
+        scale = max(1.0, float(np.max(np.sum(H[:, active] ** 2, axis=0))))
+        self.lam = self.master.solve(H / np.sqrt(scale), b / (C * scale), active)
+        alpha = C * self.lam
+        Ha = H @ alpha
+        w_c = -Ha
+        # A cut is idle while it lies strictly below the model at w_c (interior-point
+        # weights are never exactly zero, so they cannot tell).
+        values = b + H.T @ w_c
+        model = float(np.max(values[active]))
+        below = values < model - 1e-9 * max(1.0, abs(model))
+        self.idle = np.where(active & below, self.idle + 1, 0)
+        return w_c, float(b @ alpha) - 0.5 * float(Ha @ Ha)
+
+
+def line_search(objective: RankingObjective, w: np.ndarray, s: np.ndarray, d: np.ndarray,
+                ds: np.ndarray, rtol: float = 1e-3, max_evals: int = 40) -> float:
+    """Approximately minimize ``φ(τ) = P(w + τd)`` over ``τ >= 0`` (``ds = Z d``).
+
+    ``φ`` is convex; its derivative ``(w + τd)·d + C·g(τ)·ds`` comes from one surrogate
+    subgradient at the scores ``s + τ ds``. The root is bracketed by doubling and found by
+    the Illinois variant of regula falsi, to a relative width ``rtol``.
+    """
+    dd = float(d @ d)
+    if dd == 0.0:
+        return 0.0
+    wd = float(w @ d)
+    evals = 0
+
+    def slope(tau: float) -> float:
+        nonlocal evals
+        evals += 1
+        _, g = objective.loss_and_score_gradient(s + tau * ds)
+        return wd + tau * dd + objective.C * float(g @ ds)
+
+    lo, f_lo = 0.0, slope(0.0)
+    if f_lo >= 0:
+        return 0.0
+    hi, f_hi = 1.0, slope(1.0)
+    while f_hi < 0 and evals < max_evals:
+        lo, f_lo = hi, f_hi
+        hi *= 2.0
+        f_hi = slope(hi)
+    side = 0
+    while evals < max_evals and hi - lo > rtol * hi and f_hi > 0:
+        x = (lo * f_hi - hi * f_lo) / (f_hi - f_lo)
+        if not lo < x < hi:
+            x = 0.5 * (lo + hi)
+        fx = slope(x)
+        if fx < 0:
+            lo, f_lo = x, fx
+            if side == -1:
+                f_hi *= 0.5
+            side = -1
+        elif fx > 0:
+            hi, f_hi = x, fx
+            if side == 1:
+                f_lo *= 0.5
+            side = 1
+        else:
+            return x
+    return lo if f_hi <= 0 else (lo * f_hi - hi * f_lo) / (f_hi - f_lo)
+
+
 def solve_cutting_plane(
     objective: RankingObjective,
     *,
@@ -76,6 +195,7 @@ def solve_cutting_plane(
     w0: np.ndarray | None = None,
     capacity: int = 64,
     patience: int = 10,
+    step_fraction: float = 0.1,
     accept_inaccurate: bool = False,
     callback: Callable[[int, float, float], None] | None = None,
 ) -> SolveResult:
@@ -88,17 +208,18 @@ def solve_cutting_plane(
     tol : float
         Stop when ``(upper − lower)/|upper| <= tol``.
     max_iter : int
-        Oracle calls allowed; reaching it raises :class:`SolverError` (status ``max_iter``)
-        unless ``accept_inaccurate``, which warns and returns the best point.
+        Rounds (oracle cuts) allowed; reaching it raises :class:`SolverError` (status
+        ``max_iter``) unless ``accept_inaccurate``, which warns and returns the best point.
     solver, solver_options : the cvxpy solver of the master problem and its options.
     w0 : array of shape (d,), optional
-        First query point (a warm start); zeros by default.
+        Starting point (a warm start); zeros by default.
     capacity : int
-        Initial number of cut slots of the compiled master.
+        Initial number of cut slots (at least ``2(d + 2)``, room for a full active set).
     patience : int
-        A cut that stayed strictly below the cutting-plane model for this many rounds may be
-        pruned when slots run out.
-    callback : callable(iteration, upper, lower), optional
+        Rounds a cut must stay below the model before it may be aggregated away.
+    step_fraction : float
+        OCAS's μ: the next cut is taken at ``w_b + μ(w_c − w_b)``.
+    callback : callable(round, upper, lower), optional
         Called after every round (progress bars use it).
     """
     if not objective.surrogate.convex:
@@ -106,70 +227,41 @@ def solve_cutting_plane(
                          "convex surrogate")
     Z, C = objective.Z, objective.C
     d = Z.shape[1]
-    capacity = max(capacity, 2 * (d + 2))  # room for a full active set (at most d + 1 cuts)
-    lam = np.zeros(capacity)
-    w = np.zeros(d) if w0 is None else np.asarray(w0, dtype=np.float64).copy()
-    H = np.zeros((d, capacity))
-    b = np.zeros(capacity)
-    active = np.zeros(capacity, dtype=bool)
-    idle = np.zeros(capacity, dtype=np.int64)
-    master = None
-    upper, lower, best = np.inf, -np.inf, w.copy()
-    gap = np.inf
+    bundle = _CutBundle(d, max(capacity, 2 * (d + 2)), patience, solver, solver_options)
+    best = np.zeros(d) if w0 is None else np.asarray(w0, dtype=np.float64).copy()
+    best_s = Z @ best
+    query, query_s = best, best_s
+    upper, lower, gap = np.inf, -np.inf, np.inf
     for it in range(1, max_iter + 1):
-        value, _, loss, g = objective.value_and_gradient(w)
+        loss, g = objective.loss_and_score_gradient(query_s)
+        value = 0.5 * float(query @ query) + C * loss
         if value < upper:
-            upper, best = value, w.copy()
+            upper, best, best_s = value, query, query_s
         h = Z.T @ g
-        cut_b = loss - float(h @ w)
-        free = np.flatnonzero(~active)
-        if len(free) == 0:
-            stale = np.flatnonzero(active & (idle >= patience))
-            if len(stale) >= 2:
-                # Replace the stale cuts by their aggregate under the last master weights: a
-                # convex combination of valid cuts is valid, and it keeps the last master
-                # solution feasible, so the lower bound cannot fall back.
-                weight = lam[stale].sum()
-                if weight > 0:
-                    agg_h = H[:, stale] @ lam[stale] / weight
-                    agg_b = float(b[stale] @ lam[stale]) / weight
-                active[stale] = False
-                if weight > 0:
-                    keep = stale[0]
-                    H[:, keep], b[keep], active[keep], idle[keep] = agg_h, agg_b, True, 0
-                    stale = stale[1:]
-                free = stale
-            else:
-                H = np.hstack([H, np.zeros((d, capacity))])
-                b = np.r_[b, np.zeros(capacity)]
-                active = np.r_[active, np.zeros(capacity, dtype=bool)]
-                idle = np.r_[idle, np.zeros(capacity, dtype=np.int64)]
-                free = np.arange(capacity, 2 * capacity)
-                capacity *= 2
-                master = None
-        slot = free[0]
-        H[:, slot], b[slot], active[slot], idle[slot] = h, cut_b, True, 0
-        if master is None:
-            master = _DualMaster(d, capacity, solver, solver_options)
-        # Scale the dual so the master's data are O(1): with α = Cλ, D = C b·λ − ½C²‖Hλ‖².
-        scale = max(1.0, float(np.max(np.sum(H[:, active] ** 2, axis=0))))
-        lam = master.solve(H / np.sqrt(scale), b / (C * scale), active)
-        alpha = C * lam
-        Ha = H @ alpha
-        lower = max(lower, float(b @ alpha) - 0.5 * float(Ha @ Ha))
-        w = -Ha
-        # A cut is idle when it lies strictly below the cutting-plane model at the new point
-        # (interior-point duals are never exactly zero, so weights cannot tell).
-        cut_values = b + H.T @ w
-        model = float(np.max(cut_values[active]))
-        below = cut_values < model - 1e-9 * max(1.0, abs(model))
-        idle = np.where(active & below, idle + 1, 0)
+        bundle.add(h, loss - float(h @ query))
+        w_c, bound = bundle.solve_master(C)
+        lower = max(lower, bound)
+        s_c = Z @ w_c
+        tau = line_search(objective, best, best_s, w_c - best, s_c - best_s)
+        if tau > 0:
+            cand, cand_s = best + tau * (w_c - best), best_s + tau * (s_c - best_s)
+            cand_value = objective.value_at_scores(cand, cand_s)
+            if cand_value < upper:
+                upper, best, best_s = cand_value, cand, cand_s
         gap = (upper - lower) / max(abs(upper), 1e-12)
         if callback is not None:
             callback(it, upper, lower)
         if gap <= tol:
+            # report the objective recomputed from scratch (the scores were updated
+            # incrementally along the line searches)
+            upper = objective.value(best)
+            gap = (upper - lower) / max(abs(upper), 1e-12)
             return SolveResult(best, upper, lower, gap, "optimal", "cutting-plane", it,
                                f"certified relative gap {gap:.2e} after {it} rounds")
+        query = best + step_fraction * (w_c - best)
+        query_s = best_s + step_fraction * (s_c - best_s)
+    upper = objective.value(best)
+    gap = (upper - lower) / max(abs(upper), 1e-12)
     message = f"cutting plane stopped after {max_iter} rounds with relative gap {gap:.2e}"
     if not accept_inaccurate:
         raise SolverError(message, status="max_iter")

@@ -125,7 +125,11 @@ class RankingObjective:
 
     def value(self, w: np.ndarray) -> float:
         """The objective ``P(w)``."""
-        return 0.5 * float(w @ w) + self.C * self.loss(self.Z @ w)
+        return self.value_at_scores(w, self.Z @ w)
+
+    def value_at_scores(self, w: np.ndarray, s: np.ndarray) -> float:
+        """``P(w)`` when the scores ``s = Z w`` are already known."""
+        return 0.5 * float(w @ w) + self.C * self.loss(s)
 
     def value_and_gradient(self, w: np.ndarray) -> tuple[float, np.ndarray, float, np.ndarray]:
         """``P(w)``, a subgradient of ``P`` in ``w``, and ``L`` with its score subgradient."""
