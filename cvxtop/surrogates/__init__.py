@@ -37,3 +37,6 @@ def get(name: str, k: Any) -> Surrogate:
     except KeyError:
         raise ValueError(f"unknown surrogate {name!r}; available: {available()}") from None
     return cls(k)
+
+
+from . import pap  # noqa: E402,F401
