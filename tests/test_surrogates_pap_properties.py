@@ -42,6 +42,7 @@ def test_bounds_and_orderings_that_hold(data):
     assert v["pap@k-ramp"] <= v["pauc-struct"] + tol <= v["pap@k-max"] + 2 * tol
     assert v["pap@k-avg"] <= v["pauc-struct"] + tol  # Jensen, hence also avg <= max
     assert v["pap@k-ts"] <= v["pap@k-ts-paper"] + tol
+    assert v["pap@k-ramp"] <= v["pap@k-ts-paper"] + tol
 
 
 @PROPERTY
