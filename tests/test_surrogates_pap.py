@@ -230,6 +230,18 @@ def test_expression_matches_value_at_mid_sizes(name):
             assert dcp_value(sur, y, s, k) == pytest.approx(sur.value(y, s), abs=1e-6)
 
 
+@pytest.mark.parametrize("name", CONVEX)
+def test_expression_solves_again_with_k_equal_to_n_neg(name):
+    """A second solve (variables holding values, as in any iterative method) with k = n₋."""
+    y, s = np.array([1, 0, 1, 0, 0, 1]), np.array([0.3, 0.1, -0.2, 0.5, -1.0, 0.4])
+    sur = surrogates.get(name, 3)
+    score = cp.Variable(6)
+    expr, constraints = sur.expression(y, score)
+    first = solve(expr, constraints, score, s)
+    assert solve(expr, constraints, score, s + 1.0) == pytest.approx(first, abs=1e-6)
+    assert first == pytest.approx(sur.value(y, s), abs=1e-6)
+
+
 def test_ramp_convex_part_minus_subtracted_part_is_the_ramp():
     for y, s, k in instances(seed=41, count=60, ties=True):
         sur = surrogates.get("pap@k-ramp", k)

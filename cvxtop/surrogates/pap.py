@@ -142,6 +142,12 @@ def _split(y: np.ndarray, s: cp.Expression) -> tuple[cp.Expression, cp.Expressio
     return s[np.flatnonzero(y == 1)], s[np.flatnonzero(y == 0)]
 
 
+def _sum_largest(rows: cp.Expression, k: int) -> cp.Expression:
+    """``cp.sum_largest(rows, k)``, as a plain sum when k takes every entry: cvxpy 1.9's
+    canonicalization of ``sum_largest(x, len(x))`` fails once x holds a value (a re-solve)."""
+    return cp.sum(rows) if k == rows.shape[0] else cp.sum_largest(rows, k)
+
+
 def _largest_pair_rows(s_pos: cp.Expression, s_neg: cp.Expression, margin: float, m: int
                        ) -> tuple[cp.Expression, list[cp.Constraint]]:
     """For each negative j an upper bound ``r_j`` on ``sum_largest_i((margin + s_j − s_i)₊, m)``
@@ -214,7 +220,7 @@ class PapAvg(_PapFace):
 
     def _expression(self, y, s, k):
         s_pos, s_neg = _split(y, s)
-        return cp.sum_largest(cp.pos(1 + s_neg - cp.sum(s_pos) / s_pos.shape[0]), k) / k, []
+        return _sum_largest(cp.pos(1 + s_neg - cp.sum(s_pos) / s_pos.shape[0]), k) / k, []
 
 
 @register
@@ -242,7 +248,7 @@ class PapMax(_PapFace):
         s_pos, s_neg = _split(y, s)
         beta = min(s_pos.shape[0], k)
         rows, constraints = _largest_pair_rows(s_pos, s_neg, 1.0, beta)
-        return cp.sum_largest(rows, k) / (beta * k), constraints
+        return _sum_largest(rows, k) / (beta * k), constraints
 
 
 @register
@@ -299,7 +305,7 @@ class PapTightStruct(_PapFace):
         if beta < n_pos:
             b, b_constraints = _largest_pair_rows(s_pos, s_neg, 0.0, n_pos)
             a, constraints = cp.maximum(a - (n_pos - beta), b), constraints + b_constraints
-        return cp.sum_largest(a, k) / (beta * k), constraints
+        return _sum_largest(a, k) / (beta * k), constraints
 
 
 @register
@@ -323,7 +329,7 @@ class PaucStruct(_PapFace):
     def _expression(self, y, s, k):
         s_pos, s_neg = _split(y, s)
         rows, constraints = _largest_pair_rows(s_pos, s_neg, 1.0, s_pos.shape[0])
-        return cp.sum_largest(rows, k) / (s_pos.shape[0] * k), constraints
+        return _sum_largest(rows, k) / (s_pos.shape[0] * k), constraints
 
 
 @register
@@ -350,7 +356,7 @@ class PapRamp(_PapFace, DifferenceOfConvex):
         """``G`` as a DCP expression: n₊·n₋ pair variables."""
         s_pos, s_neg = _split(y, s)
         rows, constraints = _largest_pair_rows(s_pos, s_neg, 1.0, s_pos.shape[0])
-        return cp.sum_largest(rows, k) / (min(s_pos.shape[0], k) * k), constraints
+        return _sum_largest(rows, k) / (min(s_pos.shape[0], k) * k), constraints
 
     def _subtracted_subgradient(self, y, s, k):
         """A subgradient of ``H`` (the active pairs of the bottom n₊ − β positives)."""
