@@ -24,6 +24,10 @@ The numpy faces sort the positives once and the k top negatives once; every sum 
 over a set of positives against a set of negatives then comes from prefix sums and
 ``searchsorted`` (see :func:`_row_hinges`), in O(n + n₊ log n₊ + k log k + (n₊ + k) log n)
 time and O(n) memory, with no pair matrix.
+
+The cvxpy forms of max, TS and pauc-struct need one epigraph variable per (positive,
+negative) pair; the sizes in each docstring leave out the n score variables that
+:func:`_pair_scores` adds when ``score_expr`` is not itself a variable.
 """
 
 from __future__ import annotations
@@ -142,6 +146,20 @@ def _split(y: np.ndarray, s: cp.Expression) -> tuple[cp.Expression, cp.Expressio
     return s[np.flatnonzero(y == 1)], s[np.flatnonzero(y == 0)]
 
 
+def _pair_scores(y: np.ndarray, s: cp.Expression
+                 ) -> tuple[cp.Expression, cp.Expression, list[cp.Constraint]]:
+    """Positive and negative scores for pair constraints, bound to a score variable.
+
+    Each pair constraint then touches one score per side instead of a copy of the affine
+    expression (d + 1 entries per side for s = Xw): O(n₊·n₋ + n·d) nonzeros in place of
+    O(n₊·n₋·d), at the price of n variables and n equalities (none if s is a variable).
+    """
+    if isinstance(s, cp.Variable):
+        return *_split(y, s), []
+    score = cp.Variable(s.shape)
+    return *_split(y, score), [score == s]
+
+
 def _sum_largest(rows: cp.Expression, k: int) -> cp.Expression:
     """``cp.sum_largest(rows, k)``, as a plain sum when k takes every entry: cvxpy 1.9's
     canonicalization of ``sum_largest(x, len(x))`` fails once x holds a value (a re-solve)."""
@@ -245,10 +263,10 @@ class PapMax(_PapFace):
         return _pair_block(grad, r.scale, r, r.bottom(r.beta), 1.0)
 
     def _expression(self, y, s, k):
-        s_pos, s_neg = _split(y, s)
+        s_pos, s_neg, bind = _pair_scores(y, s)
         beta = min(s_pos.shape[0], k)
         rows, constraints = _largest_pair_rows(s_pos, s_neg, 1.0, beta)
-        return _sum_largest(rows, k) / (beta * k), constraints
+        return _sum_largest(rows, k) / (beta * k), bind + constraints
 
 
 @register
@@ -298,10 +316,11 @@ class PapTightStruct(_PapFace):
         return r.scale * float(np.where(margin1, a - penalty, b).sum())
 
     def _expression(self, y, s, k):
-        s_pos, s_neg = _split(y, s)
+        s_pos, s_neg, constraints = _pair_scores(y, s)
         n_pos = s_pos.shape[0]
         beta = min(n_pos, k)
-        a, constraints = _largest_pair_rows(s_pos, s_neg, 1.0, n_pos)
+        a, a_constraints = _largest_pair_rows(s_pos, s_neg, 1.0, n_pos)
+        constraints += a_constraints
         if beta < n_pos:
             b, b_constraints = _largest_pair_rows(s_pos, s_neg, 0.0, n_pos)
             a, constraints = cp.maximum(a - (n_pos - beta), b), constraints + b_constraints
@@ -327,9 +346,9 @@ class PaucStruct(_PapFace):
         return _pair_block(grad, 1.0 / (r.n_pos * k), r, slice(None), 1.0)
 
     def _expression(self, y, s, k):
-        s_pos, s_neg = _split(y, s)
+        s_pos, s_neg, bind = _pair_scores(y, s)
         rows, constraints = _largest_pair_rows(s_pos, s_neg, 1.0, s_pos.shape[0])
-        return _sum_largest(rows, k) / (s_pos.shape[0] * k), constraints
+        return _sum_largest(rows, k) / (s_pos.shape[0] * k), bind + constraints
 
 
 @register
@@ -354,9 +373,9 @@ class PapRamp(_PapFace, DifferenceOfConvex):
 
     def _convex_part_expression(self, y, s, k):
         """``G`` as a DCP expression: n₊·n₋ pair variables."""
-        s_pos, s_neg = _split(y, s)
+        s_pos, s_neg, bind = _pair_scores(y, s)
         rows, constraints = _largest_pair_rows(s_pos, s_neg, 1.0, s_pos.shape[0])
-        return _sum_largest(rows, k) / (min(s_pos.shape[0], k) * k), constraints
+        return _sum_largest(rows, k) / (min(s_pos.shape[0], k) * k), bind + constraints
 
     def _subtracted_subgradient(self, y, s, k):
         """A subgradient of ``H`` (the active pairs of the bottom n₊ − β positives)."""
