@@ -187,6 +187,14 @@ def _largest_pair_rows(s_pos: cp.Expression, s_neg: cp.Expression, margin: float
     return m * level + cp.sum(hinge, axis=1), [hinge >= margins - level[:, None]]
 
 
+def _top_k_pair_hinges(y: np.ndarray, s: cp.Expression, k: int
+                       ) -> tuple[cp.Expression, list[cp.Constraint]]:
+    """``Σ_{j ∈ top-k} Σ_{all i} (1 + s_j − s_i)₊`` (unnormalized): n₊·n₋ pair variables."""
+    s_pos, s_neg, bind = _pair_scores(y, s)
+    rows, constraints = _largest_pair_rows(s_pos, s_neg, 1.0, s_pos.shape[0])
+    return _sum_largest(rows, k), bind + constraints
+
+
 # ----------------------------------------------------------------------------------------
 # the surrogates
 # ----------------------------------------------------------------------------------------
@@ -288,7 +296,7 @@ class PapTightStruct(_PapFace):
     ``V(t*) = Σ_l b(z_l) + Σ_{l <= t*} (d(z_l) − c) = Σ_{top-k} [b_j + (d_j − c)₊]
     = Σ_{top-k} max(a_j − c, b_j)``. ∎ Since ``max(a_j − c, b_j)`` is convex and
     nondecreasing in s_j, TS is also ``sum_largest`` over all negatives of those rows; in
-    LP terms this is the dual of the one selection LP {x, y ≥ 0, x + y ≤ 1, Σ(x + y) = k}
+    LP terms this is the dual of a single selection LP {x, y ≥ 0, x + y ≤ 1, Σ(x + y) = k}
     (totally unimodular: a bipartite incidence matrix), which merges the k + 1 per-t blocks.
 
     Subgradient: from the maximizing t* and ordering, the gradient of the active piece
@@ -346,9 +354,8 @@ class PaucStruct(_PapFace):
         return _pair_block(grad, 1.0 / (r.n_pos * k), r, slice(None), 1.0)
 
     def _expression(self, y, s, k):
-        s_pos, s_neg, bind = _pair_scores(y, s)
-        rows, constraints = _largest_pair_rows(s_pos, s_neg, 1.0, s_pos.shape[0])
-        return _sum_largest(rows, k) / (s_pos.shape[0] * k), bind + constraints
+        total, constraints = _top_k_pair_hinges(y, s, k)
+        return total / (np.count_nonzero(y) * k), constraints
 
 
 @register
@@ -373,9 +380,8 @@ class PapRamp(_PapFace, DifferenceOfConvex):
 
     def _convex_part_expression(self, y, s, k):
         """``G`` as a DCP expression: n₊·n₋ pair variables."""
-        s_pos, s_neg, bind = _pair_scores(y, s)
-        rows, constraints = _largest_pair_rows(s_pos, s_neg, 1.0, s_pos.shape[0])
-        return _sum_largest(rows, k) / (min(s_pos.shape[0], k) * k), bind + constraints
+        total, constraints = _top_k_pair_hinges(y, s, k)
+        return total / (min(np.count_nonzero(y), k) * k), constraints
 
     def _subtracted_subgradient(self, y, s, k):
         """A subgradient of ``H`` (the active pairs of the bottom n₊ − β positives)."""
@@ -393,7 +399,7 @@ class PapTightStructPaper(_PapFace):
     Line 11 sets ``π̄_(i)j = 1{s_(i) − z_j <= 1(i <= β)}`` with the positives ranked *by
     score*, line 12 ``g = (1/(βk)) Σ_ij π̄_ij (e_{z_j} − e_i)``; that is the gradient of
     ``(1/(βk)) Σ_{j ∈ top-k} [Σ_{i ∈ top-β pos} (1 + z_j − s_i)₊ + Σ_{other i} (z_j − s_i)₊]``,
-    the value returned here. It is ≥ TS (each row exceeds ``max(a_j − (n₊ − β), b_j)``), and
+    the value returned here. It is ≥ TS (each row is at least ``max(a_j − (n₊ − β), b_j)``), and
     not convex, so its gradient is no subgradient of eq. (14) (``docs/findings.md``).
     Pairs at a kink count as active, as the paper's ``<=`` says.
     """
