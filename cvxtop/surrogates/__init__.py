@@ -37,4 +37,7 @@ def get(name: str, k: Any) -> Surrogate:
     except KeyError:
         raise ValueError(f"unknown surrogate {name!r}; available: {available()}") from None
     return cls(k)
-from . import prec  # noqa: E402,F401
+
+
+# The families register themselves on import.
+from . import pap, prec  # noqa: E402,F401

@@ -1,0 +1,413 @@
+"""Surrogates of the pAp@k risk, ``papers/001`` (Hiranandani, Vijitbenjaronk, Koyejo, Jain,
+ICML 2020), each with three faces that agree exactly (value, subgradient, cvxpy expression).
+
+Notation: ``s`` the scores, ``s⁺``/``s⁻`` those of the n₊ positives and n₋ negatives,
+β = min(n₊, k), ``z`` the k highest negative scores, ``h_ij = (1 + s_j − s_i)₊`` the
+margin-1 hinge of positive i against negative j. The risk of eq. (1) is the fraction of the
+βk pairs (top-β positive, top-k negative) with ``s_i <= s_j``; every surrogate below is on
+that scale (normalized by 1/(βk); 1/(n₊k) for ``pauc-struct``). Closed forms, checked in
+``tests/test_surrogates_pap.py`` against the enumerations of :mod:`cvxtop.reference`:
+
+=====================  ====================================================================
+``pap@k-avg``          eq. (10): (1/k) Σ_{j ∈ top-k} (1 + s_j − mean(s⁺))₊
+``pap@k-max``          eq. (9) with min over Z₊ (appendix eq. (24)):
+                       (1/(βk)) Σ_{i ∈ bottom-β pos} Σ_{j ∈ top-k} h_ij
+``pap@k-ts``           eq. (14): (1/(βk)) Σ_{j ∈ top-k} max(a_j − (n₊ − β), b_j),
+                       a_j = Σ_i (1 + s_j − s_i)₊, b_j = Σ_i (s_j − s_i)₊ (all positives)
+``pap@k-ramp``         eq. (8): (1/(βk)) Σ_{i ∈ top-β pos} Σ_{j ∈ top-k} h_ij (not convex)
+``pap@k-ts-paper``     Algorithm 2, lines 10-12: (1/(βk)) Σ_{j ∈ top-k} [Σ_{i ∈ top-β pos}
+                       h_ij + Σ_{other i} (s_j − s_i)₊] (not convex; not eq. (14))
+``pauc-struct``        SVM-pAUC baseline: (1/(n₊k)) Σ_{all i} Σ_{j ∈ top-k} h_ij
+=====================  ====================================================================
+
+The numpy faces sort the positives once and the k top negatives once; every sum of hinges
+over a set of positives against a set of negatives then comes from prefix sums and
+``searchsorted`` (see :func:`_row_hinges`), in O(n + n₊ log n₊ + k log k + (n₊ + k) log n)
+time and O(n) memory, with no pair matrix.
+
+The cvxpy forms of max, TS and pauc-struct need one epigraph variable per (positive,
+negative) pair; the sizes in each docstring leave out the n score variables that
+:func:`_pair_scores` adds when ``score_expr`` is not itself a variable.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar
+
+import cvxpy as cp
+import numpy as np
+
+from . import register
+from .base import DifferenceOfConvex, PapSurrogate
+
+__all__ = ["PapAvg", "PapMax", "PapTightStruct", "PapRamp", "PapTightStructPaper",
+           "PaucStruct"]
+
+
+# ----------------------------------------------------------------------------------------
+# numpy: the sorted view of one list and sums of pair hinges without pairs
+# ----------------------------------------------------------------------------------------
+
+def _top_negatives(y: np.ndarray, s: np.ndarray, k: int) -> np.ndarray:
+    """Indices of k highest-scored negatives, in no particular order (O(n₋)).
+
+    Negatives tied at the cut are interchangeable: every face depends on their scores only.
+    """
+    neg = np.flatnonzero(y == 0)
+    return neg[np.argpartition(s[neg], len(neg) - k)[len(neg) - k:]]
+
+
+@dataclass(frozen=True)
+class _Ranked:
+    """Every positive and the k top negatives of one list, each sorted by ascending score."""
+
+    pos_idx: np.ndarray
+    pos: np.ndarray
+    neg_idx: np.ndarray
+    neg: np.ndarray
+
+    @classmethod
+    def of(cls, y: np.ndarray, s: np.ndarray, k: int) -> _Ranked:
+        pos_idx = np.flatnonzero(y == 1)
+        pos_idx = pos_idx[np.argsort(s[pos_idx], kind="stable")]
+        neg_idx = _top_negatives(y, s, k)
+        neg_idx = neg_idx[np.argsort(s[neg_idx], kind="stable")]
+        return cls(pos_idx, s[pos_idx], neg_idx, s[neg_idx])
+
+    @property
+    def n_pos(self) -> int:
+        return len(self.pos)
+
+    @property
+    def beta(self) -> int:
+        return min(self.n_pos, len(self.neg))
+
+    @property
+    def scale(self) -> float:
+        """1/(βk), the normalization of the pAp@k risk."""
+        return 1.0 / (self.beta * len(self.neg))
+
+    def bottom(self, m: int) -> slice:
+        """The m lowest-scored positives (a slice of the sorted positives)."""
+        return slice(0, m)
+
+    def top(self, m: int) -> slice:
+        """The m highest-scored positives (a slice of the sorted positives)."""
+        return slice(self.n_pos - m, self.n_pos)
+
+
+def _row_hinges(pos: np.ndarray, thr: np.ndarray, inclusive: bool = False
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """For each threshold t_j: ``Σ_i (t_j − p_i)₊`` over the ascending scores ``pos``, and the
+    number of positives active with it (``p_i < t_j``; ``p_i <= t_j`` when ``inclusive``).
+
+    With a threshold ``t_j = margin + s_j`` the sum is one negative's row of pair hinges:
+    the active positives are a prefix of ``pos``, so the row is ``c·t_j − P[c]`` with ``c``
+    from ``searchsorted`` and ``P`` the prefix sums, O(log n₊) per row.
+    """
+    active = np.searchsorted(pos, thr, side="right" if inclusive else "left")
+    prefix = np.concatenate(([0.0], np.cumsum(pos)))
+    return active * thr - prefix[active], active
+
+
+def _add_pair_gradient(grad: np.ndarray, weight: float, pos_idx: np.ndarray, pos: np.ndarray,
+                       neg_idx: np.ndarray, thr: np.ndarray, row_active: np.ndarray,
+                       inclusive: bool = False) -> None:
+    """Add ``weight ·`` the gradient of ``Σ_ij (thr_j − p_i)₊`` (thr_j = margin + s_j) to grad.
+
+    Negative j gains its number of active positives; positive i loses its number of active
+    thresholds (``thr`` ascending, counted by ``searchsorted`` with the same comparison as
+    :func:`_row_hinges`, so both sides count the same pairs). An inactive hinge at its kink
+    contributes 0, a valid element of its subdifferential [0, 1].
+    """
+    grad[neg_idx] += weight * row_active
+    col_active = len(thr) - np.searchsorted(thr, pos, side="left" if inclusive else "right")
+    grad[pos_idx] -= weight * col_active
+
+
+def _pair_block(grad: np.ndarray | None, weight: float, r: _Ranked, part: slice,
+                margin: float, inclusive: bool = False) -> float:
+    """``weight · Σ_{i ∈ part} Σ_{j ∈ top-k} (margin + s_j − s_i)₊``, adding its gradient."""
+    pos_idx, pos = r.pos_idx[part], r.pos[part]
+    thr = margin + r.neg
+    sums, active = _row_hinges(pos, thr, inclusive)
+    if grad is not None:
+        _add_pair_gradient(grad, weight, pos_idx, pos, r.neg_idx, thr, active, inclusive)
+    return weight * float(sums.sum())
+
+
+# ----------------------------------------------------------------------------------------
+# cvxpy: pair epigraphs, one LP block per negative row
+# ----------------------------------------------------------------------------------------
+
+def _split(y: np.ndarray, s: cp.Expression) -> tuple[cp.Expression, cp.Expression]:
+    return s[np.flatnonzero(y == 1)], s[np.flatnonzero(y == 0)]
+
+
+def _pair_scores(y: np.ndarray, s: cp.Expression
+                 ) -> tuple[cp.Expression, cp.Expression, list[cp.Constraint]]:
+    """Positive and negative scores for pair constraints, bound to a score variable.
+
+    Each pair constraint then touches one score per side instead of a copy of the affine
+    expression (d + 1 entries per side for s = Xw): O(n₊·n₋ + n·d) nonzeros in place of
+    O(n₊·n₋·d), at the price of n variables and n equalities (none if s is a variable).
+    """
+    if isinstance(s, cp.Variable):
+        return *_split(y, s), []
+    score = cp.Variable(s.shape)
+    return *_split(y, score), [score == s]
+
+
+def _sum_largest(rows: cp.Expression, k: int) -> cp.Expression:
+    """``cp.sum_largest(rows, k)``, as a plain sum when k takes every entry: cvxpy 1.9's
+    canonicalization of ``sum_largest(x, len(x))`` fails once x holds a value (a re-solve)."""
+    return cp.sum(rows) if k == rows.shape[0] else cp.sum_largest(rows, k)
+
+
+def _largest_pair_rows(s_pos: cp.Expression, s_neg: cp.Expression, margin: float, m: int
+                       ) -> tuple[cp.Expression, list[cp.Constraint]]:
+    """For each negative j an upper bound ``r_j`` on ``sum_largest_i((margin + s_j − s_i)₊, m)``
+    whose minimum over the auxiliary variables is exact.
+
+    Epigraph variables ``H_ij >= 0``, ``H_ij >= margin + s_j − s_i − t_j`` and (when m < n₊)
+    ``t_j >= 0`` give ``r_j = m·t_j + Σ_i H_ij``: the LP form
+    ``sum_largest(v, m) = min_t m·t + Σ_i (v_i − t)₊``, whose minimizer (the m-th largest
+    entry of v ≥ 0) is ≥ 0, so ``t_j >= 0`` loses nothing and ``(v_i − t)₊`` with
+    ``v_i = (x)₊`` equals ``max(0, x − t)``. For m = n₊ the sum of all entries needs no t.
+    Size: n₊·n₋ pair variables, plus n₋ when m < n₊.
+    """
+    n_pos, n_neg = s_pos.shape[0], s_neg.shape[0]
+    hinge = cp.Variable((n_neg, n_pos), nonneg=True)
+    margins = margin + s_neg[:, None] - s_pos[None, :]
+    if m == n_pos:
+        return cp.sum(hinge, axis=1), [hinge >= margins]
+    level = cp.Variable(n_neg, nonneg=True)
+    return m * level + cp.sum(hinge, axis=1), [hinge >= margins - level[:, None]]
+
+
+def _top_k_pair_hinges(y: np.ndarray, s: cp.Expression, k: int
+                       ) -> tuple[cp.Expression, list[cp.Constraint]]:
+    """``Σ_{j ∈ top-k} Σ_{all i} (1 + s_j − s_i)₊`` (unnormalized): n₊·n₋ pair variables."""
+    s_pos, s_neg, bind = _pair_scores(y, s)
+    rows, constraints = _largest_pair_rows(s_pos, s_neg, 1.0, s_pos.shape[0])
+    return _sum_largest(rows, k), bind + constraints
+
+
+# ----------------------------------------------------------------------------------------
+# the surrogates
+# ----------------------------------------------------------------------------------------
+
+class _PapFace(PapSurrogate):
+    """Value and subgradient from one pass of ``_evaluate`` (one sort for both)."""
+
+    @abstractmethod
+    def _evaluate(self, y: np.ndarray, s: np.ndarray, k: int, grad: np.ndarray | None
+                  ) -> float:
+        """The value; when ``grad`` is an array of zeros, also add the subgradient to it."""
+
+    def _value(self, y: np.ndarray, s: np.ndarray, k: int) -> float:
+        return self._evaluate(y, s, k, None)
+
+    def _subgradient(self, y: np.ndarray, s: np.ndarray, k: int) -> np.ndarray:
+        return self._value_and_subgradient(y, s, k)[1]
+
+    def _value_and_subgradient(self, y: np.ndarray, s: np.ndarray, k: int
+                               ) -> tuple[float, np.ndarray]:
+        grad = np.zeros(len(s))
+        return self._evaluate(y, s, k, grad), grad
+
+
+@register
+class PapAvg(_PapFace):
+    """Average surrogate, ``papers/001`` eq. (10): ``(1/k) Σ_{j ∈ top-k} (1 + s_j − mean(s⁺))₊``.
+
+    The max over valid π in eq. (10) puts every positive below the negatives with a positive
+    coefficient (1 + s_j − mean(s⁺)), β rows each, which cancels β in 1/(βk). Convex, but
+    *not* an upper bound on the pAp@k risk (Prop. 3 fails; ``docs/findings.md``).
+    Subgradient: 1/k on each active top-k negative, and −(#active)/(k·n₊) on every positive
+    (Algorithm 2, lines 3-4). Expression: ``sum_largest(pos(1 + s⁻ − mean(s⁺)), k)/k``, O(n)
+    variables.
+    """
+
+    name: ClassVar[str] = "pap@k-avg"
+    convex: ClassVar[bool] = True
+
+    def _evaluate(self, y, s, k, grad):
+        pos = y == 1
+        top = _top_negatives(y, s, k)
+        margins = 1.0 + s[top] - s[pos].mean()
+        active = margins > 0
+        if grad is not None:
+            grad[top] = active / k
+            grad[pos] = -np.count_nonzero(active) / (k * np.count_nonzero(pos))
+        return float(margins[active].sum()) / k
+
+    def _expression(self, y, s, k):
+        s_pos, s_neg = _split(y, s)
+        return _sum_largest(cp.pos(1 + s_neg - cp.sum(s_pos) / s_pos.shape[0]), k) / k, []
+
+
+@register
+class PapMax(_PapFace):
+    """Max surrogate: ``papers/001`` eq. (9) with the max over Z₊ replaced by a min (the
+    appendix's eq. (24)): ``(1/(βk)) Σ_{i ∈ bottom-β pos} Σ_{j ∈ top-k neg} h_ij``.
+
+    Convex: for each negative the row ``Σ_{i ∈ bottom-β} h_ij`` is the sum of the β largest
+    hinges of that row (a convex function of s), nondecreasing in s_j, so the sum over the
+    top-k negatives is the largest sum of k convex rows. Subgradient: the active pairs of the
+    bottom-β positives and the top-k negatives (Algorithm 2, lines 6-8).
+    Expression: ``sum_largest(r, k)/(βk)`` with the per-row epigraphs of
+    :func:`_largest_pair_rows` (m = β): n₊·n₋ + n₋ variables (n₊·n₋ when n₊ <= k), plus
+    n₋ + 1 for ``sum_largest``.
+    """
+
+    name: ClassVar[str] = "pap@k-max"
+    convex: ClassVar[bool] = True
+
+    def _evaluate(self, y, s, k, grad):
+        r = _Ranked.of(y, s, k)
+        return _pair_block(grad, r.scale, r, r.bottom(r.beta), 1.0)
+
+    def _expression(self, y, s, k):
+        s_pos, s_neg, bind = _pair_scores(y, s)
+        beta = min(s_pos.shape[0], k)
+        rows, constraints = _largest_pair_rows(s_pos, s_neg, 1.0, beta)
+        return _sum_largest(rows, k) / (beta * k), bind + constraints
+
+
+@register
+class PapTightStruct(_PapFace):
+    """Tight-struct (TS) surrogate, ``papers/001`` eq. (14), exactly.
+
+    The loss term of eq. (14) counts the top-β positives *as ranked by π*: it is the sum of
+    the β smallest row sums p_i of π, ``sum_smallest(p, β) = max_t [β t − Σ_i (t − p_i)₊]``
+    (``MATH.md`` §2), which gives for each t = 0..k (z sorted decreasing)
+    ``V(t) = (β − n₊) t + Σ_{l <= t} a(z_l) + Σ_{t < l <= k} b(z_l)``, with the per-negative
+    rows ``a_j = Σ_i (1 + s_j − s_i)₊`` and ``b_j = Σ_i (s_j − s_i)₊`` over all positives, and
+    ``TS = max_t V(t) / (βk)``.
+
+    **Smaller exact form** used here: ``TS = (1/(βk)) Σ_{j ∈ top-k} max(a_j − (n₊ − β), b_j)``.
+    Proof. Write c = n₊ − β and d_j = a_j − b_j = Σ_i min(1, (1 + s_j − s_i)₊), which is
+    nondecreasing in s_j. Each term of V(t) is at most the corresponding ``max(a_j − c, b_j)``,
+    so ``max_t V(t) <= Σ_{top-k} max(a_j − c, b_j)``. Conversely, the set {j : d_j > c} is a
+    prefix z_1..z_t* of the sorted top-k negatives (d is monotone in the score), and
+    ``V(t*) = Σ_l b(z_l) + Σ_{l <= t*} (d(z_l) − c) = Σ_{top-k} [b_j + (d_j − c)₊]
+    = Σ_{top-k} max(a_j − c, b_j)``. ∎ Since ``max(a_j − c, b_j)`` is convex and
+    nondecreasing in s_j, TS is also ``sum_largest`` over all negatives of those rows; in
+    LP terms this is the dual of a single selection LP {x, y ≥ 0, x + y ≤ 1, Σ(x + y) = k}
+    (totally unimodular: a bipartite incidence matrix), which merges the k + 1 per-t blocks.
+
+    Subgradient: from the maximizing t* and ordering, the gradient of the active piece
+    ``Σ_{j ∈ A} a_j + Σ_{j ∈ B} b_j`` (A = {j : a_j − c > b_j} among the top-k, B the rest),
+    not Algorithm 2's (see ``pap@k-ts-paper``).
+    Expression: ``sum_largest(maximum(a − c, b), k)/(βk)`` with pair epigraphs for a and b:
+    2·n₊·n₋ variables (n₊·n₋ when n₊ <= k, where c = 0 and a >= b), plus O(n₋) for
+    ``maximum``/``sum_largest``; no k·n₋ term.
+    """
+
+    name: ClassVar[str] = "pap@k-ts"
+    convex: ClassVar[bool] = True
+
+    def _evaluate(self, y, s, k, grad):
+        r = _Ranked.of(y, s, k)
+        penalty = r.n_pos - r.beta
+        thr_a = 1.0 + r.neg
+        a, a_active = _row_hinges(r.pos, thr_a)
+        b, b_active = _row_hinges(r.pos, r.neg)
+        margin1 = a - penalty > b
+        if grad is not None:
+            for m, thr, active in ((margin1, thr_a, a_active), (~margin1, r.neg, b_active)):
+                _add_pair_gradient(grad, r.scale, r.pos_idx, r.pos, r.neg_idx[m], thr[m],
+                                   active[m])
+        return r.scale * float(np.where(margin1, a - penalty, b).sum())
+
+    def _expression(self, y, s, k):
+        s_pos, s_neg, constraints = _pair_scores(y, s)
+        n_pos = s_pos.shape[0]
+        beta = min(n_pos, k)
+        a, a_constraints = _largest_pair_rows(s_pos, s_neg, 1.0, n_pos)
+        constraints += a_constraints
+        if beta < n_pos:
+            b, b_constraints = _largest_pair_rows(s_pos, s_neg, 0.0, n_pos)
+            a, constraints = cp.maximum(a - (n_pos - beta), b), constraints + b_constraints
+        return _sum_largest(a, k) / (beta * k), constraints
+
+
+@register
+class PaucStruct(_PapFace):
+    """Structural pAUC(0, k/n₋] bound, the SVM-pAUC baseline of ``papers/001`` Section 7
+    (eq. (4) restricted to the top-k negatives): ``(1/(n₊k)) Σ_{all i} Σ_{j ∈ top-k} h_ij``.
+
+    A valid convex upper bound on the pAp@k risk: it is the average over all β-subsets Z₊ of
+    ``(1/(βk)) Σ_{i ∈ Z₊} Σ_j h_ij`` (each positive lies in a fraction β/n₊ of them), which is
+    ≥ the minimum over Z₊, ≥ the minimum over Z₊ of the pairs' error count = the risk
+    (eq. (5)). Expression: ``sum_largest(Σ_i H_ij, k)/(n₊k)`` with n₊·n₋ pair variables.
+    """
+
+    name: ClassVar[str] = "pauc-struct"
+    convex: ClassVar[bool] = True
+
+    def _evaluate(self, y, s, k, grad):
+        r = _Ranked.of(y, s, k)
+        return _pair_block(grad, 1.0 / (r.n_pos * k), r, slice(None), 1.0)
+
+    def _expression(self, y, s, k):
+        total, constraints = _top_k_pair_hinges(y, s, k)
+        return total / (np.count_nonzero(y) * k), constraints
+
+
+@register
+class PapRamp(_PapFace, DifferenceOfConvex):
+    """Ramp surrogate, ``papers/001`` eq. (8) (= eq. (6)):
+    ``(1/(βk)) Σ_{i ∈ top-β pos} Σ_{j ∈ top-k neg} h_ij``. Not convex when n₊ > k (Prop. 2).
+
+    Difference of convex functions ``G − H``, both taken at the top-k negatives:
+    ``G = (1/(βk)) Σ_{all i} Σ_{j ∈ top-k} h_ij`` (= (n₊/β)·``pauc-struct``) and
+    ``H = (1/(βk)) Σ_{i ∈ bottom (n₊ − β)} Σ_{j ∈ top-k} h_ij`` (the max surrogate's form with
+    n₊ − β rows in place of β). Each is a largest sum of k convex rows nondecreasing in s_j,
+    so both maxima over Z₋ sit at the top-k negatives and the difference is the top-β rows.
+    The subgradient face returns the gradient of the active piece (∇G − ∇H there).
+    """
+
+    name: ClassVar[str] = "pap@k-ramp"
+    convex: ClassVar[bool] = False
+
+    def _evaluate(self, y, s, k, grad):
+        r = _Ranked.of(y, s, k)
+        return _pair_block(grad, r.scale, r, r.top(r.beta), 1.0)
+
+    def _convex_part_expression(self, y, s, k):
+        """``G`` as a DCP expression: n₊·n₋ pair variables."""
+        total, constraints = _top_k_pair_hinges(y, s, k)
+        return total / (min(np.count_nonzero(y), k) * k), constraints
+
+    def _subtracted_subgradient(self, y, s, k):
+        """A subgradient of ``H`` (the active pairs of the bottom n₊ − β positives)."""
+        r = _Ranked.of(y, s, k)
+        grad = np.zeros(len(s))
+        _pair_block(grad, r.scale, r, r.bottom(r.n_pos - r.beta), 1.0)
+        return grad
+
+
+@register
+class PapTightStructPaper(_PapFace):
+    """What Algorithm 2 of ``papers/001`` (lines 10-12) computes for the TS surrogate, kept
+    under its own name to reproduce the paper; it is *not* eq. (14).
+
+    Line 11 sets ``π̄_(i)j = 1{s_(i) − z_j <= 1(i <= β)}`` with the positives ranked *by
+    score*, line 12 ``g = (1/(βk)) Σ_ij π̄_ij (e_{z_j} − e_i)``; that is the gradient of
+    ``(1/(βk)) Σ_{j ∈ top-k} [Σ_{i ∈ top-β pos} (1 + z_j − s_i)₊ + Σ_{other i} (z_j − s_i)₊]``,
+    the value returned here. It is ≥ TS (each row is at least ``max(a_j − (n₊ − β), b_j)``), and
+    not convex, so its gradient is no subgradient of eq. (14) (``docs/findings.md``).
+    Pairs at a kink count as active, as the paper's ``<=`` says.
+    """
+
+    name: ClassVar[str] = "pap@k-ts-paper"
+    convex: ClassVar[bool] = False
+
+    def _evaluate(self, y, s, k, grad):
+        r = _Ranked.of(y, s, k)
+        return (_pair_block(grad, r.scale, r, r.top(r.beta), 1.0, inclusive=True)
+                + _pair_block(grad, r.scale, r, r.bottom(r.n_pos - r.beta), 0.0, inclusive=True))
