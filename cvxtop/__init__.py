@@ -8,6 +8,8 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from . import metrics, reference
+from . import predtron
 from .exceptions import SolverError
 
 __all__ = ["__version__", "metrics", "reference", "SolverError"]
+__all__ += ["predtron"]
