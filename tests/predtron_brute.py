@@ -7,6 +7,7 @@ definition and enumerated over the whole prediction space.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -62,13 +63,20 @@ def multilabel_rep_loss(problem, sigma, y):
     return rep, float(loss)
 
 
+def dcg(positions, y):
+    return sum((2.0 ** y[i] - 1) / math.log2(1 + positions[i]) for i in range(len(y)))
+
+
+@functools.lru_cache(maxsize=None)
+def ideal_dcg(y):
+    """Z(y): the largest DCG over all rankings."""
+    return max(dcg(p, y) for p in itertools.permutations(range(1, len(y) + 1)))
+
+
 def ndcg(positions, y):
     """NDCG of Section 4: Σ_i (2^{y_i} − 1)/log2(1 + σ(i)) / Z(y)."""
-    m = len(y)
-    dcg = sum((2.0 ** y[i] - 1) / math.log2(1 + positions[i]) for i in range(m))
-    ideal = max(sum((2.0 ** y[i] - 1) / math.log2(1 + p[i]) for i in range(m))
-                for p in itertools.permutations(range(1, m + 1)))
-    return 1.0 if ideal == 0 else dcg / ideal
+    ideal = ideal_dcg(tuple(float(v) for v in y))
+    return 1.0 if ideal == 0 else dcg(positions, y) / ideal
 
 
 def ranking_rep_loss(problem, sigma, y):
