@@ -89,6 +89,11 @@ def _representation_values(f: Callable[[float], Any] | Sequence[float], m: int) 
     return values
 
 
+def _column(expr: cp.Expression) -> cp.Expression:
+    """A length-m cvxpy vector as an (m, 1) column."""
+    return cp.reshape(expr, (expr.shape[0], 1), order="C")
+
+
 class SubsetRanking(Problem):
     """Subset ranking with the NDCG loss, papers/004 Section 4.
 
@@ -176,11 +181,10 @@ class SubsetRanking(Problem):
                         ) -> tuple[cp.Expression, list[cp.Constraint]]:
         m = self.m
         base, constant = self._assignment_weights(y)
-        weights = base + cp.reshape(t_expr, (m, 1), order="C") @ (self.f_values[None, :] / self.norm)
+        weights = base + _column(t_expr) @ (self.f_values[None, :] / self.norm)
         u, v = cp.Variable(m), cp.Variable(m)
         expr = constant + cp.sum(u) + cp.sum(v) - self._rep(self._correct(y)) @ t_expr
-        dual_feasible = cp.reshape(u, (m, 1), order="C") + cp.reshape(v, (1, m), order="C")
-        return expr, [dual_feasible >= weights]
+        return expr, [_column(u) + _column(v).T >= weights]
 
 
 class MultilabelRanking(SubsetRanking):
