@@ -90,11 +90,12 @@ def test_psi_is_exact_beyond_brute_force_sizes():
 
 def test_ndcg_loss_is_zero_exactly_on_sorting_rankings():
     rng = np.random.default_rng(14)
-    problem = SubsetRanking(7)
-    for _ in range(200):
-        y = rng.integers(0, 4, size=7).astype(float)
-        assert problem.loss(problem.correct_prediction(y), y) == 0.0
-        assert problem.worst_loss(2.0 * y, y) == 0.0  # t ties exactly where y ties
+    for m in (2, 7, 20, 64):
+        problem = SubsetRanking(m)
+        for _ in range(50):
+            y = rng.integers(0, m, size=m).astype(float)
+            assert problem.loss(problem.correct_prediction(y), y) == 0.0
+            assert problem.worst_loss(2.0 * y, y) == 0.0  # t ties exactly where y ties
     assert ndcg_loss(np.array([2, 1]), np.zeros(2)) == 0.0
 
 

@@ -53,8 +53,15 @@ def _gains(y: np.ndarray) -> np.ndarray:
     return np.exp2(y) - 1.0
 
 
+def _dcg(ranked_gains: np.ndarray) -> float:
+    """DCG of gains listed from the top position down. Always the same contiguous dot
+    product, so that equal rankings give bit-identical values (a strided view can take a
+    different summation path)."""
+    return float(np.ascontiguousarray(ranked_gains) @ _discounts(len(ranked_gains)))
+
+
 def _ideal_dcg(gains: np.ndarray) -> float:
-    return float(np.sort(gains)[::-1] @ _discounts(len(gains)))
+    return _dcg(np.sort(gains)[::-1])
 
 
 def ndcg_loss(positions: np.ndarray, y: np.ndarray) -> float:
@@ -71,7 +78,7 @@ def ndcg_loss(positions: np.ndarray, y: np.ndarray) -> float:
     # exactly, not a rounding residue that would count as a mistake.
     ranked = np.empty_like(gains)
     ranked[positions - 1] = gains
-    return 1.0 - float(ranked @ _discounts(len(y))) / ideal
+    return 1.0 - _dcg(ranked) / ideal
 
 
 def _representation_values(f: Callable[[float], Any] | Sequence[float], m: int) -> np.ndarray:
