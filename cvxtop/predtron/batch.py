@@ -22,7 +22,7 @@ from ..exceptions import SolverError
 from ._model import as_rows, check_batch, check_problem, coef_view, n_outputs
 from .base import Problem
 
-__all__ = ["BatchResult", "batch_reference", "batch_objective"]
+__all__ = ["BatchResult", "batch_reference", "batch_objective", "linear_loss"]
 
 
 @dataclass(frozen=True)
@@ -54,9 +54,13 @@ def _as_model(problem: Problem, coef: Any, n_features: int) -> np.ndarray:
     return arr.T if problem.input_kind == "vector" else arr[:, None]
 
 
+def _scores(problem: Problem, V: np.ndarray, X: np.ndarray) -> list[np.ndarray]:
+    return [(as_rows(problem, x) @ V).ravel() for x in X]
+
+
 def _objective(problem: Problem, V: np.ndarray, X: np.ndarray, Y: np.ndarray,
                lam: float) -> float:
-    risk = sum(problem._psi((as_rows(problem, x) @ V).ravel(), y)[0] for x, y in zip(X, Y))
+    risk = sum(problem._psi(t, y)[0] for t, y in zip(_scores(problem, V, X), Y))
     return float(risk + 0.5 * lam * np.sum(V**2))
 
 
@@ -66,6 +70,16 @@ def batch_objective(problem: Problem, coef: Any, X: Any, y: Any, lam: float = 1.
     lam = check_positive(lam, "lam")
     X, Y = check_batch(problem, X, y)
     return _objective(problem, _as_model(problem, coef, X.shape[-1]), X, Y, lam)
+
+
+def linear_loss(problem: Problem, coef: Any, X: Any, y: Any) -> float:
+    """Mean loss ``L(W X_τ, y_τ)`` of fixed weights ``coef`` (ties broken against the label,
+    as :meth:`Predtron.average_loss <cvxtop.predtron.Predtron.average_loss>` does)."""
+    check_problem(problem)
+    X, Y = check_batch(problem, X, y)
+    V = _as_model(problem, coef, X.shape[-1])
+    return float(np.mean([problem._worst_loss(t, label)
+                          for t, label in zip(_scores(problem, V, X), Y)]))
 
 
 def batch_reference(problem: Problem, X: Any, y: Any, lam: float = 1.0,
