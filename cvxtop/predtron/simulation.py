@@ -36,7 +36,10 @@ def band_centres(m: int) -> np.ndarray:
 
 
 def _unit(w: np.ndarray) -> np.ndarray:
-    return w / np.linalg.norm(w)
+    norm = np.linalg.norm(w)
+    if norm == 0:
+        raise ValueError("w must be a non-zero vector")
+    return w / norm
 
 
 def gaussian_lists(n: int, m: int, p0: int, noise: float, rng: np.random.Generator,
