@@ -27,7 +27,7 @@ __all__ = [
     "require_classes",
     "resolve_prec_k",
     "ceil_fraction",
-    "check_array",
+    "check_array3",
     "check_vector",
     "check_class_labels",
     "check_grades",
@@ -221,22 +221,19 @@ def resolve_prec_k(k: Any, n_pos: int, name: str = "k") -> int:
     raise TypeError(f"{name} must be an int or a float in (0, 1], got {type(k).__name__}")
 
 
-def check_array(value: Any, name: str, ndim: int) -> np.ndarray:
-    """Return a finite, non-empty ``float64`` array with exactly ``ndim`` dimensions."""
+def check_array3(value: Any, name: str) -> np.ndarray:
+    """Return a finite, non-empty 3-D ``float64`` array (e.g. a batch of input matrices)."""
     arr = _as_numeric_array(value, name)
-    if arr.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
+    if arr.ndim != 3:
+        raise ValueError(f"{name} must be 3-dimensional, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name} is empty (shape {arr.shape})")
-    arr = arr.astype(np.float64, copy=False)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return arr
+    return check_matrix(arr.reshape(arr.shape[0], -1), name).reshape(arr.shape)
 
 
 def check_vector(value: Any, length: int, name: str) -> np.ndarray:
     """Return a finite 1-D ``float64`` array of exactly ``length`` entries."""
-    arr = check_array(value, name, 1)
+    arr = check_scores(value, name)
     if len(arr) != length:
         raise ValueError(f"{name} must have {length} entries, got {len(arr)}")
     return arr

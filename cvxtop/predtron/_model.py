@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_array
+from .._validation import check_array3, check_matrix
 from .base import Problem
 
 __all__ = ["as_rows", "n_outputs", "check_batch", "coef_view", "check_problem"]
@@ -46,9 +46,9 @@ def check_batch(problem: Problem, X: Any, y: Any, n_features: int | None = None,
     problem's list length. ``n_features`` (``p`` or ``p0``), when given, must match.
     """
     if problem.input_kind == "vector":
-        X = check_array(X, name, 2)
+        X = check_matrix(X, name)
     else:
-        X = check_array(X, name, 3)
+        X = check_array3(X, name)
         if X.shape[1] != problem.dim:
             raise ValueError(f"{name} must have shape (n, {problem.dim}, p0): {problem.dim} "
                              f"documents per input, got shape {X.shape}")
