@@ -10,14 +10,14 @@ matrix-input problem (subset ranking) scores ``t = X w``. Both are held here as 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 import numpy as np
 
 from .._validation import check_array3, check_matrix
 from .base import Problem
 
-__all__ = ["as_rows", "n_outputs", "check_batch", "coef_view", "check_problem"]
+__all__ = ["as_rows", "n_outputs", "check_batch", "coef_view", "check_problem", "mean_loss"]
 
 
 def check_problem(problem: Any) -> Problem:
@@ -62,3 +62,8 @@ def check_batch(problem: Problem, X: Any, y: Any, n_features: int | None = None,
 def coef_view(problem: Problem, V: np.ndarray) -> np.ndarray:
     """The public weights as a view of ``V``: ``W`` of shape ``(d, p)``, or ``w`` of ``(p0,)``."""
     return V.T if problem.input_kind == "vector" else V[:, 0]
+
+
+def mean_loss(problem: Problem, scores: Iterable[np.ndarray], Y: np.ndarray) -> float:
+    """Mean of ``L(t, y)`` over score vectors and labels, ties broken against the label."""
+    return float(np.mean([problem._worst_loss(t, y) for t, y in zip(scores, Y)]))

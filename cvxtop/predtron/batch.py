@@ -19,7 +19,7 @@ import numpy as np
 
 from .._validation import check_positive
 from ..exceptions import SolverError
-from ._model import as_rows, check_batch, check_problem, coef_view, n_outputs
+from ._model import as_rows, check_batch, check_problem, coef_view, mean_loss, n_outputs
 from .base import Problem
 
 __all__ = ["BatchResult", "batch_reference", "batch_objective", "linear_loss"]
@@ -77,9 +77,7 @@ def linear_loss(problem: Problem, coef: Any, X: Any, y: Any) -> float:
     as :meth:`Predtron.average_loss <cvxtop.predtron.Predtron.average_loss>` does)."""
     check_problem(problem)
     X, Y = check_batch(problem, X, y)
-    V = _as_model(problem, coef, X.shape[-1])
-    return float(np.mean([problem._worst_loss(t, label)
-                          for t, label in zip(_scores(problem, V, X), Y)]))
+    return mean_loss(problem, _scores(problem, _as_model(problem, coef, X.shape[-1]), X), Y)
 
 
 def batch_reference(problem: Problem, X: Any, y: Any, lam: float = 1.0,

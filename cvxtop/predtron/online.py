@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from .._validation import check_int_in_range, check_positive
-from ._model import as_rows, check_batch, check_problem, coef_view, n_outputs
+from ._model import as_rows, check_batch, check_problem, coef_view, mean_loss, n_outputs
 from .base import Problem
 from .links import dual_exponent, paper_r, pnorm_link
 
@@ -143,9 +143,7 @@ class OnlineLearner(BaseEstimator, ABC):
     def average_loss(self, X: Any, y: Any) -> float:
         """Mean loss ``L(t, y)`` over a batch, ties broken against the label."""
         X, Y = self._checked_inputs(X, y)
-        problem = self.problem
-        return float(np.mean([problem._worst_loss(self._scores(as_rows(problem, x)), label)
-                              for x, label in zip(X, Y)]))
+        return mean_loss(self.problem, (self._scores(as_rows(self.problem, x)) for x in X), Y)
 
 
 class Predtron(OnlineLearner):
