@@ -1,14 +1,16 @@
 """cvxtop: learning to rank at the top of a list, solved exactly and approximately.
 
-Public modules: :mod:`cvxtop.metrics`, :mod:`cvxtop.reference`. See ``README.md``.
+Public modules: :mod:`cvxtop.metrics`, :mod:`cvxtop.surrogates`, :mod:`cvxtop.reference`,
+:mod:`cvxtop.predtron`; estimators :class:`TopRanker`. See ``README.md``.
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from . import metrics, reference, surrogates
+from . import metrics, predtron, reference, surrogates
 from .estimators import TopRanker
 from .exceptions import SolverError
 
-__all__ = ["__version__", "metrics", "reference", "surrogates", "TopRanker", "SolverError"]
+__all__ = ["__version__", "metrics", "reference", "surrogates", "predtron", "TopRanker",
+           "SolverError"]

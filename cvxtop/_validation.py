@@ -28,6 +28,10 @@ __all__ = [
     "require_classes",
     "resolve_prec_k",
     "ceil_fraction",
+    "check_array3",
+    "check_vector",
+    "check_class_labels",
+    "check_grades",
 ]
 
 
@@ -225,3 +229,53 @@ def resolve_prec_k(k: Any, n_pos: int, name: str = "k") -> int:
         kappa = check_fraction(k, name, closed_right=True)
         return max(1, ceil_fraction(kappa, n_pos))
     raise TypeError(f"{name} must be an int or a float in (0, 1], got {type(k).__name__}")
+
+
+def check_array3(value: Any, name: str) -> np.ndarray:
+    """Return a finite, non-empty 3-D ``float64`` array (e.g. a batch of input matrices)."""
+    arr = _as_numeric_array(value, name)
+    if arr.ndim != 3:
+        raise ValueError(f"{name} must be 3-dimensional, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty (shape {arr.shape})")
+    return check_matrix(arr.reshape(arr.shape[0], -1), name).reshape(arr.shape)
+
+
+def check_vector(value: Any, length: int, name: str) -> np.ndarray:
+    """Return a finite 1-D ``float64`` array of exactly ``length`` entries."""
+    arr = check_scores(value, name)
+    if len(arr) != length:
+        raise ValueError(f"{name} must have {length} entries, got {len(arr)}")
+    return arr
+
+
+def check_class_labels(y: Any, n_classes: int, name: str = "y") -> np.ndarray:
+    """Return integer class labels in ``0 .. n_classes - 1`` as ``int64`` (any shape)."""
+    arr = _as_numeric_array(y, name)
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty")
+    if arr.dtype == np.bool_:
+        raise TypeError(f"{name} must hold integer class labels, got booleans")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    if not np.all(arr == np.round(arr)):
+        raise ValueError(f"{name} must hold integer class labels, found non-integer values")
+    if arr.min() < 0 or arr.max() > n_classes - 1:
+        raise ValueError(
+            f"{name} must hold class labels in 0..{n_classes - 1}, found values in "
+            f"[{arr.min():g}, {arr.max():g}]")
+    return arr.astype(np.int64)
+
+
+def check_grades(y: Any, name: str = "y") -> np.ndarray:
+    """Return finite non-negative relevance grades as ``float64`` (any shape)."""
+    arr = _as_numeric_array(y, name)
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty")
+    arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    if arr.min() < 0:
+        raise ValueError(f"{name} must hold non-negative relevance grades, found {arr.min():g}")
+    return arr
+

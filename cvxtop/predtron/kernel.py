@@ -1,0 +1,105 @@
+"""Kernel Predtron, following the representation ``W = Σ_i g_i X_iᵀ`` of papers/004 Section 2.3.
+
+Every update of Algorithm 1 is rank one, so the weights stay a combination of the inputs
+seen on mistake rounds. Held as rows (see :mod:`cvxtop.predtron._model`): a vector input ``x``
+contributes one support row with a coefficient vector ``g ∈ R^d`` (``t = Σ_i g_i k(x_i, x)``);
+a subset-ranking input ``X`` contributes its ``m`` document rows with one coefficient each
+(``t_b = Σ_{i,a} g_{i,a} k(X_{i,a}, X_b)``). With the linear kernel this is Predtron exactly.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Callable
+
+import numpy as np
+from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
+
+from .._validation import check_int_in_range, check_positive
+from ._model import n_outputs
+from .base import Problem
+from .online import OnlineLearner
+
+__all__ = ["KernelPredtron"]
+
+
+class _GrowingRows:
+    """An array to which rows are appended, with amortized O(1) growth."""
+
+    def __init__(self, width: int) -> None:
+        self._data = np.empty((16, width))
+        self.size = 0
+
+    def extend(self, rows: np.ndarray) -> None:
+        needed = self.size + len(rows)
+        if needed > len(self._data):
+            grown = np.empty((max(needed, 2 * len(self._data)), self._data.shape[1]))
+            grown[:self.size] = self._data[:self.size]
+            self._data = grown
+        self._data[self.size:needed] = rows
+        self.size = needed
+
+    @property
+    def rows(self) -> np.ndarray:
+        return self._data[:self.size]
+
+
+class KernelPredtron(OnlineLearner):
+    """Predtron (papers/004 Algorithm 1) with a kernel in place of the inner product.
+
+    ``kernel`` is a name understood by :func:`sklearn.metrics.pairwise.pairwise_kernels`
+    (``"linear"``, ``"rbf"``, ``"poly"``, ...) with its ``gamma``/``degree``/``coef0``, or a
+    callable ``k(a, b)`` of two rows. Fitted attributes as :class:`Predtron` (without
+    ``coef_``), plus ``support_rows_`` (the rows of the inputs of the mistake rounds) and
+    ``dual_coef_`` (one coefficient row per support row, shape ``(n_support, c)``, ``c = d``
+    for vector inputs and 1 for subset ranking).
+    """
+
+    def __init__(self, problem: Problem, eta: float = 1.0, epochs: int = 1,
+                 kernel: str | Callable[[np.ndarray, np.ndarray], float] = "linear",
+                 gamma: float | None = None, degree: int = 3, coef0: float = 1.0) -> None:
+        super().__init__(problem, eta=eta, epochs=epochs)
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if not callable(self.kernel) and self.kernel not in PAIRWISE_KERNEL_FUNCTIONS:
+            raise ValueError(f"kernel must be a callable or one of "
+                             f"{sorted(PAIRWISE_KERNEL_FUNCTIONS)}, got {self.kernel!r}")
+        if self.gamma is not None:
+            check_positive(self.gamma, "gamma")
+        check_int_in_range(self.degree, "degree", 1, 100)
+        if isinstance(self.coef0, bool) or not isinstance(self.coef0, numbers.Real) \
+                or not np.isfinite(self.coef0):
+            raise TypeError(f"coef0 must be a finite real number, got {self.coef0!r}")
+
+    def _kernel_params(self) -> dict[str, Any]:
+        if callable(self.kernel):
+            return {}
+        return {"gamma": self.gamma, "degree": self.degree, "coef0": self.coef0}
+
+    def _init_model(self, n_features: int) -> None:
+        self._support = _GrowingRows(n_features)
+        self._coef = _GrowingRows(n_outputs(self.problem))
+
+    @property
+    def support_rows_(self) -> np.ndarray:
+        return self._support.rows
+
+    @property
+    def dual_coef_(self) -> np.ndarray:
+        return self._coef.rows
+
+    def _scores(self, rows: np.ndarray) -> np.ndarray:
+        if self._support.size == 0:
+            return np.zeros(len(rows) * n_outputs(self.problem))
+        gram = pairwise_kernels(rows, self._support.rows, metric=self.kernel,
+                                filter_params=True, **self._kernel_params())
+        return (gram @ self._coef.rows).ravel()
+
+    def _step(self, rows: np.ndarray, direction: np.ndarray) -> None:
+        self._support.extend(rows)
+        self._coef.extend(-self.eta * direction)
