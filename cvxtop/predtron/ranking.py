@@ -124,7 +124,8 @@ class SubsetRanking(Problem):
         self._discounts = _discounts(self.m)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(m={self.m!r}, f={self.f!r})"
+        name = getattr(self.f, "__name__", type(self.f).__name__)
+        return f"{type(self).__name__}(m={self.m!r}, f={name})"
 
     def _validate_labels(self, y: Any, name: str) -> np.ndarray:
         return check_grades(y, name)
