@@ -39,11 +39,15 @@ from .solvers.gd import STEP_RULES
 from .solvers.minibatch import MinibatchConfig, run_perceptron, run_sgd
 from .solvers.perceptron import PerceptronState
 from .solvers.sgd import LEARNING_RATES, SGDState
+from .surrogates.base import DifferenceOfConvex
 
 __all__ = ["TopRanker", "EXPECTED_FAILED_CHECKS"]
 
-#: Problems with at most this many items use the direct engine under ``engine="auto"``.
+#: Under ``engine="auto"`` the direct engine solves problems with at most this many items
+#: (surrogates with an O(n) DCP form) or this many (positive, negative) pairs (surrogates
+#: whose DCP form is pairwise); larger problems go to the cutting plane.
 DIRECT_ENGINE_MAX_ITEMS = 500
+DIRECT_ENGINE_MAX_PAIRS = 2500
 
 _MULTICLASS_TARGET = (
     "the check fits on targets with more than two values (0, 1, 2, ... or 1, 2); a ranker "
@@ -107,7 +111,9 @@ class TopRanker(BaseEstimator):
     engine : {"auto", "direct", "cutting-plane"}
         Exact engine. ``"direct"`` solves one cvxpy program; ``"cutting-plane"`` runs the
         1-slack cutting-plane method with a rigorous dual bound. ``"auto"`` uses the direct
-        engine up to ``DIRECT_ENGINE_MAX_ITEMS`` items and the cutting plane above.
+        engine for small problems (``DIRECT_ENGINE_MAX_ITEMS`` items, or
+        ``DIRECT_ENGINE_MAX_PAIRS`` pairs for a pairwise DCP form) and the cutting plane
+        above.
     cvx_solver : {"CLARABEL", "OSQP", "ECOS"}
         The cvxpy solver of the direct program or of the cutting-plane master.
     solver_options : dict, optional
@@ -277,9 +283,18 @@ class TopRanker(BaseEstimator):
         if self.solver == "perceptron" and self.surrogate not in ("prec@k-avg", "prec@k-max"):
             raise ValueError("solver='perceptron' runs Perceptron@k-avg or Perceptron@k-max: "
                              f"use surrogate 'prec@k-avg' or 'prec@k-max', not {self.surrogate!r}")
-        if self.solver in ("gd", "sgd") and not surrogate.convex:
-            raise ValueError(f"solver={self.solver!r} needs a convex surrogate; {surrogate.name} "
-                             "is not convex (use solver='exact' for its convex-concave procedure)")
+        if surrogate.convex:
+            return
+        if self.solver == "exact" and not isinstance(surrogate, DifferenceOfConvex):
+            raise ValueError(
+                f"{surrogate.name} is neither convex nor a difference of convex functions, so "
+                "solver='exact' does not apply; solver='gd' with learning_rate='sqrt' runs "
+                "subgradient descent on it as the paper does")
+        if self.solver == "sgd" or (self.solver == "gd" and self._learning_rate() != "sqrt"):
+            raise ValueError(
+                f"{surrogate.name} is not convex: solver={self.solver!r} with these settings "
+                "needs a convex surrogate (solver='gd' with learning_rate='sqrt' accepts it, "
+                "without a certificate)")
 
     def _progress(self, total: int, label: str):
         """A tqdm callback ``(iteration, upper, lower)`` when ``verbose``, else None."""
@@ -298,7 +313,13 @@ class TopRanker(BaseEstimator):
     def _exact(self, objective: RankingObjective) -> SolveResult:
         engine = self.engine
         if engine == "auto":
-            engine = "direct" if len(objective.y) <= DIRECT_ENGINE_MAX_ITEMS else "cutting-plane"
+            y = objective.y
+            if objective.surrogate.pairwise_dcp:
+                n_pos = int(y.sum())
+                small = n_pos * (len(y) - n_pos) <= DIRECT_ENGINE_MAX_PAIRS
+            else:
+                small = len(y) <= DIRECT_ENGINE_MAX_ITEMS
+            engine = "direct" if small else "cutting-plane"
         if engine == "direct":
             return solve_direct(objective, solver=self.cvx_solver,
                                 solver_options=self.solver_options,

@@ -152,3 +152,64 @@ def test_ramp_by_convex_concave_procedure_improves_on_its_avg_start():
     ramp_at_start = 0.5 * w0 @ w0 + 5.0 * surrogates.get("prec@k-ramp", 0.25).value(y, X @ w0)
     assert ramp.objective_ <= ramp_at_start + 1e-9
     assert ramp.status_ == "local" and ramp.gap_ is None
+
+
+CONVEX_PAP = ["pap@k-avg", "pap@k-max", "pap@k-ts", "pauc-struct"]
+
+
+@pytest.mark.parametrize("name", CONVEX_PAP)
+def test_pap_engines_agree_on_one_list(name):
+    X, y = ranking_data(13, n=60, d=3, pos_rate=0.2)
+    a = TopRanker(name, k=5, engine="direct").fit(X, y)
+    b = TopRanker(name, k=5, engine="cutting-plane", tol=1e-7).fit(X, y)
+    assert b.gap_ <= 1e-7 and b.lower_bound_ <= a.objective_ + 1e-9
+    assert a.objective_ == pytest.approx(b.objective_, rel=1e-5)
+
+
+@pytest.mark.parametrize("name", CONVEX_PAP)
+def test_grouped_pap_solve_is_certified_and_matches_direct_cvxpy(name):
+    """Issue 4: mean over users of the per-user surrogate (eq. (17) applied to the loss)."""
+    import cvxpy as cp
+
+    rng = np.random.default_rng(14)
+    X = rng.standard_normal((72, 3))
+    groups = np.repeat(np.arange(6), 12)
+    y = np.zeros(72, dtype=int)
+    for g in range(6):  # users with 1 to 6 relevant items: n₊ < k and n₊ > k both occur
+        y[np.flatnonzero(groups == g)[: g + 1]] = 1
+    k, C = 3, 2.0
+    model = TopRanker(name, k=k, C=C, engine="cutting-plane", tol=1e-7).fit(X, y, groups=groups)
+    assert model.status_ == "optimal" and model.gap_ <= 1e-7
+    # an independent direct cvxpy program, one block per user
+    w = cp.Variable(3)
+    surr = surrogates.get(name, k)
+    terms, cons = [], []
+    for g in range(6):
+        idx = groups == g
+        expr, c = surr.expression(y[idx], X[idx] @ w)
+        terms.append(expr)
+        cons += c
+    prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + C * sum(terms) / 6), cons)
+    prob.solve(solver="CLARABEL")
+    assert model.objective_ == pytest.approx(prob.value, rel=1e-5)
+    assert model.lower_bound_ <= prob.value * (1 + 1e-8)
+
+
+def test_pap_ramp_by_convex_concave_procedure():
+    X, y = ranking_data(15, n=50, d=3, pos_rate=0.2)
+    start = TopRanker("pap@k-avg", k=4, C=5.0).fit(X, y)
+    ramp = TopRanker("pap@k-ramp", k=4, C=5.0).fit(X, y)
+    w0 = start.coef_
+    at_start = 0.5 * w0 @ w0 + 5.0 * surrogates.get("pap@k-ramp", 4).value(y, X @ w0)
+    assert ramp.objective_ <= at_start + 1e-9 and ramp.status_ == "local"
+
+
+def test_non_convex_paper_ts_has_no_exact_solver_but_runs_the_papers_gd():
+    X, y = ranking_data(16, n=40, d=3, pos_rate=0.2)
+    with pytest.raises(ValueError, match="neither convex nor a difference of convex"):
+        TopRanker("pap@k-ts-paper", k=3).fit(X, y)
+    with pytest.raises(ValueError, match="is not convex"):
+        TopRanker("pap@k-ts-paper", k=3, solver="gd").fit(X, y)
+    model = TopRanker("pap@k-ts-paper", k=3, solver="gd", learning_rate="sqrt",
+                      eta0=0.1, max_iter=50).fit(X, y)
+    assert model.gap_ is None and np.isfinite(model.objective_)

@@ -12,7 +12,8 @@ TS surrogate the exact subgradient of eq. (14), not Algorithm 2's). Three step r
   lower bound and the result carries a certified gap.
 * ``"inverse"``: ``η_t = 1/t`` (the strong-convexity schedule 1/(λt) with λ = 1); also a
   Frank-Wolfe step, so it also certifies a gap.
-* ``"sqrt"``: ``η_t = eta0/√t``; no certificate.
+* ``"sqrt"``: ``η_t = eta0/√t``; no certificate. It also runs on non-convex surrogates
+  (``pap@k-ts-paper``, Algorithm 2's update, to reproduce the paper's runs).
 
 The first step is ``η_1 = 1`` under the first two rules (it lands on a dual vertex). The best
 iterate seen is returned with its exact objective.
@@ -43,9 +44,9 @@ def solve_gd(objective: RankingObjective, *, step: str = "line-search", eta0: fl
     """
     if step not in STEP_RULES:
         raise ValueError(f"step must be one of {STEP_RULES}, got {step!r}")
-    if not objective.surrogate.convex:
-        raise ValueError(f"{objective.surrogate.name} is not convex: subgradient descent needs "
-                         "a convex surrogate")
+    if step != "sqrt" and not objective.surrogate.convex:
+        raise ValueError(f"{objective.surrogate.name} is not convex: the {step!r} rule needs a "
+                         "convex surrogate (its dual bound assumes one)")
     Z, C = objective.Z, objective.C
     certify = step != "sqrt"
     w = np.zeros(Z.shape[1]) if w0 is None or certify else np.asarray(w0, dtype=np.float64)

@@ -46,6 +46,8 @@ class Surrogate(ABC):
     convex: ClassVar[bool]
     #: ``"prec"`` (papers/000, loss scale) or ``"pap"`` (papers/001, normalized risk).
     family: ClassVar[str]
+    #: Whether the DCP form needs one term per (positive, negative) pair (O(n₊·n₋) size).
+    pairwise_dcp: ClassVar[bool] = False
 
     def __init__(self, k: Any) -> None:
         self.k = k

@@ -265,6 +265,7 @@ class PapMax(_PapFace):
 
     name: ClassVar[str] = "pap@k-max"
     convex: ClassVar[bool] = True
+    pairwise_dcp: ClassVar[bool] = True
 
     def _evaluate(self, y, s, k, grad):
         r = _Ranked.of(y, s, k)
@@ -309,6 +310,7 @@ class PapTightStruct(_PapFace):
 
     name: ClassVar[str] = "pap@k-ts"
     convex: ClassVar[bool] = True
+    pairwise_dcp: ClassVar[bool] = True
 
     def _evaluate(self, y, s, k, grad):
         r = _Ranked.of(y, s, k)
@@ -348,6 +350,7 @@ class PaucStruct(_PapFace):
 
     name: ClassVar[str] = "pauc-struct"
     convex: ClassVar[bool] = True
+    pairwise_dcp: ClassVar[bool] = True
 
     def _evaluate(self, y, s, k, grad):
         r = _Ranked.of(y, s, k)
@@ -373,6 +376,7 @@ class PapRamp(_PapFace, DifferenceOfConvex):
 
     name: ClassVar[str] = "pap@k-ramp"
     convex: ClassVar[bool] = False
+    pairwise_dcp: ClassVar[bool] = True
 
     def _evaluate(self, y, s, k, grad):
         r = _Ranked.of(y, s, k)
