@@ -109,8 +109,9 @@ class TopRanker(BaseEstimator):
         With ``"precomputed"``, ``fit(K, y)`` takes the training Gram matrix and
         ``decision_function(K_test_train)`` the test-by-train Gram matrix.
     engine : {"auto", "direct", "cutting-plane"}
-        Exact engine. ``"direct"`` solves one cvxpy program; ``"cutting-plane"`` runs the
-        1-slack cutting-plane method with a rigorous dual bound. ``"auto"`` uses the direct
+        Exact engine. ``"direct"`` solves one cvxpy program and certifies its answer with
+        the cutting plane warm-started there; ``"cutting-plane"`` runs the 1-slack
+        cutting-plane method (OCAS steps) from zero. Both report a rigorous dual bound. ``"auto"`` uses the direct
         engine for small problems (``DIRECT_ENGINE_MAX_ITEMS`` items, or
         ``DIRECT_ENGINE_MAX_PAIRS`` pairs for a pairwise DCP form) and the cutting plane
         above.
@@ -323,7 +324,8 @@ class TopRanker(BaseEstimator):
         if engine == "direct":
             return solve_direct(objective, solver=self.cvx_solver,
                                 solver_options=self.solver_options,
-                                accept_inaccurate=self.accept_inaccurate)
+                                accept_inaccurate=self.accept_inaccurate, tol=self.tol,
+                                max_iter=self.max_iter)
         callback, bar = self._progress(self.max_iter, "cutting plane")
         try:
             return solve_cutting_plane(objective, tol=self.tol, max_iter=self.max_iter,

@@ -185,6 +185,23 @@ def line_search(objective: RankingObjective, w: np.ndarray, s: np.ndarray, d: np
     return lo if f_hi <= 0 else (lo * f_hi - hi * f_lo) / (f_hi - f_lo)
 
 
+def _final_bounds(objective: RankingObjective, best: np.ndarray, lower: float
+                  ) -> tuple[float, float, float]:
+    """Upper bound recomputed from scratch at ``best`` (the scores were updated
+    incrementally along the line searches), the lower bound, and the relative gap.
+
+    Both bounds carry floating-point rounding; a lower bound above the upper one by more
+    than that would be a bug, and is reported as such.
+    """
+    upper = objective.value(best)
+    slack = 1e-12 * max(abs(upper), 1.0)
+    if lower > upper + slack:
+        raise SolverError(f"internal error: lower bound {lower!r} above objective {upper!r}",
+                          status="inconsistent_bounds")
+    lower = min(lower, upper)
+    return upper, lower, (upper - lower) / max(abs(upper), 1e-12)
+
+
 def solve_cutting_plane(
     objective: RankingObjective,
     *,
@@ -252,16 +269,12 @@ def solve_cutting_plane(
         if callback is not None:
             callback(it, upper, lower)
         if gap <= tol:
-            # report the objective recomputed from scratch (the scores were updated
-            # incrementally along the line searches)
-            upper = objective.value(best)
-            gap = (upper - lower) / max(abs(upper), 1e-12)
+            upper, lower, gap = _final_bounds(objective, best, lower)
             return SolveResult(best, upper, lower, gap, "optimal", "cutting-plane", it,
                                f"certified relative gap {gap:.2e} after {it} rounds")
         query = best + step_fraction * (w_c - best)
         query_s = best_s + step_fraction * (s_c - best_s)
-    upper = objective.value(best)
-    gap = (upper - lower) / max(abs(upper), 1e-12)
+    upper, lower, gap = _final_bounds(objective, best, lower)
     message = f"cutting plane stopped after {max_iter} rounds with relative gap {gap:.2e}"
     if not accept_inaccurate:
         raise SolverError(message, status="max_iter")

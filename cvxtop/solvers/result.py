@@ -23,10 +23,10 @@ class SolveResult:
         A lower bound on the optimal value, when the method provides a rigorous one (the
         cutting plane's dual bound); ``None`` otherwise.
     gap : float or None
-        Relative optimality gap: ``(objective − lower_bound)/|objective|`` for the cutting
-        plane; for the direct cvxpy engine, the relative difference between ``objective``
-        and the solver's optimal value (the solver's own duality-gap tolerance certifies
-        that value); ``None`` for methods without a certificate.
+        Relative optimality gap ``(objective − lower_bound)/|objective|``, certified by a
+        rigorous lower bound; ``None`` for methods without a certificate (and, for the raw
+        direct engine without certification, the relative difference between ``objective``
+        and the solver's optimal value).
     status : str
         ``"optimal"``, or the stopping reason (``"max_iter"``, ``"inaccurate"``, ...).
     engine : str
