@@ -38,7 +38,6 @@ from .solvers.direct import CVX_SOLVERS
 from .solvers.gd import STEP_RULES
 from .solvers.minibatch import MinibatchConfig, run_perceptron, run_sgd
 from .solvers.perceptron import PerceptronState
-from .solvers.sgd import LEARNING_RATES, SGDState
 from .surrogates.base import DifferenceOfConvex
 
 __all__ = ["TopRanker", "EXPECTED_FAILED_CHECKS"]
@@ -135,8 +134,9 @@ class TopRanker(BaseEstimator):
     batch_size, epochs, shuffle, random_state :
         Mini-batches of the perceptrons and SGD (with groups, one group per batch).
     learning_rate : {"auto", "line-search", "inverse", "sqrt"}
-        Step rule: ``"auto"`` is ``"line-search"`` for GD and ``"inverse"`` (1/t) for SGD;
-        ``"sqrt"`` is ``eta0/√t``.
+        Step rule of GD and SGD: ``"line-search"`` (the default, ``"auto"``) takes the step
+        that maximizes the dual (Frank-Wolfe; block-coordinate for SGD), ``"inverse"`` is
+        ``1/t`` and ``"sqrt"`` is ``eta0/√t``.
     eta0 : float
         Scale of the ``"sqrt"`` steps.
     average : bool
@@ -224,9 +224,10 @@ class TopRanker(BaseEstimator):
             value = getattr(self, name)
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
-        if self.solver == "sgd" and self._learning_rate() not in LEARNING_RATES:
-            raise ValueError(f"learning_rate for solver='sgd' must be one of "
-                             f"{('auto',) + LEARNING_RATES}, got {self.learning_rate!r}")
+        if self.solver == "sgd" and self.radius is not None \
+                and self._learning_rate() == "line-search":
+            raise ValueError("radius (the projected form) needs learning_rate='inverse' or "
+                             "'sqrt'; the line-search steps minimize the regularized objective")
         for name in ("C", "tol", "eta0"):
             check_positive(getattr(self, name), name)
         if self.radius is not None:
@@ -237,9 +238,7 @@ class TopRanker(BaseEstimator):
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
 
     def _learning_rate(self) -> str:
-        if self.learning_rate != "auto":
-            return self.learning_rate
-        return "line-search" if self.solver == "gd" else "inverse"
+        return "line-search" if self.learning_rate == "auto" else self.learning_rate
 
     def _features(self, X: Any) -> tuple[np.ndarray, np.ndarray | None]:
         """The training features ``Z`` and, for a precomputed kernel, the map β ↦ a."""
@@ -364,19 +363,17 @@ class TopRanker(BaseEstimator):
         rng = np.random.default_rng(self.random_state)
         config = MinibatchConfig(self.batch_size, self.epochs, self.shuffle,
                                  self.tol if self.early_stopping else None, self.verbose)
-        w0 = np.zeros(objective.Z.shape[1])
         if self.solver == "perceptron":
-            state = PerceptronState(w0)
+            state = PerceptronState(np.zeros(objective.Z.shape[1]))
             variant = self.surrogate.rsplit("-", 1)[1]
             epochs = run_perceptron(state, objective, self.k, variant, config, rng)
             self.mistakes_ = state.mistakes
             coef = state.w
             engine = f"perceptron@k-{variant}"
         else:
-            sgd = SGDState(w0)
-            epochs = run_sgd(sgd, objective, self.k, config, rng, self._learning_rate(),
-                             self.eta0, self.average, self.radius)
-            coef = sgd.average if self.average else sgd.w
+            coef, epochs, self.n_batches_skipped_ = run_sgd(
+                objective, self.k, config, rng, self._learning_rate(), self.eta0,
+                self.average, self.radius)
             engine = f"sgd ({self._learning_rate()})"
         value = objective.value(coef)
         return SolveResult(coef, value, None, None, "epochs", engine, epochs,

@@ -16,7 +16,7 @@ import numpy as np
 from .batches import batch_slices
 from .objective import RankingObjective
 from .perceptron import PerceptronState, perceptron_step
-from .sgd import SGDState, batch_cutoff, sgd_step
+from .sgd import BlockFWState, SGDState, batch_cutoff, block_fw_step, sgd_step
 
 __all__ = ["MinibatchConfig", "run_perceptron", "run_sgd"]
 
@@ -75,29 +75,60 @@ def run_perceptron(state: PerceptronState, objective: RankingObjective, k: int |
     return epochs_run
 
 
-def run_sgd(state: SGDState, objective: RankingObjective, k: int | float,
-            config: MinibatchConfig, rng: np.random.Generator, learning_rate: str,
-            eta0: float, average: bool, radius: float | None) -> int:
+def run_sgd(objective: RankingObjective, k: int | float, config: MinibatchConfig,
+            rng: np.random.Generator, learning_rate: str, eta0: float, average: bool,
+            radius: float | None) -> tuple[np.ndarray, int, int]:
     """Run SGD for up to ``config.epochs`` passes; with ``config.tol``, stop once an epoch
-    lowers the full objective by less than ``tol`` (relative). Returns the epochs run."""
+    lowers the full objective by less than ``tol`` (relative).
+
+    Returns the model, the epochs run and the number of batches skipped (no cut-off).
+    """
     Z, y, surrogate = objective.Z, objective.y, objective.surrogate
-    n = len(y)
+    d = Z.shape[1]
     grouped = objective.groups is not None
+    if learning_rate == "line-search":
+        blocks = [(idx, kb) for idx, kb in _batches(objective, k, config, rng) if kb is not None]
+        skipped = (len(objective.parts) if grouped else -(-len(y) // config.batch_size)) \
+            - len(blocks)
+        # prec@k batch losses add up to the list's loss; pAp@k risks and group means average
+        weight = objective.C if surrogate.family == "prec" and not grouped \
+            else objective.C / len(blocks)
+        state = BlockFWState(np.zeros(d), len(blocks))
+
+        def epoch() -> None:
+            order = rng.permutation(len(blocks)) if config.shuffle else range(len(blocks))
+            for b in order:
+                idx, kb = blocks[b]
+                block_fw_step(state, b, Z[idx], y[idx], surrogate, kb, weight)
+
+        def current() -> np.ndarray:
+            return state.w
+    else:
+        state = SGDState(np.zeros(d))
+        n = len(y)
+
+        def epoch() -> None:
+            for idx, kb in _batches(objective, k, config, rng):
+                if kb is None:
+                    state.skipped += 1
+                    continue
+                yb = y[idx]
+                scale = n / len(yb) if surrogate.family == "prec" and not grouped else 1.0
+                sgd_step(state, Z[idx], yb, surrogate, kb, objective.C, scale, learning_rate,
+                         eta0, radius)
+
+        def current() -> np.ndarray:
+            return state.average if average else state.w
     previous = np.inf
     epochs_run = 0
     for _ in _epochs(config, f"sgd {surrogate.name}"):
         epochs_run += 1
-        for idx, kb in _batches(objective, k, config, rng):
-            if kb is None:
-                state.skipped += 1
-                continue
-            yb = y[idx]
-            scale = n / len(yb) if surrogate.family == "prec" and not grouped else 1.0
-            sgd_step(state, Z[idx], yb, surrogate, kb, objective.C, scale, learning_rate,
-                     eta0, radius)
+        epoch()
         if config.tol is not None:
-            current = objective.value(state.average if average else state.w)
-            if previous - current <= config.tol * max(abs(current), 1e-12):
+            value = objective.value(current())
+            if previous - value <= config.tol * max(abs(value), 1e-12):
                 break
-            previous = current
-    return epochs_run
+            previous = value
+    if learning_rate != "line-search":
+        skipped = state.skipped
+    return current().copy(), epochs_run, skipped
