@@ -98,7 +98,10 @@ def check_scores(s: Any, name: str = "y_score") -> np.ndarray:
 
 
 def check_matrix(X: Any, name: str = "X") -> np.ndarray:
-    """Return a finite 2-D ``float64`` array with at least one row and one column."""
+    """Return a finite 2-D ``float64`` array with at least one row and one column.
+
+    A ``float64`` array (memory-mapped ones included) is returned without a copy.
+    """
     arr = _as_numeric_array(X, name)
     if arr.ndim != 2:
         raise ValueError(f"{name} must be 2-dimensional, got shape {arr.shape}")
@@ -109,9 +112,16 @@ def check_matrix(X: Any, name: str = "X") -> np.ndarray:
         raise ValueError(f"{name} is empty: 0 feature(s) (shape={arr.shape}) while a minimum "
                          "of 1 is required.")
     arr = arr.astype(np.float64, copy=False)
-    if not np.all(np.isfinite(arr)):
+    if not _all_finite(arr):
         raise ValueError(f"{name} contains NaN or infinite values")
     return arr
+
+
+def _all_finite(arr: np.ndarray, chunk: int = 1 << 22) -> bool:
+    """``np.isfinite(arr).all()`` in row blocks of about ``chunk`` entries, so a large
+    (memory-mapped) matrix is scanned without a full-size temporary."""
+    step = max(1, chunk // max(1, arr.shape[1]))
+    return all(bool(np.isfinite(arr[i:i + step]).all()) for i in range(0, len(arr), step))
 
 
 def check_gram(K: Any, name: str = "K", rtol: float = 1e-8) -> np.ndarray:

@@ -37,7 +37,8 @@ from .solvers import (
 from .solvers.direct import CVX_SOLVERS
 from .solvers.gd import STEP_RULES
 from .solvers.minibatch import MinibatchConfig, run_perceptron, run_sgd
-from .solvers.perceptron import PerceptronState
+from .solvers.perceptron import PerceptronState, perceptron_step
+from .solvers.sgd import SGDState, batch_cutoff, sgd_step
 from .surrogates.base import DifferenceOfConvex
 
 __all__ = ["TopRanker", "EXPECTED_FAILED_CHECKS"]
@@ -379,6 +380,60 @@ class TopRanker(BaseEstimator):
         return SolveResult(coef, value, None, None, "epochs", engine, epochs,
                            f"{engine}: {epochs} epoch(s), objective {value:.6g}")
 
+    def partial_fit(self, X: Any, y: Any, groups: Any = None) -> "TopRanker":
+        """One online step of ``solver="sgd"`` or ``"perceptron"`` on the batch ``(X, y)``.
+
+        For data streams (an iterable of ``(X_batch, y_batch)``): call it once per batch.
+        The batch is one mini-batch (with ``groups``, each group is one). Its cut-off is
+        ``ceil(κ·n₊(batch))`` for a float ``k`` and ``min(k, n₊(batch))`` for an int (the
+        whole stream's ``n₊`` is unknown); batches without a cut-off are skipped and
+        counted in ``n_batches_skipped_``. SGD takes ``1/t`` steps (``"inverse"``) unless
+        ``learning_rate="sqrt"``, and each batch's surrogate stands for the whole loss, so
+        for a prec@k surrogate on a stream of ``n`` items in batches of ``b`` pass
+        ``C·n/b`` to match :meth:`fit` on the same items. ``objective_`` is not set: the
+        full data are not seen at once (memory-mapped arrays, in contrast, can go to
+        :meth:`fit`, which reads them batch by batch).
+        """
+        self._check_params()
+        if self.solver not in ("sgd", "perceptron"):
+            raise ValueError("partial_fit needs solver='sgd' or 'perceptron', got "
+                             f"{self.solver!r}")
+        if self.kernel != "linear":
+            raise ValueError("partial_fit needs kernel='linear'")
+        surrogate = surrogates.get(self.surrogate, self.k)
+        self._check_solver_fits(surrogate)
+        Z = check_matrix(X, "X")
+        y = check_labels(y, "y")
+        check_same_length(X=Z, y=y)
+        if not hasattr(self, "_stream"):
+            self._stream = (PerceptronState(np.zeros(Z.shape[1])) if self.solver == "perceptron"
+                            else SGDState(np.zeros(Z.shape[1])))
+            self.n_features_in_ = Z.shape[1]
+            self.n_batches_skipped_ = 0
+        elif Z.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {Z.shape[1]} columns but earlier batches had "
+                             f"{self.n_features_in_}")
+        batches = [np.arange(len(y))] if groups is None else [
+            np.flatnonzero(codes == g) for codes in [check_groups(groups, len(y))]
+            for g in range(codes.max() + 1)]
+        rate = "inverse" if self._learning_rate() == "line-search" else self._learning_rate()
+        for idx in batches:
+            kb = batch_cutoff(surrogate, self.k, None, y[idx])
+            if kb is None:
+                self.n_batches_skipped_ += 1
+            elif self.solver == "perceptron":
+                perceptron_step(self._stream, Z[idx], y[idx], kb,
+                                self.surrogate.rsplit("-", 1)[1])
+            else:
+                sgd_step(self._stream, Z[idx], y[idx], surrogate, kb, float(self.C), 1.0, rate,
+                         self.eta0, self.radius)
+        if self.solver == "perceptron":
+            self.coef_ = self._stream.w.copy()
+            self.mistakes_ = self._stream.mistakes
+        else:
+            self.coef_ = (self._stream.average if self.average else self._stream.w).copy()
+        return self
+
     def _store(self, result: SolveResult, objective: RankingObjective, X: Any,
                dual_map: np.ndarray | None) -> None:
         if dual_map is not None:
@@ -397,7 +452,7 @@ class TopRanker(BaseEstimator):
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Scores ``X @ coef_`` (or ``K_test_train @ dual_coef_`` for a precomputed kernel)."""
-        check_is_fitted(self, "objective_")
+        check_is_fitted(self)
         name = "X (the test-by-train Gram matrix)" if self.kernel == "precomputed" else "X"
         Z = check_matrix(X, name)
         if Z.shape[1] != self.n_features_in_:

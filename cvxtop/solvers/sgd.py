@@ -44,18 +44,21 @@ __all__ = ["SGDState", "sgd_step", "BlockFWState", "block_fw_step", "batch_cutof
 LEARNING_RATES = ("line-search", "inverse", "sqrt")
 
 
-def batch_cutoff(surrogate: Surrogate, k: int | float, n_pos_total: int,
+def batch_cutoff(surrogate: Surrogate, k: int | float, n_pos_total: int | None,
                  y: np.ndarray) -> int | None:
     """The surrogate's cut-off on a mini-batch, or ``None`` if it is undefined there.
 
-    prec@k: ``ceil(κ·n₊(batch))`` with κ the given float or ``k/n₊`` for an int ``k``
-    (at least 1); the batch needs a relevant item. pAp@k: the given ``k``; the batch needs a
-    relevant item and at least ``k`` irrelevant ones.
+    prec@k: ``ceil(κ·n₊(batch))`` (at least 1) with κ the given float, or ``k/n₊`` of the
+    whole list for an int ``k`` (``min(k, n₊(batch))`` on a stream, where ``n₊`` of the
+    whole list, ``n_pos_total``, is unknown); the batch needs a relevant item. pAp@k: the
+    given ``k``; the batch needs a relevant item and at least ``k`` irrelevant ones.
     """
     n_pos = int(y.sum())
     if n_pos == 0:
         return None
     if surrogate.family == "prec":
+        if not isinstance(k, float) and n_pos_total is None:
+            return min(int(k), n_pos)
         kappa = float(k) if isinstance(k, float) else int(k) / n_pos_total
         return min(n_pos, max(1, ceil_fraction(kappa, n_pos)))
     return int(k) if len(y) - n_pos >= int(k) else None
