@@ -35,20 +35,21 @@ def load_diabetes_top(fraction: float = 0.1) -> tuple[np.ndarray, np.ndarray, li
 PAPER_DATASETS = ("ionosphere", "spambase", "boston", "letter", "magic")
 
 
-def _read_dat(path) -> tuple[np.ndarray, np.ndarray]:
-    """A headerless comma-separated file whose last column is the class label."""
-    rows = [line.split(",") for line in path.read_text().splitlines() if line.strip()]
+def _read_dat(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """A headerless comma-separated table whose last column is the class label."""
+    rows = [line.split(",") for line in text.splitlines() if line.strip()]
     X = np.array([[float(v) for v in r[:-1]] for r in rows], dtype=np.float64)
     labels = np.array([r[-1].strip() for r in rows])
     return X, labels
 
 
-def load_paper_dataset(name: str, data_dir, letter: str = "A"
+def load_paper_dataset(name: str, data_dir=None, letter: str = "A"
                        ) -> tuple[np.ndarray, np.ndarray]:
     """One of the public data sets of the papers' experiments, as ``(X, y)``.
 
     The files are those of the repository's ``data/`` folder (see its README); pass that
-    folder as ``data_dir``. Relevant items (y = 1):
+    folder as ``data_dir``. The letter data also ship with the package (compressed), so
+    ``data_dir`` may be omitted for ``"letter"``. Relevant items (y = 1):
 
     * ``"ionosphere"``: class ``g`` (good radar return), 225 of 351 (``papers/003`` Table 1);
     * ``"spambase"``: spam, 1,812 of 4,597 (``003`` Appendix C);
@@ -57,8 +58,19 @@ def load_paper_dataset(name: str, data_dir, letter: str = "A"
     * ``"letter"``: the letter ``letter`` against the rest, about 4% (``000`` Section 6);
     * ``"magic"``: class ``h`` (hadron), 6,688 of 19,020.
     """
+    import gzip
+    from importlib.resources import files
     from pathlib import Path
 
+    if name not in PAPER_DATASETS:
+        raise ValueError(f"name must be one of {PAPER_DATASETS}, got {name!r}")
+    if data_dir is None:
+        if name != "letter":
+            raise ValueError(f"only the letter data ship with the package; pass data_dir "
+                             f"(the repository's data/ folder) to load {name!r}")
+        text = gzip.decompress(files("cvxtop").joinpath("data/letter.dat.gz").read_bytes())
+        X, labels = _read_dat(text.decode())
+        return X, (labels == letter).astype(np.int64)
     folder = Path(data_dir)
     if name == "boston":
         lines = (folder / "boston.csv").read_text().splitlines()
@@ -68,9 +80,7 @@ def load_paper_dataset(name: str, data_dir, letter: str = "A"
         keep = [i for i, h in enumerate(header) if h not in ("rownames", "chas")]
         return table[:, keep], (table[:, target] == 1).astype(np.int64)
     positive = {"ionosphere": "g", "spambase": "1", "magic": "h", "letter": letter}
-    if name not in positive:
-        raise ValueError(f"name must be one of {PAPER_DATASETS}, got {name!r}")
-    X, labels = _read_dat(folder / f"{name}.dat")
+    X, labels = _read_dat((folder / f"{name}.dat").read_text())
     return X, (labels == positive[name]).astype(np.int64)
 
 
