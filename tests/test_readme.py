@@ -27,12 +27,15 @@ def test_tour_code_runs(capsys):
     namespace: dict = {}
     for code in blocks("python"):
         exec(compile(code, str(README), "exec"), namespace)
-    out = capsys.readouterr().out.split()
-    assert out[:4] == ["0.5", "0.75", "0.5", "0.8"]
-    assert out[-3:] == ["0.5", "0.0", "2.0"]
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:7] == ["0.5", "0.75", "0.5", "0.8", "0.5", "0.5", "2.0"]
+    assert "cutting-plane True" in lines and "True" in lines
+    assert lines[-3:] == ["0.5", "0.0", "2.0"]
 
 
-@pytest.mark.parametrize("module", ["cvxtop.metrics", "cvxtop.reference", "cvxtop.io"])
+@pytest.mark.parametrize("module", ["cvxtop.metrics", "cvxtop.reference", "cvxtop.io",
+                                    "cvxtop.surrogates", "cvxtop.solvers", "cvxtop.predtron",
+                                    "cvxtop.datasets"])
 def test_modules_listed_in_readme_exist(module):
     __import__(module)
     assert f"`{module}`" in README.read_text()
