@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["DataFileError", "ScoredItems", "read_vector", "read_scored_items"]
+__all__ = ["DataFileError", "ScoredItems", "LabeledData", "read_vector", "read_scored_items",
+           "read_labeled_features"]
 
 LABEL_COLUMNS = ("y_true", "label", "labels", "y", "target")
 SCORE_COLUMNS = ("y_score", "score", "scores", "s", "prediction")
@@ -29,6 +30,15 @@ class ScoredItems:
 
     y_true: np.ndarray
     y_score: np.ndarray
+    groups: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class LabeledData:
+    """A feature matrix with labels (not yet validated) and optional group ids."""
+
+    X: np.ndarray
+    y: np.ndarray
     groups: np.ndarray | None = None
 
 
@@ -81,21 +91,34 @@ def _pick(header: list[str], names: tuple[str, ...]) -> int | None:
     return None
 
 
-def _read_csv(p: Path) -> ScoredItems:
+def _read_table(p: Path) -> tuple[list[str] | None, list[list[str]]]:
+    """The header (``None`` if the first cell is a number) and the body rows of a CSV file,
+    all rows checked to have the same width."""
     with p.open(newline="") as fh:
-        rows = [r for r in csv.reader(fh) if r and any(c.strip() for c in r)]
+        rows = [[c.strip() for c in r] for r in csv.reader(fh) if r and any(c.strip() for c in r)]
     if not rows:
         raise DataFileError(f"{p}: the file is empty")
-    if _is_number(rows[0][0]):
-        header, body = None, rows
-        if len(rows[0]) != 2:
+    header = None if _is_number(rows[0][0]) else rows[0]
+    body = rows if header is None else rows[1:]
+    if not body:
+        raise DataFileError(f"{p}: the file has a header but no rows")
+    width = len(rows[0])
+    bad = [i + 1 for i, r in enumerate(body) if len(r) != width]
+    if bad:
+        raise DataFileError(f"{p}: row {bad[0]} has a different number of columns")
+    return header, body
+
+
+def _read_csv(p: Path) -> ScoredItems:
+    header, body = _read_table(p)
+    if header is None:
+        if len(body[0]) != 2:
             raise DataFileError(
                 f"{p}: a CSV without header must have two columns (label, score), "
-                f"found {len(rows[0])}"
+                f"found {len(body[0])}"
             )
         iy, isc, ig = 0, 1, None
     else:
-        header, body = rows[0], rows[1:]
         iy, isc, ig = _pick(header, LABEL_COLUMNS), _pick(header, SCORE_COLUMNS), _pick(
             header, GROUP_COLUMNS)
         if iy is None or isc is None:
@@ -103,13 +126,9 @@ def _read_csv(p: Path) -> ScoredItems:
                 f"{p}: the header needs a label column ({'/'.join(LABEL_COLUMNS)}) and a "
                 f"score column ({'/'.join(SCORE_COLUMNS)}); found {header}"
             )
-    width = len(header) if header else 2
-    bad = [i + 1 for i, r in enumerate(body) if len(r) != width]
-    if bad:
-        raise DataFileError(f"{p}: row {bad[0]} has a different number of columns")
     y = _as_float([r[iy] for r in body], p, "label")
     s = _as_float([r[isc] for r in body], p, "score")
-    g = np.array([r[ig].strip() for r in body]) if ig is not None else None
+    g = np.array([r[ig] for r in body]) if ig is not None else None
     return ScoredItems(y, s, g)
 
 
@@ -163,3 +182,80 @@ def read_scored_items(path: str | Path) -> ScoredItems:
     if suffix in (".csv", ""):
         return _read_csv(p)
     raise DataFileError(f"{p}: unsupported file type {suffix!r} (use .csv, .npz or svmlight)")
+
+
+def _labels_from_strings(values: list[str], path: Path, positive: str | None) -> np.ndarray:
+    if positive is not None:
+        return np.array([v == positive for v in values], dtype=np.int64)
+    return _as_float(values, path, "label")
+
+
+def read_labeled_features(path: str | Path, positive: str | None = None,
+                          label_column: str | None = None,
+                          drop: tuple[str, ...] = ()) -> LabeledData:
+    """Features, labels and optional groups from one file, for training.
+
+    * CSV with a header: the label column (``label``, ``y``, ``target``, ...), optionally a
+      group column (``group``, ``user``, ``qid``, ...); every other column is a feature.
+    * CSV without a header (``.csv`` or ``.dat``): the last column is the label, the others
+      are features.
+    * svmlight (``.svm``, ``.svmlight``, ``.libsvm``, ``.txt``): labels, features, ``qid``
+      groups.
+    * ``.npz``: arrays ``X`` and ``y`` (and optionally ``groups``).
+
+    ``label_column`` names the label column of a CSV with a header when it is not one of
+    the usual names (e.g. ``"chas"``), and ``drop`` lists columns to leave out (an index
+    column, say). Labels must be binary (0/1, -1/+1) unless
+    ``positive`` names the label value that marks a relevant item (e.g. ``"g"``); then every
+    other value is irrelevant.
+    """
+    p = _existing(path)
+    suffix = p.suffix.lower()
+    if suffix == ".npz":
+        try:
+            data = np.load(p, allow_pickle=False)
+        except Exception as exc:
+            raise DataFileError(f"{p}: not a readable .npz file ({exc})") from None
+        if "X" not in data.files or "y" not in data.files:
+            raise DataFileError(f"{p}: needs arrays 'X' and 'y', found {sorted(data.files)}")
+        y = data["y"]
+        if positive is not None:
+            y = (y.astype(str) == positive).astype(np.int64)
+        kg = next((k for k in GROUP_COLUMNS if k in data.files), None)
+        return LabeledData(data["X"], y, data[kg] if kg else None)
+    if suffix in (".svm", ".svmlight", ".libsvm", ".txt"):
+        from sklearn.datasets import load_svmlight_file
+
+        try:
+            X, y, qid = load_svmlight_file(str(p), query_id=True)
+        except Exception as exc:
+            raise DataFileError(f"{p}: not a readable svmlight file ({exc})") from None
+        if positive is not None:
+            y = (y == float(positive)).astype(np.int64)
+        return LabeledData(np.asarray(X.todense()), y, qid if np.any(qid != 0) else None)
+    if suffix not in (".csv", ".dat", ""):
+        raise DataFileError(f"{p}: unsupported file type {suffix!r} "
+                            "(use .csv, .dat, .npz or svmlight)")
+    header, body = _read_table(p)
+    if header is None:
+        iy, ig = len(body[0]) - 1, None
+    else:
+        names = (label_column.lower(),) if label_column else LABEL_COLUMNS
+        iy, ig = _pick(header, names), _pick(header, GROUP_COLUMNS)
+        if iy is None:
+            raise DataFileError(f"{p}: the header needs a label column "
+                                f"({'/'.join(names)}); found {header}")
+    dropped = []
+    for name in drop:
+        j = _pick(header or [], (name.lower(),))
+        if j is None:
+            raise DataFileError(f"{p}: no column named {name!r} to drop")
+        dropped.append(j)
+    features = [j for j in range(len(body[0])) if j not in (iy, ig, *dropped)]
+    if not features:
+        raise DataFileError(f"{p}: no feature column besides the label and group")
+    names = header or [f"column {j + 1}" for j in range(len(body[0]))]
+    X = np.column_stack([_as_float([r[j] for r in body], p, names[j]) for j in features])
+    y = _labels_from_strings([r[iy] for r in body], p, positive)
+    groups = np.array([r[ig] for r in body]) if ig is not None else None
+    return LabeledData(X, y, groups)

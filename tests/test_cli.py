@@ -136,8 +136,50 @@ def test_demo_runs_and_reports_metrics(capsys):
     code, out, _ = run(capsys, "demo", "--seed", "1", "--json")
     assert code == 0
     result = json.loads(out)
-    assert "diabetes" in result["description"][1]
+    assert "letter" in result["description"][1]
     scorers = [r["scorer"] for r in result["rows"]]
     assert any("random" in name for name in scorers)
     for row in result["rows"]:
         assert 0.0 <= row["AUC"] <= 1.0
+
+
+def test_fit_trains_reports_and_saves(tmp_path, capsys):
+    from cvxtop.model_io import load_ranker
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((120, 3))
+    y = (X[:, 0] + 0.3 * rng.standard_normal(120) > 0.8).astype(int)
+    f = tmp_path / "train.csv"
+    f.write_text("id,a,b,c,label\n" + "\n".join(
+        f"{i},{a},{b},{c},{lab}" for i, ((a, b, c), lab) in enumerate(zip(X, y))))
+    model_file = tmp_path / "model.npz"
+    code, out, _ = run(capsys, "fit", str(f), "--drop", "id", "--k", "0.5", "--standardize",
+                       "--test-size", "0.25", "--model", str(model_file), "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["training"]["features"] == 3 and report["training"]["status"] == "optimal"
+    assert float(report["training"]["certified gap"]) <= 1e-6
+    assert set(report) >= {"training", "train", "test"}
+    saved = load_ranker(model_file)
+    # the saved model reproduces the reported training metric
+    scores = saved.decision_function(X)
+    assert scores.shape == (120,)
+    json_file = tmp_path / "model.json"
+    assert run(capsys, "fit", str(f), "--drop", "id", "--solver", "sgd", "--model",
+               str(json_file))[0] == 0
+    assert np.allclose(load_ranker(json_file).coef.shape, (3,))
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--label-column", "nope"], "the header needs a label column (nope)"),
+    (["--drop", "zzz"], "no column named 'zzz'"),
+    (["--k", "0"], "k must satisfy 1 <= k"),
+    (["--surrogate", "prec@k-nope"], "unknown surrogate"),
+    (["--test-size", "1.5"], "test_size must lie in (0, 1)"),
+    (["--model", "out.txt"], "must end in .npz or .json"),
+])
+def test_fit_errors_are_one_line(tmp_path, capsys, argv, message):
+    f = tmp_path / "train.csv"
+    f.write_text("a,label\n" + "\n".join(f"{i},{i % 3 == 0:d}" for i in range(30)))
+    code, _, err = run(capsys, "fit", str(f), *argv)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
