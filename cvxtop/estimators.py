@@ -132,8 +132,14 @@ class TopRanker(BaseEstimator):
         With ``groups``: leave out groups where the surrogate is undefined (no relevant
         item, too few items for ``k``) and count them in ``n_groups_skipped_``, instead of
         raising ``ValueError``.
-    batch_size, epochs, shuffle, random_state :
-        Mini-batches of the perceptrons and SGD (with groups, one group per batch).
+    batch_size : int
+        Mini-batch size of the perceptrons and SGD (with groups, one group per batch).
+    epochs : int
+        Passes over the data of the perceptrons and SGD.
+    shuffle : bool
+        Whether the perceptrons and SGD randomize their mini-batches.
+    random_state : int, numpy.random.Generator or None
+        Seed of that randomization.
     learning_rate : {"auto", "line-search", "inverse", "sqrt"}
         Step rule of GD and SGD: ``"line-search"`` (the default, ``"auto"``) takes the step
         that maximizes the dual (Frank-Wolfe; block-coordinate for SGD), ``"inverse"`` is

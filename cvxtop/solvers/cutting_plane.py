@@ -256,7 +256,10 @@ def solve_cutting_plane(
     max_iter : int
         Rounds (oracle cuts) allowed; reaching it raises :class:`SolverError` (status
         ``max_iter``) unless ``accept_inaccurate``, which warns and returns the best point.
-    solver, solver_options : the cvxpy solver of the master problem and its options.
+    solver : str
+        The cvxpy solver of the master problem.
+    solver_options : dict, optional
+        Its options, passed to cvxpy's ``solve``.
     w0 : array of shape (d,), optional
         Starting point (a warm start); zeros by default.
     capacity : int

@@ -8,17 +8,15 @@ margin-1 hinge of positive i against negative j. The risk of eq. (1) is the frac
 that scale (normalized by 1/(βk); 1/(n₊k) for ``pauc-struct``). Closed forms, checked in
 ``tests/test_surrogates_pap.py`` against the enumerations of :mod:`cvxtop.reference`:
 
-=====================  ====================================================================
-``pap@k-avg``          eq. (10): (1/k) Σ_{j ∈ top-k} (1 + s_j − mean(s⁺))₊
-``pap@k-max``          eq. (9) with min over Z₊ (appendix eq. (24)):
-                       (1/(βk)) Σ_{i ∈ bottom-β pos} Σ_{j ∈ top-k} h_ij
-``pap@k-ts``           eq. (14): (1/(βk)) Σ_{j ∈ top-k} max(a_j − (n₊ − β), b_j),
-                       a_j = Σ_i (1 + s_j − s_i)₊, b_j = Σ_i (s_j − s_i)₊ (all positives)
-``pap@k-ramp``         eq. (8): (1/(βk)) Σ_{i ∈ top-β pos} Σ_{j ∈ top-k} h_ij (not convex)
-``pap@k-ts-paper``     Algorithm 2, lines 10-12: (1/(βk)) Σ_{j ∈ top-k} [Σ_{i ∈ top-β pos}
-                       h_ij + Σ_{other i} (s_j − s_i)₊] (not convex; not eq. (14))
-``pauc-struct``        SVM-pAUC baseline: (1/(n₊k)) Σ_{all i} Σ_{j ∈ top-k} h_ij
-=====================  ====================================================================
+* ``pap@k-avg``, eq. (10): ``(1/k) Σ_{j ∈ top-k} (1 + s_j − mean(s⁺))₊``;
+* ``pap@k-max``, eq. (9) with min over Z₊ (appendix eq. (24)):
+  ``(1/(βk)) Σ_{i ∈ bottom-β pos} Σ_{j ∈ top-k} h_ij``;
+* ``pap@k-ts``, eq. (14): ``(1/(βk)) Σ_{j ∈ top-k} max(a_j − (n₊ − β), b_j)``,
+  ``a_j = Σ_i (1 + s_j − s_i)₊``, ``b_j = Σ_i (s_j − s_i)₊`` (all positives);
+* ``pap@k-ramp``, eq. (8): ``(1/(βk)) Σ_{i ∈ top-β pos} Σ_{j ∈ top-k} h_ij`` (not convex);
+* ``pap@k-ts-paper``, Algorithm 2, lines 10-12: ``(1/(βk)) Σ_{j ∈ top-k} [Σ_{i ∈ top-β pos}
+  h_ij + Σ_{other i} (s_j − s_i)₊]`` (not convex; not eq. (14));
+* ``pauc-struct``, SVM-pAUC baseline: ``(1/(n₊k)) Σ_{all i} Σ_{j ∈ top-k} h_ij``.
 
 The numpy faces sort the positives once and the k top negatives once; every sum of hinges
 over a set of positives against a set of negatives then comes from prefix sums and
