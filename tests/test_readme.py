@@ -21,6 +21,8 @@ def test_first_screen_has_exactly_the_two_setup_commands():
                         "pip install '.[test]' && python -m pytest"]
     ci = (README.parent / ".ci" / "run").read_text()
     assert "pip install '.[test]' && python -m pytest" in ci
+    assert "pip install '.[docs]' && mkdocs build --strict" in README.read_text()
+    assert "mkdocs build --strict" in ci
 
 
 def test_tour_code_runs(capsys):
