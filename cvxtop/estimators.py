@@ -10,6 +10,7 @@ scored on the same full-data objective, so their distance to the optimum can be 
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -284,7 +285,21 @@ class TopRanker(BaseEstimator):
         self._check_solver_fits(surrogate)
         result = self._solve(objective)
         self._store(result, objective, X, dual_map)
+        self._warn_if_zero_model(result, objective)
         return self
+
+    def _warn_if_zero_model(self, result: SolveResult, objective: RankingObjective) -> None:
+        """Warn when the certified optimum is the zero model (every score tied)."""
+        if result.lower_bound is None:
+            return
+        zero = objective.value(np.zeros_like(result.coef))
+        if zero - result.lower_bound <= max(self.tol, result.gap or 0.0) * max(abs(zero), 1e-12):
+            warnings.warn(
+                f"the optimum of {objective.surrogate.name} is the zero model (within the "
+                "certified gap): every score ties, so the ranking carries no information. "
+                "This happens when the relevant and irrelevant items' reduced convex hulls "
+                "meet (see the docs, 'When the optimum is the zero model'); try a larger k, "
+                "other features or another surrogate", UserWarning, stacklevel=3)
 
     def _check_solver_fits(self, surrogate) -> None:
         if self.solver == "perceptron" and self.surrogate not in ("prec@k-avg", "prec@k-max"):

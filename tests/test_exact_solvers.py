@@ -218,3 +218,18 @@ def test_non_convex_paper_ts_has_no_exact_solver_but_runs_the_papers_gd():
     model = TopRanker("pap@k-ts-paper", k=3, solver="gd", learning_rate="sqrt",
                       eta0=0.1, max_iter=50).fit(X, y)
     assert model.gap_ is None and np.isfinite(model.objective_)
+
+
+def test_zero_model_optimum_is_reported_with_a_warning():
+    rng = np.random.default_rng(17)
+    X = rng.standard_normal((80, 3))          # relevant items drawn like the others:
+    y = (rng.random(80) < 0.3).astype(int)    # the reduced hulls meet, zero is optimal
+    y[:2] = [1, 0]
+    with pytest.warns(UserWarning, match="is the zero model"):
+        model = TopRanker("prec@k-avg", k=1).fit(X, y)
+    assert np.linalg.norm(model.coef_) < 1e-3
+    X[y == 1] += 4.0                          # well separated: no warning
+    import warnings as _w
+    with _w.catch_warnings():
+        _w.simplefilter("error")
+        TopRanker("prec@k-avg", k=1).fit(X, y)
