@@ -18,6 +18,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from . import surrogates
+from ._threads import single_threaded_blas
 from ._validation import (
     check_groups,
     check_labels,
@@ -283,9 +284,10 @@ class TopRanker(BaseEstimator):
         objective = RankingObjective(Z, y, surrogate, float(self.C), codes, ids,
                                      self.skip_degenerate_groups)
         self._check_solver_fits(surrogate)
-        result = self._solve(objective)
-        self._store(result, objective, X, dual_map)
-        self._warn_if_zero_model(result, objective)
+        with single_threaded_blas():
+            result = self._solve(objective)
+            self._store(result, objective, X, dual_map)
+            self._warn_if_zero_model(result, objective)
         return self
 
     def _warn_if_zero_model(self, result: SolveResult, objective: RankingObjective) -> None:
@@ -438,6 +440,17 @@ class TopRanker(BaseEstimator):
             np.flatnonzero(codes == g) for codes in [check_groups(groups, len(y))]
             for g in range(codes.max() + 1)]
         rate = "inverse" if self._learning_rate() == "line-search" else self._learning_rate()
+        with single_threaded_blas():
+            self._partial_steps(Z, y, batches, surrogate, rate)
+        if self.solver == "perceptron":
+            self.coef_ = self._stream.w.copy()
+            self.mistakes_ = self._stream.mistakes
+        else:
+            self.coef_ = (self._stream.average if self.average else self._stream.w).copy()
+        return self
+
+    def _partial_steps(self, Z: np.ndarray, y: np.ndarray, batches: list[np.ndarray],
+                       surrogate, rate: str) -> None:
         for idx in batches:
             kb = batch_cutoff(surrogate, self.k, None, y[idx])
             if kb is None:
@@ -448,12 +461,6 @@ class TopRanker(BaseEstimator):
             else:
                 sgd_step(self._stream, Z[idx], y[idx], surrogate, kb, float(self.C), 1.0, rate,
                          self.eta0, self.radius)
-        if self.solver == "perceptron":
-            self.coef_ = self._stream.w.copy()
-            self.mistakes_ = self._stream.mistakes
-        else:
-            self.coef_ = (self._stream.average if self.average else self._stream.w).copy()
-        return self
 
     def _store(self, result: SolveResult, objective: RankingObjective, X: Any,
                dual_map: np.ndarray | None) -> None:

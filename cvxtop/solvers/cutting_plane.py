@@ -38,6 +38,7 @@ from typing import Any, Callable
 import cvxpy as cp
 import numpy as np
 
+from .._threads import single_threaded_blas
 from ..exceptions import SolverError
 from .direct import run_cvxpy
 from .objective import RankingObjective
@@ -274,6 +275,16 @@ def solve_cutting_plane(
     if not objective.surrogate.convex:
         raise ValueError(f"{objective.surrogate.name} is not convex: the cutting plane needs a "
                          "convex surrogate")
+    with single_threaded_blas():
+        return _cutting_plane(objective, tol, max_iter, solver, solver_options, w0, capacity,
+                              patience, step_fraction, accept_inaccurate, callback)
+
+
+def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solver: str,
+                   solver_options: dict[str, Any] | None, w0: np.ndarray | None,
+                   capacity: int, patience: int, step_fraction: float,
+                   accept_inaccurate: bool,
+                   callback: Callable[[int, float, float], None] | None) -> SolveResult:
     Z, C = objective.Z, objective.C
     d = Z.shape[1]
     bundle = _CutBundle(d, max(capacity, 2 * (d + 2)), patience, solver, solver_options)
@@ -310,5 +321,5 @@ def solve_cutting_plane(
     message = f"cutting plane stopped after {max_iter} rounds with relative gap {gap:.2e}"
     if not accept_inaccurate:
         raise SolverError(message, status="max_iter")
-    warnings.warn(message, UserWarning, stacklevel=2)
+    warnings.warn(message, UserWarning, stacklevel=3)
     return SolveResult(best, upper, lower, gap, "max_iter", "cutting-plane", max_iter, message)

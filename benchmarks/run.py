@@ -1,0 +1,101 @@
+"""Run the whole benchmark suite and write its tables and a summary.
+
+    python benchmarks/run.py            # the full suite (tens of minutes on 2 cores)
+    python benchmarks/run.py --quick    # a smoke version, under 5 minutes
+    python benchmarks/run.py --only exact_scaling approx_vs_exact
+
+Each benchmark is a script of this folder that prints markdown tables; its output goes to
+``benchmarks/results/<name>.md`` (``<name>_quick.md`` with ``--quick``). Lines a script
+prints with the prefix ``SUMMARY:`` (its headline ratios and targets) are collected, with
+each script's command and run time, into ``benchmarks/results/SUMMARY.md``
+(``SUMMARY_quick.md``). Every benchmark compares quantities measured in the same run, and
+every one measures cost at growing sizes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A script and the arguments of its full and quick runs."""
+
+    name: str
+    what: str
+    full: tuple[str, ...] = ()
+    quick: tuple[str, ...] = ("--quick",)
+
+
+SUITE = (
+    Benchmark("exact_scaling", "exact engines: time against n, d and k; MAGIC and 100k x 50"),
+    Benchmark("dcp_forms", "literal against compact cvxpy forms of prec@k max and avg"),
+    Benchmark("pap_faces", "pAp@k surrogates: numpy faces and DCP solves at growing n",
+              quick=("--sizes", "1000", "10000", "--solve-sizes", "100", "200")),
+    Benchmark("cvx_solvers", "Clarabel, OSQP and ECOS on the same programs"),
+    Benchmark("predtron_psi", "Predtron psi: assignment and closed forms against enumeration",
+              quick=()),
+)
+
+
+def run(benchmark: Benchmark, quick: bool) -> tuple[float, list[str], int]:
+    """Run one script; write its output; return its time, summary lines and exit code."""
+    args = benchmark.quick if quick else benchmark.full
+    command = [sys.executable, str(HERE / f"{benchmark.name}.py"), *args]
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, cwd=HERE.parent)
+    seconds = time.perf_counter() - start
+    suffix = "_quick" if quick else ""
+    shown = " ".join(["python", f"benchmarks/{benchmark.name}.py", *args])
+    body = [f"# {benchmark.name}: {benchmark.what}", "", f"Command: `{shown}`",
+            f"({seconds:.0f} s, exit code {done.returncode})", "", done.stdout]
+    if done.returncode != 0:
+        body += ["", "## stderr", "", "```", done.stderr[-5000:], "```"]
+    (RESULTS / f"{benchmark.name}{suffix}.md").write_text("\n".join(body))
+    summary = [line[len("SUMMARY:"):].strip() for line in done.stdout.splitlines()
+               if line.startswith("SUMMARY:")]
+    return seconds, summary, done.returncode
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="the smoke version")
+    parser.add_argument("--only", nargs="+", metavar="NAME",
+                        help=f"run only these ({', '.join(b.name for b in SUITE)})")
+    args = parser.parse_args()
+    chosen = [b for b in SUITE if not args.only or b.name in args.only]
+    unknown = set(args.only or ()) - {b.name for b in SUITE}
+    if unknown:
+        parser.error(f"unknown benchmark(s): {', '.join(sorted(unknown))}")
+    RESULTS.mkdir(exist_ok=True)
+    lines = ["# Benchmark summary" + (" (quick)" if args.quick else ""), "",
+             f"Command: `python benchmarks/run.py{' --quick' if args.quick else ''}`; "
+             f"{time.strftime('%Y-%m-%d %H:%M')}; Python {sys.version.split()[0]}.", ""]
+    failures = 0
+    for benchmark in chosen:
+        print(f"running {benchmark.name} ...", flush=True)
+        seconds, summary, code = run(benchmark, args.quick)
+        failures += code != 0
+        status = "ok" if code == 0 else f"FAILED (exit {code})"
+        suffix = "_quick" if args.quick else ""
+        lines += [f"## {benchmark.name}: {benchmark.what}", "",
+                  f"{status}, {seconds:.0f} s; tables in [{benchmark.name}{suffix}.md]"
+                  f"({benchmark.name}{suffix}.md)", ""]
+        lines += [f"- {line}" for line in summary] + [""]
+        print(f"  {status} in {seconds:.0f} s", flush=True)
+    name = "SUMMARY_quick.md" if args.quick else "SUMMARY.md"
+    (RESULTS / name).write_text("\n".join(lines))
+    print(f"summary written to {RESULTS / name}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
