@@ -99,6 +99,21 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench(args: argparse.Namespace) -> int:
+    import subprocess
+    from pathlib import Path
+
+    runner = Path(args.dir) / "benchmarks" / "run.py"
+    if not runner.is_file():
+        raise ValueError(f"{runner} not found: cvxtop bench runs the benchmark suite of a "
+                         "checkout of the cvxtop repository; run it from the checkout's root "
+                         "or pass --dir")
+    command = [sys.executable, str(runner)] + (["--quick"] if args.quick else [])
+    if args.only:
+        command += ["--only", *args.only]
+    return subprocess.run(command).returncode
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cvxtop",
@@ -147,6 +162,15 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--model", help="save the model to this .npz or .json file")
     fit.add_argument("--json", action="store_true", help="print JSON instead of tables")
     fit.set_defaults(func=_cmd_fit)
+
+    bench = sub.add_parser(
+        "bench", help="run the benchmark suite of a repository checkout",
+        description="Run benchmarks/run.py of a checkout of the cvxtop repository: tables "
+        "and a summary under benchmarks/results/.")
+    bench.add_argument("--quick", action="store_true", help="the smoke version (< 5 min)")
+    bench.add_argument("--only", nargs="+", metavar="NAME", help="run only these benchmarks")
+    bench.add_argument("--dir", default=".", help="the repository checkout (.)")
+    bench.set_defaults(func=_cmd_bench)
 
     demo = sub.add_parser(
         "demo", help="the main job on shipped data",

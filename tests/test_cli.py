@@ -183,3 +183,8 @@ def test_fit_errors_are_one_line(tmp_path, capsys, argv, message):
     f.write_text("a,label\n" + "\n".join(f"{i},{i % 3 == 0:d}" for i in range(30)))
     code, _, err = run(capsys, "fit", str(f), *argv)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_bench_outside_a_checkout_is_a_clear_error(tmp_path, capsys):
+    code, _, err = run(capsys, "bench", "--quick", "--dir", str(tmp_path))
+    assert code == 2 and "benchmarks/run.py not found" in err
