@@ -32,6 +32,7 @@ which is why the result is always scored on the full data afterwards.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -53,15 +54,22 @@ def batch_cutoff(surrogate: Surrogate, k: int | float, n_pos_total: int | None,
     whole list, ``n_pos_total``, is unknown); the batch needs a relevant item. pAp@k: the
     given ``k``; the batch needs a relevant item and at least ``k`` irrelevant ones.
     """
-    n_pos = int(y.sum())
+    return _cutoff(surrogate.family, k, n_pos_total, int(np.count_nonzero(y)), len(y))
+
+
+@lru_cache(maxsize=4096)
+def _cutoff(family: str, k: int | float, n_pos_total: int | None, n_pos: int,
+            n: int) -> int | None:
+    """:func:`batch_cutoff` from the batch's counts (memoized: a run meets few distinct
+    counts, and the exact rational ``ceil`` is slow next to a batch step)."""
     if n_pos == 0:
         return None
-    if surrogate.family == "prec":
+    if family == "prec":
         if not isinstance(k, float) and n_pos_total is None:
             return min(int(k), n_pos)
         kappa = float(k) if isinstance(k, float) else int(k) / n_pos_total
         return min(n_pos, max(1, ceil_fraction(kappa, n_pos)))
-    return int(k) if len(y) - n_pos >= int(k) else None
+    return int(k) if n - n_pos >= int(k) else None
 
 
 @dataclass
@@ -93,7 +101,8 @@ def sgd_step(state: SGDState, Z: np.ndarray, y: np.ndarray, surrogate: Surrogate
         norm = float(np.linalg.norm(state.w))
         if norm > radius:
             state.w *= radius / norm
-    state.average += (state.w - state.average) / t
+    rho = 2.0 / (t + 1) if learning_rate == "inverse" else 1.0 / t
+    state.average += rho * (state.w - state.average)
 
 
 @dataclass
