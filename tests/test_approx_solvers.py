@@ -39,14 +39,18 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import itertools
 
 import numpy as np
 import pytest
 
 import cvxtop.estimators as estimators
-from cvxtop import TopRanker, surrogates
+from conftest import tiny_instance
+
+from cvxtop import TopRanker, reference, surrogates
 from cvxtop.solvers import perceptron as perceptron_module
 from cvxtop.solvers import sgd as sgd_module
+from cvxtop.solvers.perceptron import PerceptronState, perceptron_step
 
 # surrogate -> (k, C without groups, C with groups)
 CASES = {
@@ -336,6 +340,45 @@ def test_perceptron_stops_after_a_clean_epoch_only_when_batches_repeat():
     shuffled = TopRanker("prec@k-avg", k=k, solver="perceptron", batch_size=40, epochs=50,
                          shuffle=True, random_state=0).fit(X, y)
     assert shuffled.n_iter_ == 50  # new batches every epoch: a clean epoch proves nothing
+
+
+# ---- the perceptron updates against a brute-force reading of Algorithms 1-2 ------------------
+
+@pytest.mark.parametrize("variant", ["avg", "max"])
+def test_perceptron_update_is_algorithm_1_or_2(variant):
+    """With ``X = I`` the scores are ``w`` and the update ``Xᵀc`` is the coefficient vector
+    ``c`` itself, so each coefficient can be checked against the algorithm: -1 on the Δ_t
+    false positives (a top-k set under pessimistic ties), and on the false negatives either
+    ``D_t = Δ_t/#FN`` on all of them (Algorithm 1) or +1 on Δ_t of them with the largest
+    total score, FN(s, Δ_t) (Algorithm 2). Scores on a coarse grid make ties common."""
+    rng = np.random.default_rng(2024)
+    for _ in range(300):
+        y, s = tiny_instance(rng, max_pos=5, max_neg=5, ties=True)
+        n_pos = int(y.sum())
+        k = int(rng.integers(1, n_pos + 1))
+        state = PerceptronState(s.copy())
+        perceptron_step(state, np.eye(len(y)), y, k, variant)
+        c = state.w - s
+        delta = reference.prec_at_k_loss(y, s, k)
+        assert state.mistakes == delta
+        if delta == 0:
+            assert not c.any()
+            continue
+        false_pos = np.flatnonzero(c == -1.0)
+        assert len(false_pos) == delta and not y[false_pos].any()
+        top = np.r_[false_pos, np.flatnonzero(y)[np.argsort(-s[y == 1], kind="stable")]
+                    [:k - delta]]
+        rest = np.setdiff1d(np.arange(len(y)), top)
+        assert rest.size == 0 or s[top].min() >= s[rest].max()  # a valid top-k set
+        false_neg = np.setdiff1d(np.flatnonzero(y), top)
+        assert set(np.flatnonzero(c > 0)) <= set(false_neg)
+        if variant == "avg":
+            np.testing.assert_allclose(c[false_neg], delta / len(false_neg))
+        else:
+            chosen = np.flatnonzero(c > 0)
+            assert len(chosen) == delta and np.all(c[chosen] == 1.0)
+            best = max(s[list(sub)].sum() for sub in itertools.combinations(false_neg, delta))
+            assert s[chosen].sum() == pytest.approx(best)
 
 
 # ---- vectorization: no per-item Python loops -------------------------------------------------
