@@ -23,8 +23,11 @@ Step rules:
 * ``"inverse"``: ``η_t = 1/t`` (the 1/(λt) schedule for the 1-strongly convex objective).
 * ``"sqrt"``: ``η_t = eta0/√t``.
 
-With ``average=True`` the returned model of the last two rules is the running average of
-the iterates (Algorithm 3 returns the average). A mini-batch prec@κ is not the full-data
+With ``average=True`` the returned model of the last two rules is an average of the
+iterates: uniform for ``"sqrt"`` (Algorithm 3 returns it), weighted by ``t`` for
+``"inverse"`` (``w̄_t = w̄_{t−1} + 2/(t+1)·(w_t − w̄_{t−1})``; Lacoste-Julien, Schmidt and
+Bach 2012: the uniform average of 1/t steps on a strongly convex objective keeps the early
+iterates and converges at O(log t/t) only). A mini-batch prec@κ is not the full-data
 prec@k: the batch's top ``ceil(κ·n₊(B))`` items stand for the list's top ``ceil(κ·n₊)``,
 which is why the result is always scored on the full data afterwards.
 """
@@ -88,7 +91,8 @@ class SGDState:
 def sgd_step(state: SGDState, Z: np.ndarray, y: np.ndarray, surrogate: Surrogate, k: int,
              C: float, scale: float, learning_rate: str, eta0: float,
              radius: float | None) -> None:
-    """One stochastic subgradient step on the batch ``(Z, y)`` with cut-off ``k``."""
+    """One stochastic subgradient step on the batch ``(Z, y)`` with cut-off ``k``, then the
+    running average of the iterates (see the module docstring)."""
     state.t += 1
     t = state.t
     _, g = surrogate._value_and_subgradient(y, Z @ state.w, k)
