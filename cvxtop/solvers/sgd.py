@@ -18,8 +18,9 @@ Step rules:
   ``w`` is the sum of one contribution per batch, and a step replaces a fraction of its
   batch's contribution by the batch's subgradient vertex, the fraction maximizing the dual
   in closed form. No step size to tune; the dual value certifies the batch-decomposed
-  problem (whose optimum is close to, not equal to, the full one without groups, and
-  equal to it with groups, where the batches are the groups).
+  problem, whose optimum differs from the full one without groups (by a mini-batch bias
+  that shrinks as batches grow) and equals it with groups, where the batches are the
+  groups.
 * ``"inverse"``: ``η_t = 1/t`` (the 1/(λt) schedule for the 1-strongly convex objective).
 * ``"sqrt"``: ``η_t = eta0/√t``.
 
