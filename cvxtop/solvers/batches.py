@@ -15,13 +15,15 @@ def batch_slices(n: int, batch_size: int, shuffle: bool,
 
     Without shuffling the batches are slices, so indexing a (memory-mapped) array gives a
     view and reads it sequentially. With shuffling, each epoch draws a fresh permutation and
-    the batches are sorted index arrays of it (sorted for cache- and disk-friendly reads).
-    The last batch may be smaller.
+    the batches are its consecutive segments, each sorted (for cache- and disk-friendly
+    reads; all full segments in one call). The last batch may be smaller.
     """
     if not shuffle:
         for start in range(0, n, batch_size):
             yield slice(start, min(start + batch_size, n))
         return
     perm = rng.permutation(n)
-    for start in range(0, n, batch_size):
-        yield np.sort(perm[start:start + batch_size])
+    full = n - n % batch_size
+    yield from np.sort(perm[:full].reshape(-1, batch_size), axis=1)
+    if full < n:
+        yield np.sort(perm[full:])

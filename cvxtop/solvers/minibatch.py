@@ -33,18 +33,38 @@ class MinibatchConfig:
 
 
 def _batches(objective: RankingObjective, k: int | float, config: MinibatchConfig,
-             rng: np.random.Generator) -> Iterator[tuple[slice | np.ndarray, int | None]]:
-    """(index, cut-off) of each batch of one epoch; the cut-off is None where undefined."""
+             rng: np.random.Generator
+             ) -> Iterator[tuple[slice | np.ndarray, np.ndarray, int | None]]:
+    """(index, labels, cut-off) of each batch of one epoch; the cut-off is None where the
+    surrogate is undefined on the batch."""
     if objective.groups is not None:
         parts = objective.parts
         order = rng.permutation(len(parts)) if config.shuffle else range(len(parts))
         for g in order:
-            yield parts[g].index, parts[g].k
+            yield parts[g].index, parts[g].y, parts[g].k
         return
     y = objective.y
     n_pos = int(y.sum())
     for idx in batch_slices(len(y), config.batch_size, config.shuffle, rng):
-        yield idx, batch_cutoff(objective.surrogate, k, n_pos, y[idx])
+        yb = y[idx]
+        yield idx, yb, batch_cutoff(objective.surrogate, k, n_pos, yb)
+
+
+def _no_batch_error(objective: RankingObjective, k: int | float,
+                    config: MinibatchConfig) -> ValueError:
+    """The error for a run in which no mini-batch had a cut-off, so nothing was learned
+    (rather than returning the zero model)."""
+    need = ("a relevant item" if objective.surrogate.family == "prec"
+            else f"a relevant item and k = {k} irrelevant ones")
+    return ValueError(
+        f"batch_size={config.batch_size} is too small for {objective.surrogate.name} on these "
+        f"data: no mini-batch had {need}, so no step was taken; increase batch_size "
+        "(or pass groups that each hold such items)")
+
+
+def _fixed_batches(objective: RankingObjective, config: MinibatchConfig) -> bool:
+    """Whether every epoch sees the same batches (possibly in another order)."""
+    return objective.groups is not None or not config.shuffle
 
 
 def _epochs(config: MinibatchConfig, label: str):
@@ -60,75 +80,110 @@ def run_perceptron(state: PerceptronState, objective: RankingObjective, k: int |
                    variant: str, config: MinibatchConfig, rng: np.random.Generator) -> int:
     """Run Algorithm 1 or 2 for up to ``config.epochs`` passes; return the epochs run.
 
-    Stops early after an epoch without a mistake (the model no longer changes).
+    When every epoch sees the same batches (``shuffle=False``, or groups), an epoch without
+    a mistake leaves the model unchanged, so the next ones would too: the run stops there.
+    With reshuffled batches it always runs ``config.epochs`` passes.
     """
-    Z, y = objective.Z, objective.y
+    Z = objective.Z
+    fixed = _fixed_batches(objective, config)
     epochs_run = 0
     for _ in _epochs(config, f"perceptron@k-{variant}"):
         epochs_run += 1
         before = state.mistakes
-        for idx, kb in _batches(objective, k, config, rng):
+        for idx, yb, kb in _batches(objective, k, config, rng):
             if kb is not None:
-                perceptron_step(state, Z[idx], y[idx], kb, variant)
-        if state.mistakes == before:
+                perceptron_step(state, Z[idx], yb, kb, variant)
+        if fixed and state.mistakes == before:
             break
+    if state.batches == 0:
+        raise _no_batch_error(objective, k, config)
     return epochs_run
 
 
 def run_sgd(objective: RankingObjective, k: int | float, config: MinibatchConfig,
             rng: np.random.Generator, learning_rate: str, eta0: float, average: bool,
             radius: float | None) -> tuple[np.ndarray, int, int]:
-    """Run SGD for up to ``config.epochs`` passes; with ``config.tol``, stop once an epoch
-    lowers the full objective by less than ``tol`` (relative).
+    """Run SGD for up to ``config.epochs`` passes with the step rule ``learning_rate``.
 
-    Returns the model, the epochs run and the number of batches skipped (no cut-off).
+    With ``config.tol`` it stops early: the ``"line-search"`` rule once the certified
+    duality gap of the batch-decomposed problem is at most ``tol`` (relative), the other
+    rules once an epoch lowers the full objective of the returned model by less than
+    ``tol`` (relative). Returns the model, the epochs run and the number of batches skipped
+    (no cut-off).
     """
-    Z, y, surrogate = objective.Z, objective.y, objective.surrogate
-    d = Z.shape[1]
-    grouped = objective.groups is not None
     if learning_rate == "line-search":
-        blocks = [(idx, kb) for idx, kb in _batches(objective, k, config, rng) if kb is not None]
-        skipped = (len(objective.parts) if grouped else -(-len(y) // config.batch_size)) \
-            - len(blocks)
-        # prec@k batch losses add up to the list's loss; pAp@k risks and group means average
-        weight = objective.C if surrogate.family == "prec" and not grouped \
-            else objective.C / len(blocks)
-        state = BlockFWState(np.zeros(d), len(blocks))
+        return _run_block_frank_wolfe(objective, k, config, rng)
+    return _run_subgradient_steps(objective, k, config, rng, learning_rate, eta0, average,
+                                  radius)
 
-        def epoch() -> None:
-            order = rng.permutation(len(blocks)) if config.shuffle else range(len(blocks))
-            for b in order:
-                idx, kb = blocks[b]
-                block_fw_step(state, b, Z[idx], y[idx], surrogate, kb, weight)
 
-        def current() -> np.ndarray:
-            return state.w
-    else:
-        state = SGDState(np.zeros(d))
-        n = len(y)
+def _batch_weight(objective: RankingObjective, n_blocks: int) -> float:
+    """Weight of one batch surrogate in the batch-decomposed objective: prec@k batch
+    losses (counts) add up to the list's loss; pAp@k risks and group means average."""
+    if objective.surrogate.family == "prec" and objective.groups is None:
+        return objective.C
+    return objective.C / n_blocks
 
-        def epoch() -> None:
-            for idx, kb in _batches(objective, k, config, rng):
-                if kb is None:
-                    state.skipped += 1
-                    continue
-                yb = y[idx]
-                scale = n / len(yb) if surrogate.family == "prec" and not grouped else 1.0
-                sgd_step(state, Z[idx], yb, surrogate, kb, objective.C, scale, learning_rate,
-                         eta0, radius)
 
-        def current() -> np.ndarray:
-            return state.average if average else state.w
+def _run_block_frank_wolfe(objective: RankingObjective, k: int | float,
+                           config: MinibatchConfig, rng: np.random.Generator
+                           ) -> tuple[np.ndarray, int, int]:
+    """Block-coordinate Frank-Wolfe over a partition drawn once (see :mod:`.sgd`)."""
+    Z, surrogate = objective.Z, objective.surrogate
+    blocks = [(idx, yb, kb) for idx, yb, kb in _batches(objective, k, config, rng)
+              if kb is not None]
+    if not blocks:
+        raise _no_batch_error(objective, k, config)
+    n_batches = (objective.n_groups if objective.groups is not None
+                 else -(-len(objective.y) // config.batch_size))
+    weight = _batch_weight(objective, len(blocks))
+    state = BlockFWState(np.zeros(Z.shape[1]), len(blocks))
+    epochs_run = 0
+    for _ in _epochs(config, f"sgd {surrogate.name}"):
+        epochs_run += 1
+        order = rng.permutation(len(blocks)) if config.shuffle else range(len(blocks))
+        for b in order:
+            idx, yb, kb = blocks[b]
+            block_fw_step(state, b, Z[idx], yb, surrogate, kb, weight)
+        if config.tol is not None:
+            w = state.w
+            primal = 0.5 * float(w @ w) + weight * sum(
+                surrogate._value(yb, Z[idx] @ w, kb) for idx, yb, kb in blocks)
+            if primal - state.dual_value <= config.tol * max(abs(primal), 1e-12):
+                break
+    return state.w.copy(), epochs_run, n_batches - len(blocks)
+
+
+def _run_subgradient_steps(objective: RankingObjective, k: int | float,
+                           config: MinibatchConfig, rng: np.random.Generator,
+                           learning_rate: str, eta0: float, average: bool,
+                           radius: float | None) -> tuple[np.ndarray, int, int]:
+    """Stochastic subgradient steps ``"inverse"`` or ``"sqrt"`` (see :mod:`.sgd`)."""
+    Z, surrogate = objective.Z, objective.surrogate
+    state = SGDState(np.zeros(Z.shape[1]))
+    n = len(objective.y)
+    per_item_scale = surrogate.family == "prec" and objective.groups is None
+
+    def model() -> np.ndarray:
+        return state.average if average else state.w
+
     previous = np.inf
     epochs_run = 0
     for _ in _epochs(config, f"sgd {surrogate.name}"):
         epochs_run += 1
-        epoch()
+        for idx, yb, kb in _batches(objective, k, config, rng):
+            if kb is None:
+                state.skipped += 1
+                continue
+            # a batch's count-scale prec@k loss stands for n/b times as many items
+            scale = n / len(yb) if per_item_scale else 1.0
+            sgd_step(state, Z[idx], yb, surrogate, kb, objective.C, scale, learning_rate, eta0,
+                     radius)
         if config.tol is not None:
-            value = objective.value(current())
+            value = objective.value(model())
             if previous - value <= config.tol * max(abs(value), 1e-12):
                 break
             previous = value
-    if learning_rate != "line-search":
-        skipped = state.skipped
-    return current().copy(), epochs_run, skipped
+    if state.t == 0:
+        raise _no_batch_error(objective, k, config)
+    return model().copy(), epochs_run, state.skipped

@@ -18,13 +18,17 @@ Step rules:
   ``w`` is the sum of one contribution per batch, and a step replaces a fraction of its
   batch's contribution by the batch's subgradient vertex, the fraction maximizing the dual
   in closed form. No step size to tune; the dual value certifies the batch-decomposed
-  problem (whose optimum is close to, not equal to, the full one without groups, and
-  equal to it with groups, where the batches are the groups).
+  problem, whose optimum differs from the full one without groups (by a mini-batch bias
+  that shrinks as batches grow) and equals it with groups, where the batches are the
+  groups.
 * ``"inverse"``: ``η_t = 1/t`` (the 1/(λt) schedule for the 1-strongly convex objective).
 * ``"sqrt"``: ``η_t = eta0/√t``.
 
-With ``average=True`` the returned model of the last two rules is the running average of
-the iterates (Algorithm 3 returns the average). A mini-batch prec@κ is not the full-data
+With ``average=True`` the returned model of the last two rules is an average of the
+iterates: uniform for ``"sqrt"`` (Algorithm 3 returns it), weighted by ``t`` for
+``"inverse"`` (``w̄_t = w̄_{t−1} + 2/(t+1)·(w_t − w̄_{t−1})``; Lacoste-Julien, Schmidt and
+Bach 2012: the uniform average of 1/t steps on a strongly convex objective keeps the early
+iterates and converges at O(log t/t) only). A mini-batch prec@κ is not the full-data
 prec@k: the batch's top ``ceil(κ·n₊(B))`` items stand for the list's top ``ceil(κ·n₊)``,
 which is why the result is always scored on the full data afterwards.
 """
@@ -32,6 +36,7 @@ which is why the result is always scored on the full data afterwards.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -53,15 +58,22 @@ def batch_cutoff(surrogate: Surrogate, k: int | float, n_pos_total: int | None,
     whole list, ``n_pos_total``, is unknown); the batch needs a relevant item. pAp@k: the
     given ``k``; the batch needs a relevant item and at least ``k`` irrelevant ones.
     """
-    n_pos = int(y.sum())
+    return _cutoff(surrogate.family, k, n_pos_total, int(np.count_nonzero(y)), len(y))
+
+
+@lru_cache(maxsize=4096)
+def _cutoff(family: str, k: int | float, n_pos_total: int | None, n_pos: int,
+            n: int) -> int | None:
+    """:func:`batch_cutoff` from the batch's counts (memoized: a run meets few distinct
+    counts, and the exact rational ``ceil`` is slow next to a batch step)."""
     if n_pos == 0:
         return None
-    if surrogate.family == "prec":
+    if family == "prec":
         if not isinstance(k, float) and n_pos_total is None:
             return min(int(k), n_pos)
         kappa = float(k) if isinstance(k, float) else int(k) / n_pos_total
         return min(n_pos, max(1, ceil_fraction(kappa, n_pos)))
-    return int(k) if len(y) - n_pos >= int(k) else None
+    return int(k) if n - n_pos >= int(k) else None
 
 
 @dataclass
@@ -80,7 +92,8 @@ class SGDState:
 def sgd_step(state: SGDState, Z: np.ndarray, y: np.ndarray, surrogate: Surrogate, k: int,
              C: float, scale: float, learning_rate: str, eta0: float,
              radius: float | None) -> None:
-    """One stochastic subgradient step on the batch ``(Z, y)`` with cut-off ``k``."""
+    """One stochastic subgradient step on the batch ``(Z, y)`` with cut-off ``k``, then the
+    running average of the iterates (see the module docstring)."""
     state.t += 1
     t = state.t
     _, g = surrogate._value_and_subgradient(y, Z @ state.w, k)
@@ -93,7 +106,8 @@ def sgd_step(state: SGDState, Z: np.ndarray, y: np.ndarray, surrogate: Surrogate
         norm = float(np.linalg.norm(state.w))
         if norm > radius:
             state.w *= radius / norm
-    state.average += (state.w - state.average) / t
+    rho = 2.0 / (t + 1) if learning_rate == "inverse" else 1.0 / t
+    state.average += rho * (state.w - state.average)
 
 
 @dataclass
