@@ -149,13 +149,16 @@ class TopRanker(BaseEstimator):
     eta0 : float
         Scale of the ``"sqrt"`` steps.
     average : bool
-        SGD returns the average of its iterates (Algorithm 3) instead of the last one.
+        SGD with the ``"inverse"`` or ``"sqrt"`` rule returns an average of its iterates
+        instead of the last one: the uniform average of Algorithm 3 for ``"sqrt"``, the
+        average weighted by t for ``"inverse"``.
     radius : float, optional
-        SGD minimizes the surrogate alone over the ball ``‖w‖ <= radius`` (the paper's
+        SGD only: minimize the surrogate alone over the ball ``‖w‖ <= radius`` (the paper's
         projected form) instead of the regularized objective.
     early_stopping : bool
-        SGD evaluates the full objective after every epoch and stops once it improves by
-        less than ``tol`` (relative).
+        SGD checks a stopping rule after every epoch: with ``"line-search"``, the certified
+        duality gap of the problem split into batches is at most ``tol``; with the other
+        rules, the full objective improved by less than ``tol`` (relative).
     verbose : bool
         Show a tqdm progress bar.
 
@@ -241,6 +244,9 @@ class TopRanker(BaseEstimator):
             check_positive(getattr(self, name), name)
         if self.radius is not None:
             check_positive(self.radius, "radius")
+            if self.solver != "sgd":
+                raise ValueError("radius (the projected form) applies to solver='sgd' only, "
+                                 f"not {self.solver!r}")
         for name in ("max_iter", "batch_size", "epochs"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
@@ -269,6 +275,7 @@ class TopRanker(BaseEstimator):
             A list id per item (user, query): the loss becomes the mean over lists.
         """
         self._check_params()
+        self.__dict__.pop("_stream", None)  # a later partial_fit starts a new stream
         surrogate = surrogates.get(self.surrogate, self.k)
         Z, dual_map = self._features(X)
         if y is None:
