@@ -25,8 +25,9 @@ conditioned on a half-line of f, sampled exactly). GD minimizes ``½‖w‖² + 
 C = 1000 (λ = 10⁻³) on the surrogate consistent with the condition (max, avg, TS), and the
 ramp, avg, max and TS surrogates and the pAp@k risk are plotted along its iterates, all on
 the 1/(βk) scale. Two step rules: the paper's η₀/√t for 150 steps (``*_paper_steps.png``,
-with a fourth panel running Algorithm 2's TS, which the paper's code optimizes), and the
-certified line-search steps until the relative gap is 10⁻⁶ (``*_line_search.png``).
+with a fourth panel running Algorithm 2's TS, which the paper's GD-pAp@k-TS descends), and
+the certified line-search steps, up to 3000 of them or a certified relative gap of 10⁻⁶
+(``*_line_search.png``).
 
 Writes ``pap_section7.md`` and the PNGs to ``--out`` (``*_quick.*`` with ``--quick``).
 
