@@ -32,7 +32,7 @@ the certified line-search steps, up to 3000 of them or a certified relative gap 
 Writes ``pap_section7.md`` and the PNGs to ``--out`` (``*_quick.*`` with ``--quick``).
 
     python examples/pap_section7.py --quick     # 10 runs, short paths: under a minute
-    python examples/pap_section7.py             # 300 runs (about 11 minutes on 2 cores)
+    python examples/pap_section7.py             # 300 runs (5-10 minutes on 2 shared cores)
 """
 
 from __future__ import annotations
