@@ -10,14 +10,15 @@ always and with the direct engine (one cvxpy program, then certified by the cutt
 warm-started at its answer) where it is feasible: at most ``--direct-max-users`` users and
 at most ``--direct-max-items`` items (avg, an O(n) form) or ``--direct-max-pairs``
 (positive, negative) pairs (TS, a pairwise form). Data: every user has the same number of
-items with features N(0, I_10); the relevant 20% of a user's items are those with the
-largest ``x·w* + 0.5·ε`` (one unit w* shared by all users, ε standard normal).
+items, 20% of them relevant, with features N(3·w*, I_10) (relevant) or N(0, I_10) (one unit
+w* shared by all users). A smaller class shift makes the zero model the exact optimum on
+long lists (the mean of the relevant items then lies in the polytope of averages of k
+irrelevant ones, see examples/pap_section7.py), which would time trivial problems.
 
 Printed for each cell: seconds, rounds (``n_iter_``: the cutting plane's, or for the direct
-engine those of its certification), the certified relative
-gap (``gap_``), the relative difference between the two engines' objectives, and
-``P/P(0)``, the optimum over the objective of the zero model (to show the problems are not
-degenerate). Then the time matrices (users × items per user) and their growth: the time
+engine those of its certification), the certified relative gap (``gap_``), the relative
+difference between the two engines' objectives, and ``P/P(0)``, the optimum over the
+objective of the zero model (below 1: the problem is not degenerate). Then the time matrices (users × items per user) and their growth: the time
 ratio of each cell to the cell one step smaller in users (or in items). Results are
 written to ``benchmarks/results/grouped_exact.md`` (``grouped_exact_quick.md`` with
 ``--quick``).
@@ -40,23 +41,24 @@ K = 5
 C = 10.0
 D = 10
 POS_RATE = 0.2
-NOISE = 0.5
+SHIFT = 3.0  # with a smaller shift the zero model is optimal for the larger lists
 SURROGATES = ("pap@k-avg", "pap@k-ts")
 ENGINES = ("cutting-plane", "direct")
 
 
 def grouped_lists(users: int, items: int, seed: int
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Features, labels and user ids of ``users`` lists of ``items`` items each."""
+    """Features, labels and user ids of ``users`` lists of ``items`` items each: in every
+    list 20% relevant items N(SHIFT·w*, I) and irrelevant ones N(0, I), w* a random unit
+    vector shared by all users."""
     rng = np.random.default_rng(seed)
     w = rng.standard_normal(D)
     w /= np.linalg.norm(w)
-    X = rng.standard_normal((users * items, D))
-    latent = (X @ w + NOISE * rng.standard_normal(users * items)).reshape(users, items)
     n_pos = max(1, round(POS_RATE * items))
-    y = np.zeros((users, items), dtype=np.int64)
-    np.put_along_axis(y, np.argsort(-latent, axis=1)[:, :n_pos], 1, axis=1)
-    return X, y.ravel(), np.repeat(np.arange(users), items)
+    y = np.tile(np.r_[np.ones(n_pos, dtype=np.int64), np.zeros(items - n_pos, dtype=np.int64)],
+                users)
+    X = rng.standard_normal((users * items, D)) + SHIFT * np.outer(y, w)
+    return X, y, np.repeat(np.arange(users), items)
 
 
 @dataclass(frozen=True)
