@@ -559,8 +559,8 @@ NOTES = """## Where and why our results differ from the paper
   When the mean of the positives lies in the polytope of averages of k negatives, no
   direction lowers them, so w = 0 is the exact minimizer of ½‖w‖² + C·L for *every* C and
   the ranking ties everything (prec@k = 0 with ties broken against the ranker). This
-  happens on some samples, mostly in Case 2 (k = 10 of 160 negatives) and for prec@k-avg
-  at k' = 10 in Case 1. The columns "runs with w = 0" (fitted ‖w‖ ≤ 1e-6) and "runs where
+  happens on some samples: in Case 2 for every method, and in Case 1 for prec@k-avg only,
+  whose cut-off k' = 10 is smaller than the pAp@k surrogates' k = 20. The columns "runs with w = 0" (fitted ‖w‖ ≤ 1e-6) and "runs where
   0 is optimal" (the LP) count them; both kinds of run are scored as w = 0 (a solver's
   residual near an exact minimizer 0 has no meaningful direction, and GD may stop at
   w = 0 within its certified gap when 0 is nearly optimal). The paper's GD, run for a
