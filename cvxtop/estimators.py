@@ -159,6 +159,9 @@ class TopRanker(BaseEstimator):
         SGD checks a stopping rule after every epoch: with ``"line-search"``, the certified
         duality gap of the problem split into batches is at most ``tol``; with the other
         rules, the full objective improved by less than ``tol`` (relative).
+    warm_start : bool
+        Start the cutting-plane engine from the previous fit's solution (linear kernel, same
+        number of features), e.g. along a path of C values.
     verbose : bool
         Show a tqdm progress bar.
 
@@ -195,7 +198,7 @@ class TopRanker(BaseEstimator):
                  epochs: int = 25, shuffle: bool = True, random_state: Any = None,
                  learning_rate: str = "auto", eta0: float = 1.0, average: bool = True,
                  radius: float | None = None, early_stopping: bool = False,
-                 verbose: bool = False) -> None:
+                 warm_start: bool = False, verbose: bool = False) -> None:
         self.surrogate = surrogate
         self.k = k
         self.C = C
@@ -217,6 +220,7 @@ class TopRanker(BaseEstimator):
         self.average = average
         self.radius = radius
         self.early_stopping = early_stopping
+        self.warm_start = warm_start
         self.verbose = verbose
 
     # ---- scikit-learn plumbing ------------------------------------------------------------
@@ -358,7 +362,12 @@ class TopRanker(BaseEstimator):
                                 max_iter=self.max_iter)
         callback, bar = self._progress(self.max_iter, "cutting plane")
         try:
-            return solve_cutting_plane(objective, tol=self.tol, max_iter=self.max_iter,
+            w0 = None
+            previous = getattr(self, "coef_", None)
+            if self.warm_start and previous is not None and self.kernel == "linear" \
+                    and previous.shape == (objective.Z.shape[1],):
+                w0 = previous
+            return solve_cutting_plane(objective, tol=self.tol, max_iter=self.max_iter, w0=w0,
                                        solver=self.cvx_solver,
                                        solver_options=self.solver_options,
                                        accept_inaccurate=self.accept_inaccurate,

@@ -233,3 +233,18 @@ def test_zero_model_optimum_is_reported_with_a_warning():
     with _w.catch_warnings():
         _w.simplefilter("error")
         TopRanker("prec@k-avg", k=1).fit(X, y)
+
+
+def test_warm_start_reaches_the_same_optimum_in_fewer_rounds():
+    from cvxtop.datasets import make_ranking_data
+
+    X, y = make_ranking_data(3000, 10, noise=0.3, random_state=18)
+    cold = TopRanker("prec@k-avg", k=0.25, C=1.0, engine="cutting-plane").fit(X, y)
+    model = TopRanker("prec@k-avg", k=0.25, C=1.0, engine="cutting-plane", warm_start=True)
+    model.fit(X, y)
+    first_rounds = model.n_iter_
+    model.set_params(C=1.1).fit(X, y)  # a nearby problem, started from the previous answer
+    cold_next = TopRanker("prec@k-avg", k=0.25, C=1.1, engine="cutting-plane").fit(X, y)
+    assert model.objective_ == pytest.approx(cold_next.objective_, rel=2e-6)
+    assert model.n_iter_ < cold_next.n_iter_
+    assert first_rounds == cold.n_iter_
