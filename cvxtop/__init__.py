@@ -9,5 +9,6 @@ __version__ = "0.1.0"
 
 from . import metrics, reference
 from .exceptions import SolverError
+from .aatp import AATP
 
-__all__ = ["__version__", "metrics", "reference", "SolverError"]
+__all__ = ["__version__", "metrics", "reference", "SolverError", "AATP"]

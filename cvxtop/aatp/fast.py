@@ -1,0 +1,325 @@
+"""A dedicated numpy solver for the box-constrained duals of many candidates (``papers/003`` eq. 4).
+
+For candidate ``k`` the dual is ``min φ(α) = ½‖Bᵀα‖² − 1ᵀα`` subject to ``0 ≤ α ≤ u``,
+with rows ``b_s = y_s (a_s − f_k)`` of ``B`` (``a_s`` the factor row of slot ``s``,
+``K = F Fᵀ``) and ``u_s = C c_s``. There is no equality constraint (no bias), so the
+feasible set is a box. With ``w = Bᵀα`` and margins ``m = Bw``, the duality gap of the
+hinge-loss primal is ``Σ_s [u_s (1 − m_s)₊ − α_s (1 − m_s)]``, a sum of non-negative
+complementarity terms, which certifies optimality.
+
+Design (:class:`FastDualSolver`):
+
+* **Lanes.** Per-candidate work in numpy is dominated by interpreter overhead at these
+  sizes, so candidates are solved in *lanes* that advance in lockstep: every operation
+  below acts on all lanes at once, and a lane retires as soon as its candidate is
+  certified. The candidates of a chunk are split into contiguous strands of the
+  nearest-neighbour tour (:mod:`.candidates`), one strand per lane; wave ``i`` solves the
+  ``i``-th candidate of every strand.
+* **Warm start from the neighbouring candidate.** Before any iteration a lane tries the
+  exact face solution (below) with the partition (``α = 0`` / free / ``α = u``) of the
+  previous candidate of its strand. When the neighbour's partition is still optimal
+  (close points, repeated points) the candidate is certified at once.
+* **Interior point.** Otherwise a primal-dual interior-point method (Mehrotra
+  predictor-corrector) runs from the centre of the box. Its Newton systems
+  ``(B Bᵀ + D) x = v`` use the Woodbury identity with an ``r × r`` matrix per lane when
+  ``r < S`` (``Bᵀ D⁻¹ B`` is assembled from ``Aᵀ D⁻¹ A`` and rank-one terms in ``f_k``)
+  and a Cholesky factor of the ``S × S`` matrix otherwise.
+* **Crossover.** From late iterates the slots are split into lower (``z₁ > α``), upper
+  (``z₂ > u − α``) and free; the free ``α`` solve the face equations
+  ``B_F (B_Fᵀ α_F + w_U) = 1`` by least squares (repeated points are fine). A point in
+  the box whose complementarity gap is within tolerance is the optimum to round-off.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+from scipy.linalg import cho_factor, cho_solve
+from threadpoolctl import threadpool_limits
+
+from ..exceptions import SolverError
+from .problem import AATPProblem, CandidateSolution, certify, solution_from_alpha
+
+__all__ = ["FAST_RTOL", "FAST_MAX_ITER", "LANE_MEMORY", "MAX_LANES", "FastDualSolver"]
+
+#: Target of the complementarity (duality) gap, relative to ``max(1, |P|)``.
+FAST_RTOL = 1e-10
+#: Interior-point iterations per candidate before giving up.
+FAST_MAX_ITER = 100
+#: Floats of working memory per wave (caps how many lanes run together).
+LANE_MEMORY = 4_000_000
+#: At most this many lanes, so that strands hold several neighbouring candidates.
+MAX_LANES = 64
+
+_CROSSOVER_FROM = 1e-5  # try the crossover once the barrier gap is this small (relative)
+_STEP_FRACTION = 0.99
+
+
+@dataclass
+class _Partition:
+    """Which slots sit at ``α = 0`` and at ``α = u`` (the rest are free)."""
+
+    lower: np.ndarray
+    upper: np.ndarray
+
+
+class _Lanes:
+    """The interior-point state of the candidates in the current wave (one row per lane)."""
+
+    def __init__(self, A: np.ndarray, At: np.ndarray, sign: np.ndarray, upper: np.ndarray,
+                 candidates: np.ndarray, rows: np.ndarray) -> None:
+        L, S = len(candidates), len(A)
+        self.A, self.At, self.sign, self.u = A, At, sign, upper
+        self.k = candidates
+        self.f = rows
+        self.alpha = np.broadcast_to(0.5 * upper, (L, S)).copy()
+        self.z_low = np.ones((L, S))
+        self.z_up = np.ones((L, S))
+        self.n_iter = np.zeros(L, dtype=np.int64)
+
+    def keep(self, mask: np.ndarray) -> None:
+        for name in ("k", "f", "alpha", "z_low", "z_up", "n_iter"):
+            setattr(self, name, getattr(self, name)[mask])
+
+    # B_ℓᵀ x and B_ℓ v for every lane ℓ, with b_s = y_s (a_s − f_ℓ)
+    def bt(self, x: np.ndarray) -> np.ndarray:
+        xs = x * self.sign
+        return xs @ self.A - xs.sum(axis=1)[:, None] * self.f
+
+    def bv(self, v: np.ndarray) -> np.ndarray:
+        return self.sign * (v @ self.At - np.einsum("lr,lr->l", v, self.f)[:, None])
+
+
+class _Woodbury:
+    """``(B Bᵀ + D)⁻¹`` per lane through ``M = I + Bᵀ D⁻¹ B`` (r × r), for ``r < S``.
+
+    ``Bᵀ E B = Aᵀ E A − g f_kᵀ − f_k gᵀ + (1ᵀE1) f_k f_kᵀ`` with ``g = AᵀE1``; the term
+    ``Aᵀ E A`` of every lane is one matrix product with the products ``a_si a_sj``
+    (upper triangle) when those fit in memory.
+    """
+
+    def __init__(self, lanes: _Lanes, D: np.ndarray, pair_products: np.ndarray | None
+                 ) -> None:
+        self.lanes = lanes
+        self.E = 1.0 / D
+        A, f, E = lanes.A, lanes.f, self.E
+        r = A.shape[1]
+        if pair_products is None:
+            AtEA = np.matmul(A.T[None, :, :] * E[:, None, :], A)
+        else:
+            rows, cols = np.triu_indices(r)
+            AtEA = np.empty((len(E), r, r))
+            tri = E @ pair_products
+            AtEA[:, rows, cols] = tri
+            AtEA[:, cols, rows] = tri
+        g = E @ A
+        M = (AtEA - g[:, :, None] * f[:, None, :] - f[:, :, None] * g[:, None, :]
+             + E.sum(axis=1)[:, None, None] * f[:, :, None] * f[:, None, :])
+        M[:, np.arange(r), np.arange(r)] += 1.0
+        self.M = M
+
+    def solve(self, v: np.ndarray) -> np.ndarray:
+        t = self.E * v
+        inner = np.linalg.solve(self.M, self.lanes.bt(t)[:, :, None])[:, :, 0]
+        return t - self.E * self.lanes.bv(inner)
+
+
+class _Direct:
+    """``(B Bᵀ + D)⁻¹`` per lane through a Cholesky factor of the S × S matrix."""
+
+    def __init__(self, lanes: _Lanes, D: np.ndarray, gram: np.ndarray) -> None:
+        a = lanes.f @ lanes.At                       # (L, S): a_s · f_ℓ
+        kk = np.einsum("lr,lr->l", lanes.f, lanes.f)
+        ys = lanes.sign
+        Q = gram[None] - a[:, :, None] - a[:, None, :] + kk[:, None, None]
+        Q *= ys[None, :, None] * ys[None, None, :]
+        Q[:, np.arange(Q.shape[1]), np.arange(Q.shape[1])] += D
+        self.chol = np.linalg.cholesky(Q)
+
+    def solve(self, v: np.ndarray) -> np.ndarray:
+        return np.stack([cho_solve((c, True), x, check_finite=False)
+                         for c, x in zip(self.chol, v)])
+
+
+def _face_equations(M: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Solve ``M x = rhs`` for PSD ``M``: Cholesky, or least squares when ``M`` is singular
+    (repeated or collinear points on the margin)."""
+    try:
+        return cho_solve(cho_factor(M, lower=True, check_finite=False), rhs,
+                         check_finite=False)
+    except np.linalg.LinAlgError:
+        return np.linalg.lstsq(M, rhs, rcond=None)[0]
+
+
+def _step_to_boundary(x: np.ndarray, dx: np.ndarray) -> np.ndarray:
+    """Per lane, the largest ``t ≤ 1`` with ``x + t·dx ≥ 0``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(dx < 0, -x / dx, np.inf)
+    return np.minimum(1.0, ratio.min(axis=1))
+
+
+class FastDualSolver:
+    """Certified numpy solver of eq. (4) for many candidates (module docstring).
+
+    ``solve_many(candidates, progress)`` returns one certified
+    :class:`CandidateSolution` per candidate, in the given order; ``candidates`` should
+    follow a nearest-neighbour tour so that strands hold neighbouring points. Raises
+    :class:`cvxtop.SolverError` for a candidate it cannot certify.
+    """
+
+    name = "fast"
+
+    def __init__(self, problem: AATPProblem, *, rtol: float = FAST_RTOL,
+                 max_iter: int = FAST_MAX_ITER, lane_memory: int = LANE_MEMORY) -> None:
+        self.problem = problem
+        self.rtol = rtol
+        self.max_iter = max_iter
+        self.A = problem.slot_factor
+        self.At = np.ascontiguousarray(self.A.T)
+        self.sign = problem.slot_sign
+        self.u = problem.upper
+        S, r = self.A.shape
+        self.woodbury = 2 * r <= S
+        self.gram = None if self.woodbury else self.A @ self.A.T
+        self.pair_products = None
+        if self.woodbury and S * r * (r + 1) // 2 <= lane_memory:
+            rows, cols = np.triu_indices(r)
+            self.pair_products = self.A[:, rows] * self.A[:, cols]
+        per_lane = 16 * S + (r * r if self.pair_products is not None
+                             else S * r if self.woodbury else 2 * S * S)
+        self.n_lanes = max(1, min(MAX_LANES, lane_memory // per_lane))
+
+    # ---- exact face solution and certificate -------------------------------------------
+    def _face_solution(self, k: int, part: _Partition) -> np.ndarray | None:
+        """The exact minimizer on the face ``part``, or ``None`` if it is not optimal."""
+        B = self.sign[:, None] * (self.A - self.problem.factor[k])
+        alpha = np.where(part.upper, self.u, 0.0)
+        free = ~(part.lower | part.upper)
+        if np.any(free):
+            Bf = B[free]
+            w_bound = B[part.upper].T @ self.u[part.upper]
+            alpha_f = _face_equations(Bf @ Bf.T, 1.0 - Bf @ w_bound)
+            if np.any(alpha_f < 0) or np.any(alpha_f > self.u[free]):
+                return None
+            alpha[free] = alpha_f
+        return alpha if self._certified(B, alpha) else None
+
+    def _certified(self, B: np.ndarray, alpha: np.ndarray) -> bool:
+        w = B.T @ alpha
+        slack = 1.0 - B @ w
+        gap = float(self.u @ np.maximum(slack, 0.0) - alpha @ slack)
+        primal = 0.5 * float(w @ w) + float(self.u @ np.maximum(slack, 0.0))
+        return gap <= self.rtol * max(1.0, abs(primal))
+
+    def _finish(self, k: int, alpha: np.ndarray, n_iter: int) -> CandidateSolution:
+        solution = solution_from_alpha(self.problem, k, alpha, int(n_iter), "optimal")
+        return certify(solution, self.name)
+
+    # ---- one wave of lanes -----------------------------------------------------------
+    def _wave(self, candidates: np.ndarray, guesses: list[_Partition | None]
+              ) -> dict[int, tuple[np.ndarray, int]]:
+        done: dict[int, tuple[np.ndarray, int]] = {}
+        pending = []
+        for k, guess in zip(candidates, guesses):
+            alpha = None if guess is None else self._face_solution(int(k), guess)
+            if alpha is None:
+                pending.append(int(k))
+            else:
+                done[int(k)] = (alpha, 0)
+        if not pending:
+            return done
+        ks = np.array(pending)
+        lanes = _Lanes(self.A, self.At, self.sign, self.u, ks, self.problem.factor[ks])
+        S = len(self.A)
+        while len(lanes.k):
+            lanes.n_iter += 1
+            alpha, z_low, z_up = lanes.alpha, lanes.z_low, lanes.z_up
+            w = lanes.bt(alpha)
+            grad = lanes.bv(w) - 1.0
+            s_up = self.u - alpha
+            mu = (np.einsum("ls,ls->l", alpha, z_low) + np.einsum("ls,ls->l", s_up, z_up)) / (2 * S)
+            scale = np.maximum(1.0, 0.5 * np.einsum("lr,lr->l", w, w)
+                               + np.maximum(-grad, 0.0) @ self.u)
+            finished = np.zeros(len(lanes.k), dtype=bool)
+            for j in np.flatnonzero(2 * S * mu <= _CROSSOVER_FROM * scale):
+                part = _Partition(z_low[j] > alpha[j], z_up[j] > s_up[j])
+                exact = self._face_solution(int(lanes.k[j]), part)
+                if exact is None:
+                    B = self.sign[:, None] * (self.A - lanes.f[j])
+                    exact = alpha[j].copy() if self._certified(B, alpha[j]) else None
+                if exact is not None:
+                    done[int(lanes.k[j])] = (exact, int(lanes.n_iter[j]))
+                    finished[j] = True
+            stuck = lanes.n_iter >= self.max_iter
+            if np.any(stuck & ~finished):
+                k = int(lanes.k[np.flatnonzero(stuck & ~finished)[0]])
+                raise SolverError(f"fast AATP dual solver: candidate {k} not certified after "
+                                  f"{self.max_iter} interior-point iterations",
+                                  status="max_iter")
+            if np.any(finished):
+                keep = ~finished
+                lanes.keep(keep)
+                if not len(lanes.k):
+                    break
+                alpha, z_low, z_up = lanes.alpha, lanes.z_low, lanes.z_up
+                grad, s_up, mu = grad[keep], s_up[keep], mu[keep]
+            D = z_low / alpha + z_up / s_up
+            system = (_Woodbury(lanes, D, self.pair_products) if self.woodbury
+                      else _Direct(lanes, D, self.gram))
+            residual = grad - z_low + z_up
+            # predictor (affine scaling)
+            dx = system.solve(-residual - z_low + z_up)
+            dz_low = -z_low - z_low / alpha * dx
+            dz_up = -z_up + z_up / s_up * dx
+            a_p = np.minimum(_step_to_boundary(alpha, dx), _step_to_boundary(s_up, -dx))
+            a_d = np.minimum(_step_to_boundary(z_low, dz_low), _step_to_boundary(z_up, dz_up))
+            mu_aff = (np.einsum("ls,ls->l", alpha + a_p[:, None] * dx, z_low + a_d[:, None] * dz_low)
+                      + np.einsum("ls,ls->l", s_up - a_p[:, None] * dx, z_up + a_d[:, None] * dz_up)
+                      ) / (2 * S)
+            sigma_mu = ((mu_aff / mu) ** 3 * mu)[:, None]
+            # corrector
+            r_low = sigma_mu - alpha * z_low - dx * dz_low
+            r_up = sigma_mu - s_up * z_up + dx * dz_up
+            dx = system.solve(-residual + r_low / alpha - r_up / s_up)
+            dz_low = (r_low - z_low * dx) / alpha
+            dz_up = (r_up + z_up * dx) / s_up
+            a_p = _STEP_FRACTION * np.minimum(_step_to_boundary(alpha, dx),
+                                              _step_to_boundary(s_up, -dx))
+            a_d = _STEP_FRACTION * np.minimum(_step_to_boundary(z_low, dz_low),
+                                              _step_to_boundary(z_up, dz_up))
+            lanes.alpha = alpha + a_p[:, None] * dx
+            lanes.z_low = z_low + a_d[:, None] * dz_low
+            lanes.z_up = z_up + a_d[:, None] * dz_up
+        return done
+
+    # ---- public ----------------------------------------------------------------------
+    def solve_many(self, candidates: Sequence[int],
+                   progress: Callable[[int], None] | None = None) -> list[CandidateSolution]:
+        # The matrices are small: one BLAS thread each is fastest, and parallelism comes
+        # from running chunks of candidates in separate workers (n_jobs).
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._solve_many(np.asarray(candidates, dtype=np.int64), progress)
+
+    def _solve_many(self, candidates: np.ndarray, progress: Callable[[int], None] | None
+                    ) -> list[CandidateSolution]:
+        n_lanes = min(self.n_lanes, len(candidates))
+        strands = np.array_split(candidates, n_lanes)
+        previous: list[_Partition | None] = [None] * n_lanes
+        results: dict[int, CandidateSolution] = {}
+        for step in range(len(strands[0])):
+            live = [j for j, strand in enumerate(strands) if step < len(strand)]
+            wave = np.array([strands[j][step] for j in live])
+            solved = self._wave(wave, [previous[j] for j in live])
+            for j, k in zip(live, wave):
+                alpha, n_iter = solved[int(k)]
+                results[int(k)] = self._finish(int(k), alpha, n_iter)
+                previous[j] = _Partition(alpha <= 0, alpha >= self.u)
+            if progress is not None:
+                progress(len(wave))
+        return [results[int(k)] for k in candidates]
+
+    def solve(self, k: int) -> CandidateSolution:
+        """One candidate (a single lane, cold start)."""
+        return self.solve_many([k])[0]
