@@ -226,7 +226,8 @@ __all__ += [
     "check_n_jobs",
     "check_pairs",
     "check_n_features",
-    "check_cross_gram",
+    "require_target",
+    "check_min_features",
 ]
 
 
@@ -293,10 +294,15 @@ def check_n_features(n_features: int, expected: int, estimator: str, name: str =
                          f"{expected} features as input")
 
 
-def check_cross_gram(K: Any, n_train: int, name: str = "X") -> np.ndarray:
-    """A test-versus-training Gram matrix of shape (n_test, n_train)."""
-    arr = check_matrix(K, name)
-    if arr.shape[1] != n_train:
-        raise ValueError(f"{name} must be a Gram matrix between test and training items of "
-                         f"shape (n_test, {n_train}), got shape {arr.shape}")
-    return arr
+def require_target(y: Any, estimator: str, name: str = "y") -> None:
+    """A supervised estimator needs ``y`` (scikit-learn's wording when it is missing)."""
+    if y is None:
+        raise ValueError(f"{estimator} requires {name} to be passed, but the target {name} "
+                         "is None")
+
+
+def check_min_features(X: np.ndarray, minimum: int = 1, name: str = "X") -> None:
+    """At least ``minimum`` columns (scikit-learn's wording)."""
+    if X.ndim == 2 and X.shape[1] < minimum:
+        raise ValueError(f"{name} has {X.shape[1]} feature(s) (shape={X.shape}) while a "
+                         f"minimum of {minimum} is required.")

@@ -17,9 +17,15 @@ Modules, one job each:
 
 from __future__ import annotations
 
-from .estimator import AATP, EXPECTED_FAILED_CHECKS
+from .estimator import (
+    AATP,
+    EXPECTED_FAILED_CHECKS,
+    PRECOMPUTED_EXPECTED_FAILED_CHECKS,
+    expected_failed_checks,
+)
 from .kernels import nearest_psd
 from .problem import aatp_loss, aatp_pairs_loss, weighted_top_quantile
 
-__all__ = ["AATP", "EXPECTED_FAILED_CHECKS", "aatp_loss", "aatp_pairs_loss",
+__all__ = ["AATP", "EXPECTED_FAILED_CHECKS", "PRECOMPUTED_EXPECTED_FAILED_CHECKS",
+           "expected_failed_checks", "aatp_loss", "aatp_pairs_loss",
            "weighted_top_quantile", "nearest_psd"]

@@ -9,6 +9,7 @@ raises :class:`cvxtop.SolverError` with the cvxpy status.
 
 from __future__ import annotations
 
+import warnings
 from abc import ABC, abstractmethod
 from typing import Callable, Sequence
 
@@ -59,7 +60,9 @@ class CvxpyCandidateQP(ABC):
         """Solve candidate ``k`` (Clarabel starts cold)."""
         self.candidate_row.value = self.problem.factor[k]
         try:
-            self.cvxpy_problem.solve(solver=cp.CLARABEL, **CLARABEL_OPTIONS)
+            with warnings.catch_warnings():  # an inaccurate solution raises SolverError below
+                warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+                self.cvxpy_problem.solve(solver=cp.CLARABEL, **CLARABEL_OPTIONS)
         except cp.error.SolverError as exc:
             raise SolverError(f"{self.name}: Clarabel failed on candidate {k}: {exc}",
                               status=self.cvxpy_problem.status) from None

@@ -6,14 +6,15 @@ from typing import Any, Callable
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.utils import ClassifierTags
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import (
     check_choice,
-    check_cross_gram,
     check_fraction,
     check_labels,
     check_matrix,
+    check_min_features,
     check_min_samples,
     check_n_features,
     check_n_jobs,
@@ -22,6 +23,7 @@ from .._validation import (
     check_same_length,
     reject_sparse,
     require_classes,
+    require_target,
 )
 from .candidates import (
     SOLVERS,
@@ -34,18 +36,53 @@ from .kernels import Kernel, factor_gram, make_kernel
 from .problem import AATPProblem, aatp_loss, items_problem, pairs_problem
 from .selection import score_candidate, select
 
-__all__ = ["AATP", "EXPECTED_FAILED_CHECKS"]
+__all__ = ["AATP", "EXPECTED_FAILED_CHECKS", "PRECOMPUTED_EXPECTED_FAILED_CHECKS",
+           "expected_failed_checks"]
 
 #: scikit-learn ``check_estimator`` checks that cannot pass, with the reason for each.
 EXPECTED_FAILED_CHECKS: dict[str, str] = {
+    "check_estimators_dtypes": (
+        "the check's targets take the values {1, 2}; cvxtop accepts only 0/1, -1/+1 or "
+        "booleans (which value is 'relevant' must not be guessed), so it raises ValueError. "
+        "float32, int32 and int64 X are tested in tests/test_aatp_estimator.py"),
+    "check_fit2d_1feature": (
+        "same targets {1, 2} as check_estimators_dtypes; one-feature X is tested in "
+        "tests/test_aatp_estimator.py"),
+    "check_fit2d_predict1d": (
+        "1-D X is refused with cvxtop's message 'X must be 2-dimensional, got shape "
+        "(n,)', not scikit-learn's 'Reshape your data'"),
     "check_complex_data": (
         "complex input is a wrong type, so cvxtop raises TypeError ('X must be "
         "real-valued') instead of scikit-learn's ValueError('Complex data not supported')"),
     "check_dtype_object": (
         "an object array of strings is a wrong type, so cvxtop raises TypeError('X must "
-        "contain numbers only') whose wording differs from NumPy's float() message that "
+        "contain numbers only'), whose wording differs from NumPy's float() message that "
         "the check matches"),
 }
+
+_TARGETS_5_6 = ("with kernel='precomputed' the check's targets take the values {5, 6}, "
+                "which cvxtop refuses (only 0/1, -1/+1 or booleans)")
+
+#: Further checks that cannot pass with ``kernel="precomputed"``, with the reason for each.
+PRECOMPUTED_EXPECTED_FAILED_CHECKS: dict[str, str] = {
+    "check_positive_only_tag_during_fit": (
+        "the check subtracts the mean from a Gram matrix, which leaves it not positive "
+        "semi-definite; AATP refuses such Gram matrices by design (cvxtop.aatp.kernels)"),
+    "check_dont_overwrite_parameters": _TARGETS_5_6,
+    "check_dict_unchanged": _TARGETS_5_6,
+    "check_f_contiguous_array_estimator": _TARGETS_5_6,
+    "check_methods_sample_order_invariance": _TARGETS_5_6,
+    "check_methods_subset_invariance": _TARGETS_5_6,
+}
+
+
+def expected_failed_checks(estimator: "AATP") -> dict[str, str]:
+    """The documented ``check_estimator`` exceptions for this configuration (pass it as
+    ``expected_failed_checks`` to :func:`sklearn.utils.estimator_checks.check_estimator`
+    or ``parametrize_with_checks``)."""
+    if isinstance(estimator.kernel, str) and estimator.kernel == "precomputed":
+        return {**EXPECTED_FAILED_CHECKS, **PRECOMPUTED_EXPECTED_FAILED_CHECKS}
+    return dict(EXPECTED_FAILED_CHECKS)
 
 
 class AATP(BaseEstimator):
@@ -123,6 +160,8 @@ class AATP(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
         tags.target_tags.required = True
+        # Binary targets only: scikit-learn's checks then draw two-valued y.
+        tags.classifier_tags = ClassifierTags(multi_class=False)
         return tags
 
     # ---- validation ------------------------------------------------------------------
@@ -138,6 +177,8 @@ class AATP(BaseEstimator):
         """Kernel, factor ``F`` (``K = F Fᵀ``), rows identifying repeated points, and the
         training features (for ``decision_function`` with rbf or callable kernels)."""
         reject_sparse(X, "X")
+        if isinstance(X, np.ndarray):
+            check_min_features(X, 1, "X")
         if isinstance(self.kernel, str) and self.kernel == "precomputed":
             kernel = make_kernel(self.kernel, self.gamma, 1)
             K = kernel.train_gram(X, "X")
@@ -159,6 +200,7 @@ class AATP(BaseEstimator):
         ``−1``; with ``kernel="precomputed"``, ``X`` is the training Gram matrix.
         """
         self._check_params()
+        require_target(y, type(self).__name__, "y")
         kernel, factor, keys, X_fit = self._training_data(X)
         y = check_labels(y, "y")
         check_same_length(X=factor, y=y)
@@ -220,14 +262,12 @@ class AATP(BaseEstimator):
         """
         check_is_fitted(self, "dual_coef_")
         reject_sparse(X, "X")
-        if self.kernel_.precomputed:
-            Kx = check_cross_gram(X, len(self.dual_coef_), "X")
-        else:
-            X = check_matrix(X, "X")
-            check_n_features(X.shape[1], self.n_features_in_, type(self).__name__, "X")
-            if self.kernel_.name == "linear":
-                return X @ self.coef_
-            Kx = self.kernel_.cross(X, self.X_fit_, "X")
+        X = check_matrix(X, "X")
+        # with a precomputed kernel the "features" are the training items
+        check_n_features(X.shape[1], self.n_features_in_, type(self).__name__, "X")
+        if self.kernel_.name == "linear":
+            return X @ self.coef_
+        Kx = X if self.kernel_.precomputed else self.kernel_.cross(X, self.X_fit_, "X")
         return Kx @ self.dual_coef_ - self.dual_coef_.sum() * Kx[:, self.candidate_]
 
     def score(self, X: Any, y: Any) -> float:

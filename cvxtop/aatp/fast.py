@@ -75,12 +75,13 @@ class _Lanes:
         self.k = candidates
         self.f = rows
         self.alpha = np.broadcast_to(0.5 * upper, (L, S)).copy()
+        self.s_up = self.u - self.alpha          # slack of α ≤ u, an iterate of its own
         self.z_low = np.ones((L, S))
         self.z_up = np.ones((L, S))
         self.n_iter = np.zeros(L, dtype=np.int64)
 
     def keep(self, mask: np.ndarray) -> None:
-        for name in ("k", "f", "alpha", "z_low", "z_up", "n_iter"):
+        for name in ("k", "f", "alpha", "s_up", "z_low", "z_up", "n_iter"):
             setattr(self, name, getattr(self, name)[mask])
 
     # B_ℓᵀ x and B_ℓ v for every lane ℓ, with b_s = y_s (a_s − f_ℓ)
@@ -151,6 +152,10 @@ def _face_equations(M: np.ndarray, rhs: np.ndarray) -> np.ndarray:
                          check_finite=False)
     except np.linalg.LinAlgError:
         return np.linalg.lstsq(M, rhs, rcond=None)[0]
+
+
+def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.einsum("ij,ij->i", a, b)
 
 
 def _step_to_boundary(x: np.ndarray, dx: np.ndarray) -> np.ndarray:
@@ -232,67 +237,91 @@ class FastDualSolver:
             return done
         ks = np.array(pending)
         lanes = _Lanes(self.A, self.At, self.sign, self.u, ks, self.problem.factor[ks])
-        S = len(self.A)
         while len(lanes.k):
             lanes.n_iter += 1
-            alpha, z_low, z_up = lanes.alpha, lanes.z_low, lanes.z_up
-            w = lanes.bt(alpha)
+            w = lanes.bt(lanes.alpha)
             grad = lanes.bv(w) - 1.0
-            s_up = self.u - alpha
-            mu = (np.einsum("ls,ls->l", alpha, z_low) + np.einsum("ls,ls->l", s_up, z_up)) / (2 * S)
-            scale = np.maximum(1.0, 0.5 * np.einsum("lr,lr->l", w, w)
-                               + np.maximum(-grad, 0.0) @ self.u)
-            finished = np.zeros(len(lanes.k), dtype=bool)
-            for j in np.flatnonzero(2 * S * mu <= _CROSSOVER_FROM * scale):
-                part = _Partition(z_low[j] > alpha[j], z_up[j] > s_up[j])
-                exact = self._face_solution(int(lanes.k[j]), part)
-                if exact is None:
-                    B = self.sign[:, None] * (self.A - lanes.f[j])
-                    exact = alpha[j].copy() if self._certified(B, alpha[j]) else None
-                if exact is not None:
-                    done[int(lanes.k[j])] = (exact, int(lanes.n_iter[j]))
-                    finished[j] = True
-            stuck = lanes.n_iter >= self.max_iter
-            if np.any(stuck & ~finished):
-                k = int(lanes.k[np.flatnonzero(stuck & ~finished)[0]])
-                raise SolverError(f"fast AATP dual solver: candidate {k} not certified after "
-                                  f"{self.max_iter} interior-point iterations",
-                                  status="max_iter")
+            mu = (_rowdot(lanes.alpha, lanes.z_low) + _rowdot(lanes.s_up, lanes.z_up)) / (
+                2 * len(self.A))
+            scale = np.maximum(1.0, 0.5 * _rowdot(w, w) + np.maximum(-grad, 0.0) @ self.u)
+            finished = self._try_crossover(lanes, 2 * len(self.A) * mu <= _CROSSOVER_FROM * scale,
+                                           done)
+            self._check_progress(lanes, finished)
             if np.any(finished):
-                keep = ~finished
-                lanes.keep(keep)
-                if not len(lanes.k):
-                    break
-                alpha, z_low, z_up = lanes.alpha, lanes.z_low, lanes.z_up
-                grad, s_up, mu = grad[keep], s_up[keep], mu[keep]
-            D = z_low / alpha + z_up / s_up
-            system = (_Woodbury(lanes, D, self.pair_products) if self.woodbury
-                      else _Direct(lanes, D, self.gram))
-            residual = grad - z_low + z_up
-            # predictor (affine scaling)
-            dx = system.solve(-residual - z_low + z_up)
-            dz_low = -z_low - z_low / alpha * dx
-            dz_up = -z_up + z_up / s_up * dx
-            a_p = np.minimum(_step_to_boundary(alpha, dx), _step_to_boundary(s_up, -dx))
-            a_d = np.minimum(_step_to_boundary(z_low, dz_low), _step_to_boundary(z_up, dz_up))
-            mu_aff = (np.einsum("ls,ls->l", alpha + a_p[:, None] * dx, z_low + a_d[:, None] * dz_low)
-                      + np.einsum("ls,ls->l", s_up - a_p[:, None] * dx, z_up + a_d[:, None] * dz_up)
-                      ) / (2 * S)
-            sigma_mu = ((mu_aff / mu) ** 3 * mu)[:, None]
-            # corrector
-            r_low = sigma_mu - alpha * z_low - dx * dz_low
-            r_up = sigma_mu - s_up * z_up + dx * dz_up
-            dx = system.solve(-residual + r_low / alpha - r_up / s_up)
-            dz_low = (r_low - z_low * dx) / alpha
-            dz_up = (r_up + z_up * dx) / s_up
-            a_p = _STEP_FRACTION * np.minimum(_step_to_boundary(alpha, dx),
-                                              _step_to_boundary(s_up, -dx))
-            a_d = _STEP_FRACTION * np.minimum(_step_to_boundary(z_low, dz_low),
-                                              _step_to_boundary(z_up, dz_up))
-            lanes.alpha = alpha + a_p[:, None] * dx
-            lanes.z_low = z_low + a_d[:, None] * dz_low
-            lanes.z_up = z_up + a_d[:, None] * dz_up
+                lanes.keep(~finished)
+                grad, mu = grad[~finished], mu[~finished]
+            if len(lanes.k):
+                self._newton_step(lanes, grad, mu)
         return done
+
+    def _try_crossover(self, lanes: _Lanes, ready: np.ndarray,
+                       done: dict[int, tuple[np.ndarray, int]]) -> np.ndarray:
+        """Certify the lanes that are ``ready``: the exact face solution of the partition the
+        iterate indicates, else the iterate itself (degenerate faces)."""
+        finished = np.zeros(len(lanes.k), dtype=bool)
+        for j in np.flatnonzero(ready):
+            k = int(lanes.k[j])
+            part = _Partition(lanes.z_low[j] > lanes.alpha[j], lanes.z_up[j] > lanes.s_up[j])
+            exact = self._face_solution(k, part)
+            if exact is None:
+                iterate = np.clip(lanes.alpha[j], 0.0, self.u)
+                B = self.sign[:, None] * (self.A - lanes.f[j])
+                exact = iterate if self._certified(B, iterate) else None
+            if exact is not None:
+                done[k] = (exact, int(lanes.n_iter[j]))
+                finished[j] = True
+        return finished
+
+    def _check_progress(self, lanes: _Lanes, finished: np.ndarray) -> None:
+        """Raise for a lane that broke down numerically or ran out of iterations."""
+        broken = ~(np.all(np.isfinite(lanes.alpha), axis=1)
+                   & np.all(np.isfinite(lanes.z_low), axis=1)
+                   & np.all(np.isfinite(lanes.z_up), axis=1))
+        stuck = (lanes.n_iter >= self.max_iter) & ~finished
+        for bad, status, what in ((broken, "numerical_error", "lost finite values"),
+                                  (stuck, "max_iter", f"not certified after {self.max_iter} "
+                                                      "interior-point iterations")):
+            if np.any(bad):
+                k = int(lanes.k[np.flatnonzero(bad)[0]])
+                raise SolverError(f"fast AATP dual solver: candidate {k} {what}", status=status)
+
+    def _newton_step(self, lanes: _Lanes, grad: np.ndarray, mu: np.ndarray) -> None:
+        """One Mehrotra predictor-corrector step for every lane.
+
+        Unknowns ``α, s`` (slack of ``α ≤ u``), ``z₁, z₂ ≥ 0``; equations
+        ``∇φ − z₁ + z₂ = 0``, ``α + s = u``, ``α z₁ = σμ``, ``s z₂ = σμ``. Eliminating
+        ``Δs = r_u − Δα`` and ``Δz`` leaves ``(B Bᵀ + D) Δα = rhs`` with
+        ``D = z₁/α + z₂/s``.
+        """
+        alpha, s, z1, z2 = lanes.alpha, lanes.s_up, lanes.z_low, lanes.z_up
+        D = z1 / alpha + z2 / s
+        system = (_Woodbury(lanes, D, self.pair_products) if self.woodbury
+                  else _Direct(lanes, D, self.gram))
+        residual = grad - z1 + z2
+        r_u = self.u - alpha - s
+
+        def direction(r1: np.ndarray, r2: np.ndarray) -> tuple[np.ndarray, ...]:
+            dx = system.solve(-residual + r1 / alpha - (r2 - z2 * r_u) / s)
+            ds = r_u - dx
+            return dx, ds, (r1 - z1 * dx) / alpha, (r2 - z2 * ds) / s
+
+        def steps(dx, ds, dz1, dz2):
+            return (np.minimum(_step_to_boundary(alpha, dx), _step_to_boundary(s, ds)),
+                    np.minimum(_step_to_boundary(z1, dz1), _step_to_boundary(z2, dz2)))
+
+        dx, ds, dz1, dz2 = direction(-alpha * z1, -s * z2)          # predictor
+        a_p, a_d = steps(dx, ds, dz1, dz2)
+        mu_aff = (_rowdot(alpha + a_p[:, None] * dx, z1 + a_d[:, None] * dz1)
+                  + _rowdot(s + a_p[:, None] * ds, z2 + a_d[:, None] * dz2)) / (2 * alpha.shape[1])
+        sigma_mu = ((mu_aff / mu) ** 3 * mu)[:, None]
+        dx, ds, dz1, dz2 = direction(sigma_mu - alpha * z1 - dx * dz1,     # corrector
+                                     sigma_mu - s * z2 - ds * dz2)
+        a_p, a_d = steps(dx, ds, dz1, dz2)
+        a_p, a_d = _STEP_FRACTION * a_p[:, None], _STEP_FRACTION * a_d[:, None]
+        lanes.alpha = alpha + a_p * dx
+        lanes.s_up = s + a_p * ds
+        lanes.z_low = z1 + a_d * dz1
+        lanes.z_up = z2 + a_d * dz2
 
     # ---- public ----------------------------------------------------------------------
     def solve_many(self, candidates: Sequence[int],
