@@ -18,7 +18,9 @@ Design (:class:`FastDualSolver`):
 * **Warm start from the neighbouring candidate.** Before any iteration a lane tries the
   exact face solution (below) with the partition (``α = 0`` / free / ``α = u``) of the
   previous candidate of its strand. When the neighbour's partition is still optimal
-  (close points, repeated points) the candidate is certified at once.
+  (close points, repeated points) the candidate is certified at once. A strand whose
+  last attempt missed tries again only every :data:`WARM_RETRY` candidates, so data
+  whose neighbours are far apart pay little for the attempts.
 * **Interior point.** Otherwise a primal-dual interior-point method (Mehrotra
   predictor-corrector) runs from the centre of the box. Its Newton systems
   ``(B Bᵀ + D) x = v`` use the Woodbury identity with an ``r × r`` matrix per lane when
@@ -42,7 +44,8 @@ from threadpoolctl import threadpool_limits
 from ..exceptions import SolverError
 from .problem import AATPProblem, CandidateSolution, certify, solution_from_alpha
 
-__all__ = ["FAST_RTOL", "FAST_MAX_ITER", "LANE_MEMORY", "MAX_LANES", "FastDualSolver"]
+__all__ = ["FAST_RTOL", "FAST_MAX_ITER", "LANE_MEMORY", "MAX_LANES", "WARM_RETRY",
+           "FastDualSolver"]
 
 #: Target of the complementarity (duality) gap, relative to ``max(1, |P|)``.
 FAST_RTOL = 1e-10
@@ -52,6 +55,8 @@ FAST_MAX_ITER = 100
 LANE_MEMORY = 4_000_000
 #: At most this many lanes, so that strands hold several neighbouring candidates.
 MAX_LANES = 64
+#: After a missed warm start, a strand tries again at every this-many-th candidate.
+WARM_RETRY = 4
 
 _CROSSOVER_FROM = 1e-5  # try the crossover once the barrier gap is this small (relative)
 _STEP_FRACTION = 0.99
@@ -159,10 +164,9 @@ def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _step_to_boundary(x: np.ndarray, dx: np.ndarray) -> np.ndarray:
-    """Per lane, the largest ``t ≤ 1`` with ``x + t·dx ≥ 0``."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(dx < 0, -x / dx, np.inf)
-    return np.minimum(1.0, ratio.min(axis=1))
+    """Per lane, the largest ``t ≤ 1`` with ``x + t·dx ≥ 0``, for ``x > 0``:
+    ``1 / max(1, max_s(−dx_s / x_s))``."""
+    return 1.0 / np.maximum(1.0, (-dx / x).max(axis=1))
 
 
 class FastDualSolver:
@@ -336,15 +340,19 @@ class FastDualSolver:
         n_lanes = min(self.n_lanes, len(candidates))
         strands = np.array_split(candidates, n_lanes)
         previous: list[_Partition | None] = [None] * n_lanes
+        hit = [True] * n_lanes
         results: dict[int, CandidateSolution] = {}
         for step in range(len(strands[0])):
             live = [j for j, strand in enumerate(strands) if step < len(strand)]
             wave = np.array([strands[j][step] for j in live])
-            solved = self._wave(wave, [previous[j] for j in live])
-            for j, k in zip(live, wave):
+            guesses = [previous[j] if hit[j] or step % WARM_RETRY == 0 else None for j in live]
+            solved = self._wave(wave, guesses)
+            for j, k, guess in zip(live, wave, guesses):
                 alpha, n_iter = solved[int(k)]
                 results[int(k)] = self._finish(int(k), alpha, n_iter)
                 previous[j] = _Partition(alpha <= 0, alpha >= self.u)
+                if guess is not None:
+                    hit[j] = n_iter == 0
             if progress is not None:
                 progress(len(wave))
         return [results[int(k)] for k in candidates]
