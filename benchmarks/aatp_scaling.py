@@ -2,10 +2,10 @@
 
 For each size n (linear kernel, d = 20, C = 1, tau = 0.05) the estimator
 ``cvxtop.AATP(solver="fast")`` is fitted with ``n_jobs=1`` and ``n_jobs=2`` (joblib's
-default process backend, its workers started before timing) in the same run. Reported: seconds, seconds per candidate, the
-growth factor of the time from the previous size, and the speed-up of two workers. The
-machine this was written on has 2 cores shared with other jobs, so the speed-up is a
-measurement of that machine, not of the method.
+default process backend, its workers started before timing) in the same run. Reported:
+seconds, milliseconds per candidate, the growth of the time from the previous size, and
+the speed-up of two workers. The machine this was written on has 2 cores shared with
+other jobs, so the speed-up is a measurement of that machine, not of the method.
 
 Run:  python benchmarks/aatp_scaling.py [--sizes 500 1000 2000 5000]
 """
@@ -49,7 +49,8 @@ def main() -> None:
         t2, m2 = fit_seconds(X, y, 2)
         same = m1.candidate_ == m2.candidate_ and np.isclose(m1.objective_, m2.objective_,
                                                              rtol=1e-9)
-        growth = "-" if previous is None else f"x{t1 / previous[1]:.1f} for x{n / previous[0]:.1f} n"
+        growth = ("-" if previous is None
+                  else f"x{t1 / previous[1]:.1f} for x{n / previous[0]:.1f} n")
         print(f"| {n} | {t1:.1f} | {1e3 * t1 / n:.2f} | {growth} | {t2:.1f} | "
               f"{t1 / t2:.2f} | {'yes' if same else 'NO'} |")
         previous = (n, t1)

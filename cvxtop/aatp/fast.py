@@ -24,12 +24,26 @@ Design (:class:`FastDualSolver`):
 * **Interior point.** Otherwise a primal-dual interior-point method (Mehrotra
   predictor-corrector) runs from the centre of the box. Its Newton systems
   ``(B Bᵀ + D) x = v`` use the Woodbury identity with an ``r × r`` matrix per lane when
-  ``r < S`` (``Bᵀ D⁻¹ B`` is assembled from ``Aᵀ D⁻¹ A`` and rank-one terms in ``f_k``)
-  and a Cholesky factor of the ``S × S`` matrix otherwise.
+  ``2r ≤ S`` (``Bᵀ D⁻¹ B`` is assembled from ``Aᵀ D⁻¹ A`` and rank-one terms in ``f_k``)
+  and a Cholesky factor of the ``S × S`` matrix otherwise. The slack ``s = u − α`` is an
+  iterate of its own, so it never loses precision to cancellation.
 * **Crossover.** From late iterates the slots are split into lower (``z₁ > α``), upper
-  (``z₂ > u − α``) and free; the free ``α`` solve the face equations
-  ``B_F (B_Fᵀ α_F + w_U) = 1`` by least squares (repeated points are fine). A point in
-  the box whose complementarity gap is within tolerance is the optimum to round-off.
+  (``z₂ > s``) and free; the free ``α`` solve the face equations
+  ``B_F (B_Fᵀ α_F + w_U) = 1`` (Cholesky, or least squares when repeated or collinear
+  points make them singular). A point in the box whose complementarity gap is within
+  tolerance is the optimum to round-off; on a degenerate face the interior-point iterate
+  itself is accepted once its own gap is within tolerance.
+
+The matrices involved are small, so BLAS runs on one thread; parallelism comes from
+running chunks of candidates in separate workers (``n_jobs``).
+
+Why not coordinate descent or a projected Newton method: both were tried. With ``S``
+well above the rank ``r`` the dual is very degenerate and warm starts from the
+neighbouring candidate change the active set of about 15% of the slots, so
+gradient-projection with exact face steps needed ~190 iterations per candidate at
+``n = 400`` (slower than Clarabel), and a per-candidate interior-point method was
+overhead-bound at about 0.3× of the cvxpy loop; lanes bring it under 0.2× (see
+``benchmarks/aatp_speed.py``).
 """
 
 from __future__ import annotations
@@ -149,14 +163,27 @@ class _Direct:
                          for c, x in zip(self.chol, v)])
 
 
-def _face_equations(M: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """Solve ``M x = rhs`` for PSD ``M``: Cholesky, or least squares when ``M`` is singular
-    (repeated or collinear points on the margin)."""
-    try:
-        return cho_solve(cho_factor(M, lower=True, check_finite=False), rhs,
-                         check_finite=False)
-    except np.linalg.LinAlgError:
-        return np.linalg.lstsq(M, rhs, rcond=None)[0]
+def _face_equations(Bf: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
+    """Solve ``B_F B_Fᵀ x = rhs``, or return ``None`` when it has no solution.
+
+    Few free slots (at most the rank, the usual case): Cholesky of ``B_F B_Fᵀ``. Otherwise,
+    or when that matrix is singular (repeated or collinear points on the margin), the
+    thin SVD ``B_F = U Σ Vᵀ`` gives the minimum-norm solution ``U Σ⁻² Uᵀ rhs`` if
+    ``rhs`` lies in ``range(U)``, in ``O(|F| r²)`` rather than ``O(|F|³)``.
+    """
+    if len(Bf) <= Bf.shape[1]:
+        try:
+            return cho_solve(cho_factor(Bf @ Bf.T, lower=True, check_finite=False), rhs,
+                             check_finite=False)
+        except np.linalg.LinAlgError:
+            pass
+    U, sv, _ = np.linalg.svd(Bf, full_matrices=False)
+    keep = sv > sv[0] * max(Bf.shape) * np.finfo(float).eps if sv.size else sv > 0
+    U, sv = U[:, keep], sv[keep]
+    coef = U.T @ rhs
+    if np.linalg.norm(rhs - U @ coef) > 1e-9 * max(1.0, np.linalg.norm(rhs)):
+        return None
+    return U @ (coef / sv**2)
 
 
 def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -209,8 +236,8 @@ class FastDualSolver:
         if np.any(free):
             Bf = B[free]
             w_bound = B[part.upper].T @ self.u[part.upper]
-            alpha_f = _face_equations(Bf @ Bf.T, 1.0 - Bf @ w_bound)
-            if np.any(alpha_f < 0) or np.any(alpha_f > self.u[free]):
+            alpha_f = _face_equations(Bf, 1.0 - Bf @ w_bound)
+            if alpha_f is None or np.any(alpha_f < 0) or np.any(alpha_f > self.u[free]):
                 return None
             alpha[free] = alpha_f
         return alpha if self._certified(B, alpha) else None
@@ -293,33 +320,39 @@ class FastDualSolver:
         """One Mehrotra predictor-corrector step for every lane.
 
         Unknowns ``α, s`` (slack of ``α ≤ u``), ``z₁, z₂ ≥ 0``; equations
-        ``∇φ − z₁ + z₂ = 0``, ``α + s = u``, ``α z₁ = σμ``, ``s z₂ = σμ``. Eliminating
-        ``Δs = r_u − Δα`` and ``Δz`` leaves ``(B Bᵀ + D) Δα = rhs`` with
-        ``D = z₁/α + z₂/s``.
+        ``∇φ − z₁ + z₂ = 0``, ``α + s = u``, ``α z₁ = σμ``, ``s z₂ = σμ``. With
+        ``r₁ = (σμ − α z₁ − …)/α`` and ``r₂ = (σμ − s z₂ − …)/s`` (the dots: Mehrotra's
+        second-order terms), ``Δz₁ = r₁ − (z₁/α) Δα``, ``Δs = r_u − Δα`` and
+        ``Δz₂ = r₂ − (z₂/s) Δs``, which leaves
+        ``(B Bᵀ + D) Δα = −∇φ + z₁ − z₂ + r₁ − r₂ + (z₂/s) r_u`` with ``D = z₁/α + z₂/s``.
         """
         alpha, s, z1, z2 = lanes.alpha, lanes.s_up, lanes.z_low, lanes.z_up
-        D = z1 / alpha + z2 / s
-        system = (_Woodbury(lanes, D, self.pair_products) if self.woodbury
-                  else _Direct(lanes, D, self.gram))
-        residual = grad - z1 + z2
-        r_u = self.u - alpha - s
-
-        def direction(r1: np.ndarray, r2: np.ndarray) -> tuple[np.ndarray, ...]:
-            dx = system.solve(-residual + r1 / alpha - (r2 - z2 * r_u) / s)
-            ds = r_u - dx
-            return dx, ds, (r1 - z1 * dx) / alpha, (r2 - z2 * ds) / s
+        inv_a, inv_s = 1.0 / alpha, 1.0 / s
+        za, zs = z1 * inv_a, z2 * inv_s
+        system = (_Woodbury(lanes, za + zs, self.pair_products) if self.woodbury
+                  else _Direct(lanes, za + zs, self.gram))
+        r_u = self.u - alpha - s  # round-off only: every step keeps α + s = u
 
         def steps(dx, ds, dz1, dz2):
             return (np.minimum(_step_to_boundary(alpha, dx), _step_to_boundary(s, ds)),
                     np.minimum(_step_to_boundary(z1, dz1), _step_to_boundary(z2, dz2)))
 
-        dx, ds, dz1, dz2 = direction(-alpha * z1, -s * z2)          # predictor
+        # predictor (affine scaling): complementarity targets 0, so r₁/α = −z₁, r₂/s = −z₂
+        dx = system.solve(zs * r_u - grad)
+        ds = r_u - dx
+        dz1 = -z1 - za * dx
+        dz2 = -z2 - zs * ds
         a_p, a_d = steps(dx, ds, dz1, dz2)
         mu_aff = (_rowdot(alpha + a_p[:, None] * dx, z1 + a_d[:, None] * dz1)
                   + _rowdot(s + a_p[:, None] * ds, z2 + a_d[:, None] * dz2)) / (2 * alpha.shape[1])
         sigma_mu = ((mu_aff / mu) ** 3 * mu)[:, None]
-        dx, ds, dz1, dz2 = direction(sigma_mu - alpha * z1 - dx * dz1,     # corrector
-                                     sigma_mu - s * z2 - ds * dz2)
+        # corrector: targets σμ with the second-order terms of the predictor
+        r1 = (sigma_mu - dx * dz1) * inv_a - z1
+        r2 = (sigma_mu - ds * dz2) * inv_s - z2
+        dx = system.solve(zs * r_u - grad + z1 - z2 + r1 - r2)
+        ds = r_u - dx
+        dz1 = r1 - za * dx
+        dz2 = r2 - zs * ds
         a_p, a_d = steps(dx, ds, dz1, dz2)
         a_p, a_d = _STEP_FRACTION * a_p[:, None], _STEP_FRACTION * a_d[:, None]
         lanes.alpha = alpha + a_p * dx
