@@ -222,6 +222,8 @@ class AATP(BaseEstimator):
 
     def _fit_problem(self, problem: AATPProblem, kernel: Kernel, keys: np.ndarray,
                      X_fit: np.ndarray) -> "AATP":
+        for stale in ("coef_", "X_fit_"):  # attributes of a previous fit with another kernel
+            self.__dict__.pop(stale, None)
         candidates = problem.candidates
         representatives = duplicate_representatives(keys, candidates)
         tour = nearest_neighbour_tour(problem.factor, np.unique(representatives))

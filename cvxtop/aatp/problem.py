@@ -20,6 +20,7 @@ and ``w = Σ_s α_s b_s`` maps a dual point to a primal one, so
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -124,7 +125,7 @@ class AATPProblem:
     C: float
     item_weight: np.ndarray | None
 
-    @property
+    @cached_property
     def slot_factor(self) -> np.ndarray:
         """``A = F[slot_item]``: the factor row of every slot."""
         return self.factor[self.slot_item]
