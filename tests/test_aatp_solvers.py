@@ -154,3 +154,34 @@ def test_certificate_rejects_a_large_gap():
     bad = CandidateSolution(3, np.zeros(2), np.zeros(1), 1.0, 0.5, 7, "optimal")
     with pytest.raises(SolverError, match="candidate 3 not certified, duality gap 0.5"):
         certify(bad, "test")
+
+
+def test_face_equations_on_a_degenerate_face_take_the_solution_nearest_the_iterate():
+    """Two repeated points free on the margin: B_F B_Fᵀ is singular (a Cholesky factor
+    can still 'succeed' on round-off pivots); the SVD solution closest to ``near`` is
+    returned, and None when the right-hand side is outside the range."""
+    from cvxtop.aatp.fast import _face_equations
+
+    rng = np.random.default_rng(3)
+    Bf = rng.standard_normal((4, 3))
+    Bf[1] = Bf[0]
+    M = Bf @ Bf.T
+    x_true = np.array([0.2, 0.3, 0.1, 0.4])
+    along_null = np.array([0.05, -0.05, 0.0, 0.0])   # e0 − e1 spans the null space
+    x = _face_equations(Bf, M @ x_true, x_true + along_null)
+    assert np.allclose(x, x_true + along_null, atol=1e-12)
+    x = _face_equations(Bf, M @ x_true, x_true + np.array([0.0, 0.0, 0.3, -0.2]))
+    assert np.allclose(x, x_true, atol=1e-12)  # off the set only across it: projected back
+    assert _face_equations(Bf, np.array([1.0, -1.0, 0.0, 0.0]), x_true) is None
+
+
+def test_fast_solver_certifies_a_degenerate_optimal_face():
+    """A repeated positive on the margin: the optimal α of the two copies is any split of
+    one total, and the solver still returns a certified point of the box."""
+    X = np.array([[0.0], [2.0], [2.0], [-1.0], [3.0]])
+    p = items_problem(X, np.array([0, 1, 1, 0, 1]), C=1.0)
+    fast = FastDualSolver(p).solve(0)
+    ref = DualQP(p).solve(0)
+    assert fast.objective == pytest.approx(ref.objective, rel=1e-9)
+    assert np.all(fast.alpha >= 0) and np.all(fast.alpha <= p.upper)
+    assert fast.duality_gap <= 1e-10 * max(1, fast.objective)

@@ -29,9 +29,9 @@ Design (:class:`FastDualSolver`):
   iterate of its own, so it never loses precision to cancellation.
 * **Crossover.** From late iterates the slots are split into lower (``z₁ > α``), upper
   (``z₂ > s``) and free; the free ``α`` solve the face equations
-  ``B_F (B_Fᵀ α_F + w_U) = 1`` (Cholesky, or least squares when repeated or collinear
-  points make them singular). A point in the box whose complementarity gap is within
-  tolerance is the optimum to round-off; on a degenerate face the interior-point iterate
+  ``B_F (B_Fᵀ α_F + w_U) = 1`` through an SVD of ``B_F`` (on a degenerate face, the
+  solution closest to the iterate). A point in the box whose complementarity gap is
+  within tolerance is the optimum to round-off; failing that, the interior-point iterate
   itself is accepted once its own gap is within tolerance.
 
 The matrices involved are small, so BLAS runs on one thread; parallelism comes from
@@ -52,11 +52,17 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
+from scipy.linalg import cho_solve
 from threadpoolctl import threadpool_limits
 
 from ..exceptions import SolverError
-from .problem import AATPProblem, CandidateSolution, certify, solution_from_alpha
+from .problem import (
+    CERTIFICATE_RTOL,
+    AATPProblem,
+    CandidateSolution,
+    certify,
+    solution_from_alpha,
+)
 
 __all__ = ["FAST_RTOL", "FAST_MAX_ITER", "LANE_MEMORY", "MAX_LANES", "WARM_RETRY",
            "FastDualSolver"]
@@ -73,15 +79,18 @@ MAX_LANES = 64
 WARM_RETRY = 4
 
 _CROSSOVER_FROM = 1e-5  # try the crossover once the barrier gap is this small (relative)
+_BARRIER_FLOOR = 1e-14  # below this the barrier gap is round-off
 _STEP_FRACTION = 0.99
 
 
 @dataclass
 class _Partition:
-    """Which slots sit at ``α = 0`` and at ``α = u`` (the rest are free)."""
+    """Which slots sit at ``α = 0`` and at ``α = u`` (the rest are free), and the dual
+    point it came from."""
 
     lower: np.ndarray
     upper: np.ndarray
+    alpha: np.ndarray
 
 
 class _Lanes:
@@ -163,27 +172,23 @@ class _Direct:
                          for c, x in zip(self.chol, v)])
 
 
-def _face_equations(Bf: np.ndarray, rhs: np.ndarray) -> np.ndarray | None:
-    """Solve ``B_F B_Fᵀ x = rhs``, or return ``None`` when it has no solution.
+def _face_equations(Bf: np.ndarray, rhs: np.ndarray, near: np.ndarray) -> np.ndarray | None:
+    """The solution of ``B_F B_Fᵀ x = rhs`` closest to ``near``, or ``None`` if none exists.
 
-    Few free slots (at most the rank, the usual case): Cholesky of ``B_F B_Fᵀ``. Otherwise,
-    or when that matrix is singular (repeated or collinear points on the margin), the
-    thin SVD ``B_F = U Σ Vᵀ`` gives the minimum-norm solution ``U Σ⁻² Uᵀ rhs`` if
-    ``rhs`` lies in ``range(U)``, in ``O(|F| r²)`` rather than ``O(|F|³)``.
+    With the thin SVD ``B_F = U Σ Vᵀ`` (numerical rank): ``U Σ⁻² Uᵀ rhs + (I − U Uᵀ) near``
+    when ``rhs`` lies in ``range(U)``. The solution is unique unless the face is degenerate
+    (repeated or collinear points on the margin), and then the optimal ``α`` form an affine
+    set; an interior-point iterate as ``near`` converges to its relative interior, so the
+    closest solution stays inside the box. The SVD, not a Cholesky factor, decides the
+    rank: a Cholesky factor of a singular ``B_F B_Fᵀ`` can succeed on round-off pivots.
     """
-    if len(Bf) <= Bf.shape[1]:
-        try:
-            return cho_solve(cho_factor(Bf @ Bf.T, lower=True, check_finite=False), rhs,
-                             check_finite=False)
-        except np.linalg.LinAlgError:
-            pass
     U, sv, _ = np.linalg.svd(Bf, full_matrices=False)
     keep = sv > sv[0] * max(Bf.shape) * np.finfo(float).eps if sv.size else sv > 0
     U, sv = U[:, keep], sv[keep]
     coef = U.T @ rhs
     if np.linalg.norm(rhs - U @ coef) > 1e-9 * max(1.0, np.linalg.norm(rhs)):
         return None
-    return U @ (coef / sv**2)
+    return U @ (coef / sv**2) + (near - U @ (U.T @ near))
 
 
 def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -228,26 +233,28 @@ class FastDualSolver:
         self.n_lanes = max(1, min(MAX_LANES, lane_memory // per_lane))
 
     # ---- exact face solution and certificate -------------------------------------------
-    def _face_solution(self, k: int, part: _Partition) -> np.ndarray | None:
-        """The exact minimizer on the face ``part``, or ``None`` if it is not optimal."""
+    def _face_solution(self, k: int, part: _Partition, near: np.ndarray
+                       ) -> np.ndarray | None:
+        """The exact minimizer on the face ``part`` (the one closest to ``near`` if the face
+        is degenerate), or ``None`` if that face holds no optimum."""
         B = self.sign[:, None] * (self.A - self.problem.factor[k])
         alpha = np.where(part.upper, self.u, 0.0)
         free = ~(part.lower | part.upper)
         if np.any(free):
             Bf = B[free]
             w_bound = B[part.upper].T @ self.u[part.upper]
-            alpha_f = _face_equations(Bf, 1.0 - Bf @ w_bound)
+            alpha_f = _face_equations(Bf, 1.0 - Bf @ w_bound, near[free])
             if alpha_f is None or np.any(alpha_f < 0) or np.any(alpha_f > self.u[free]):
                 return None
             alpha[free] = alpha_f
         return alpha if self._certified(B, alpha) else None
 
-    def _certified(self, B: np.ndarray, alpha: np.ndarray) -> bool:
+    def _certified(self, B: np.ndarray, alpha: np.ndarray, rtol: float | None = None) -> bool:
         w = B.T @ alpha
         slack = 1.0 - B @ w
         gap = float(self.u @ np.maximum(slack, 0.0) - alpha @ slack)
         primal = 0.5 * float(w @ w) + float(self.u @ np.maximum(slack, 0.0))
-        return gap <= self.rtol * max(1.0, abs(primal))
+        return gap <= (self.rtol if rtol is None else rtol) * max(1.0, abs(primal))
 
     def _finish(self, k: int, alpha: np.ndarray, n_iter: int) -> CandidateSolution:
         solution = solution_from_alpha(self.problem, k, alpha, int(n_iter), "optimal")
@@ -259,7 +266,8 @@ class FastDualSolver:
         done: dict[int, tuple[np.ndarray, int]] = {}
         pending = []
         for k, guess in zip(candidates, guesses):
-            alpha = None if guess is None else self._face_solution(int(k), guess)
+            alpha = None if guess is None else self._face_solution(int(k), guess,
+                                                                    guess.alpha)
             if alpha is None:
                 pending.append(int(k))
             else:
@@ -275,8 +283,9 @@ class FastDualSolver:
             mu = (_rowdot(lanes.alpha, lanes.z_low) + _rowdot(lanes.s_up, lanes.z_up)) / (
                 2 * len(self.A))
             scale = np.maximum(1.0, 0.5 * _rowdot(w, w) + np.maximum(-grad, 0.0) @ self.u)
-            finished = self._try_crossover(lanes, 2 * len(self.A) * mu <= _CROSSOVER_FROM * scale,
-                                           done)
+            barrier = 2 * len(self.A) * mu / scale
+            finished = self._try_crossover(lanes, barrier <= _CROSSOVER_FROM,
+                                           barrier <= _BARRIER_FLOOR, done)
             self._check_progress(lanes, finished)
             if np.any(finished):
                 lanes.keep(~finished)
@@ -285,19 +294,24 @@ class FastDualSolver:
                 self._newton_step(lanes, grad, mu)
         return done
 
-    def _try_crossover(self, lanes: _Lanes, ready: np.ndarray,
+    def _try_crossover(self, lanes: _Lanes, ready: np.ndarray, at_floor: np.ndarray,
                        done: dict[int, tuple[np.ndarray, int]]) -> np.ndarray:
         """Certify the lanes that are ``ready``: the exact face solution of the partition the
-        iterate indicates, else the iterate itself (degenerate faces)."""
+        iterate indicates, else the iterate itself, to ``rtol``; a lane whose barrier
+        parameter has reached round-off (``at_floor``) cannot improve further, and its
+        iterate is accepted at the certificate's own tolerance
+        (:data:`.problem.CERTIFICATE_RTOL`)."""
         finished = np.zeros(len(lanes.k), dtype=bool)
         for j in np.flatnonzero(ready):
             k = int(lanes.k[j])
-            part = _Partition(lanes.z_low[j] > lanes.alpha[j], lanes.z_up[j] > lanes.s_up[j])
-            exact = self._face_solution(k, part)
+            part = _Partition(lanes.z_low[j] > lanes.alpha[j], lanes.z_up[j] > lanes.s_up[j],
+                              lanes.alpha[j])
+            exact = self._face_solution(k, part, lanes.alpha[j])
             if exact is None:
                 iterate = np.clip(lanes.alpha[j], 0.0, self.u)
                 B = self.sign[:, None] * (self.A - lanes.f[j])
-                exact = iterate if self._certified(B, iterate) else None
+                rtol = CERTIFICATE_RTOL if at_floor[j] else self.rtol
+                exact = iterate if self._certified(B, iterate, rtol) else None
             if exact is not None:
                 done[k] = (exact, int(lanes.n_iter[j]))
                 finished[j] = True
@@ -383,7 +397,7 @@ class FastDualSolver:
             for j, k, guess in zip(live, wave, guesses):
                 alpha, n_iter = solved[int(k)]
                 results[int(k)] = self._finish(int(k), alpha, n_iter)
-                previous[j] = _Partition(alpha <= 0, alpha >= self.u)
+                previous[j] = _Partition(alpha <= 0, alpha >= self.u, alpha)
                 if guess is not None:
                     hit[j] = n_iter == 0
             if progress is not None:
