@@ -256,8 +256,8 @@ def test_n_jobs_gives_the_same_fit():
     X, y, _ = data(9, n=40)
     seq = AATP(tau=0.2).fit(X, y)
     par = AATP(tau=0.2, n_jobs=2).fit(X, y)
-    assert_same_fit(seq, par, rtol=1e-12)
-    assert np.array_equal(seq.candidate_gaps_, par.candidate_gaps_)
+    assert_same_fit(seq, par, rtol=1e-10)
+    assert np.allclose(seq.candidate_gaps_, par.candidate_gaps_, rtol=0, atol=1e-9)
 
 
 def test_dask_backend_with_a_local_cluster():
@@ -272,7 +272,7 @@ def test_dask_backend_with_a_local_cluster():
         with parallel_config(backend="dask"), distributed.get_task_stream(client) as ts:
             par = AATP(tau=0.2, n_jobs=2).fit(X, y)
         assert len(ts.data) > 0  # the chunks ran as Dask tasks
-    assert_same_fit(seq, par, rtol=1e-12)
+    assert_same_fit(seq, par, rtol=1e-10)
 
 
 def test_progress_bar_counts_the_candidates(capsys):

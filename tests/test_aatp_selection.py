@@ -56,14 +56,17 @@ def test_weighted_scoring_for_pairs(rng):
 
 
 def _brute_force_choice(X, y, tau, C):
-    """Every candidate by the reference solver (no screening), scored by the literal
-    kernel formula and the brute-force quantile, chosen by the rule as a sort."""
+    """Every candidate by the reference solver (no screening), polished to an exact KKT
+    point, scored by the literal kernel formula and the brute-force quantile, chosen by
+    the rule as a sort."""
     K = X @ X.T
     p = items_problem(X, y, C)
     gaps, objs = [], []
     for k in range(len(y)):
         sol = DualQP(p).solve(k)
-        h = brute.kernel_scores(K, p.slot_sign * sol.alpha, k)
+        B = p.slot_sign[:, None] * (X - X[k])
+        alpha = brute.polish(B @ B.T, p.upper, sol.alpha)
+        h = brute.kernel_scores(K, p.slot_sign * alpha, k)
         gaps.append(abs(h[k] - brute.quantile(h, tau)))
         objs.append(sol.objective)
     return brute.select(np.arange(len(y)), np.array(gaps), np.array(objs))

@@ -10,7 +10,7 @@ from aatp_brute import box_qp_by_enumeration, dual_objective
 from cvxtop import SolverError
 from cvxtop.aatp import cvxpy_qp
 from cvxtop.aatp.dual import DualQP
-from cvxtop.aatp.fast import FastDualSolver
+from cvxtop.aatp.fast import FALLBACK_STATUS, FastDualSolver
 from cvxtop.aatp.kernels import factor_gram, rbf_gram
 from cvxtop.aatp.primal import PrimalQP
 from cvxtop.aatp.problem import (
@@ -134,11 +134,21 @@ def test_warm_start_from_a_repeated_point_needs_no_iteration():
     assert second.objective == pytest.approx(first.objective, rel=1e-12)
 
 
-def test_fast_solver_raises_when_it_cannot_certify(rng):
+def test_uncertified_lanes_go_to_the_reference_solver(rng):
+    """A lane that cannot be certified (here: one interior-point iteration allowed) is
+    solved by eq. (4) with Clarabel, and says so in its status."""
     p = instance(rng, "gauss")
-    with pytest.raises(SolverError, match="not certified after 1 interior-point") as err:
+    sol = FastDualSolver(p, max_iter=1).solve(0)
+    assert sol.status == FALLBACK_STATUS
+    assert sol.objective == pytest.approx(DualQP(p).solve(0).objective, rel=1e-9)
+
+
+def test_fast_solver_raises_when_the_fallback_fails_too(rng, monkeypatch):
+    p = instance(rng, "gauss")
+    monkeypatch.setattr(cvxpy_qp.CvxpyCandidateQP, "_run", lambda self, k, options: "infeasible")
+    with pytest.raises(SolverError, match="candidate 0 was not solved") as err:
         FastDualSolver(p, max_iter=1).solve(0)
-    assert err.value.status == "max_iter"
+    assert err.value.status == "infeasible"
 
 
 @pytest.mark.filterwarnings("ignore:Solution may be inaccurate")

@@ -2,9 +2,12 @@
 
 Each formulation is built once with the candidate's factor row ``f_k`` as a DPP
 :class:`cvxpy.Parameter`, so cvxpy compiles it on the first solve and only refills the
-parameter afterwards. Every solve is solved with Clarabel, its status is checked, and the
-dual point it yields is certified by the duality gap of :mod:`.problem`; anything else
-raises :class:`cvxtop.SolverError` with the cvxpy status.
+parameter afterwards. Every candidate is solved with Clarabel (tightened tolerances, then Clarabel's defaults
+if those are not met) and its status is checked: ``optimal`` and ``optimal_inaccurate``
+are accepted only if the dual point they yield passes the duality-gap certificate of
+:mod:`.problem`, which proves optimality whatever the solver says; any other status, or a
+failed certificate, raises :class:`cvxtop.SolverError` with the cvxpy status. The status
+is kept on the result.
 """
 
 from __future__ import annotations
@@ -56,18 +59,24 @@ class CvxpyCandidateQP(ABC):
                 progress(1)
         return solutions
 
-    def solve(self, k: int) -> CandidateSolution:
-        """Solve candidate ``k`` (Clarabel starts cold)."""
-        self.candidate_row.value = self.problem.factor[k]
+    def _run(self, k: int, options: dict) -> str:
         try:
-            with warnings.catch_warnings():  # an inaccurate solution raises SolverError below
+            with warnings.catch_warnings():  # inaccurate solutions are certified or refused
                 warnings.filterwarnings("ignore", message="Solution may be inaccurate")
-                self.cvxpy_problem.solve(solver=cp.CLARABEL, **CLARABEL_OPTIONS)
+                self.cvxpy_problem.solve(solver=cp.CLARABEL, **options)
         except cp.error.SolverError as exc:
             raise SolverError(f"{self.name}: Clarabel failed on candidate {k}: {exc}",
-                              status=self.cvxpy_problem.status) from None
-        status = self.cvxpy_problem.status
-        if status != cp.OPTIMAL:
+                              status="solver_error") from None
+        return self.cvxpy_problem.status
+
+    def solve(self, k: int) -> CandidateSolution:
+        """Solve candidate ``k`` (Clarabel starts cold; if it misses the tightened
+        tolerances it is run again with its defaults)."""
+        self.candidate_row.value = self.problem.factor[k]
+        status = self._run(k, CLARABEL_OPTIONS)
+        if status != cp.OPTIMAL:  # badly scaled data: Clarabel's own tolerances may do better
+            status = self._run(k, {})
+        if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
             raise SolverError(f"{self.name}: candidate {k} was not solved", status=status)
         n_iter = int(self.cvxpy_problem.solver_stats.num_iters or 0)
         solution = solution_from_alpha(self.problem, k, self._alpha(), n_iter, status)

@@ -55,7 +55,7 @@ import numpy as np
 from scipy.linalg import cho_solve
 from threadpoolctl import threadpool_limits
 
-from ..exceptions import SolverError
+from .dual import DualQP
 from .problem import (
     CERTIFICATE_RTOL,
     AATPProblem,
@@ -65,7 +65,7 @@ from .problem import (
 )
 
 __all__ = ["FAST_RTOL", "FAST_MAX_ITER", "LANE_MEMORY", "MAX_LANES", "WARM_RETRY",
-           "FastDualSolver"]
+           "FALLBACK_STATUS", "FastDualSolver"]
 
 #: Target of the complementarity (duality) gap, relative to ``max(1, |P|)``.
 FAST_RTOL = 1e-10
@@ -77,10 +77,15 @@ LANE_MEMORY = 4_000_000
 MAX_LANES = 64
 #: After a missed warm start, a strand tries again at every this-many-th candidate.
 WARM_RETRY = 4
+#: Status of a candidate handed to the reference solver (badly conditioned data).
+FALLBACK_STATUS = "optimal (cvxpy fallback)"
 
 _CROSSOVER_FROM = 1e-5  # try the crossover once the barrier gap is this small (relative)
 _BARRIER_FLOOR = 1e-14  # below this the barrier gap is round-off
 _STEP_FRACTION = 0.99
+_D_FLOOR = 1e-10
+_REFINEMENTS = 3
+_REFINE_BELOW = 1e-14
 
 
 @dataclass
@@ -121,53 +126,94 @@ class _Lanes:
         return self.sign * (v @ self.At - np.einsum("lr,lr->l", v, self.f)[:, None])
 
 
-class _Woodbury:
-    """``(B Bᵀ + D)⁻¹`` per lane through ``M = I + Bᵀ D⁻¹ B`` (r × r), for ``r < S``.
+class _NewtonSystem:
+    """Solves ``(B Bᵀ + diag(D)) x = v`` for every lane. The factorizations below are of a
+    regularized matrix (``D`` floored at :data:`_D_FLOOR` times the largest diagonal of
+    ``B Bᵀ``, which keeps them well conditioned when ``D`` spans many orders of
+    magnitude late in the interior-point method); steps of iterative refinement on the
+    exact residual then solve the true system, until its relative residual is
+    round-off."""
 
-    ``Bᵀ E B = Aᵀ E A − g f_kᵀ − f_k gᵀ + (1ᵀE1) f_k f_kᵀ`` with ``g = AᵀE1``; the term
-    ``Aᵀ E A`` of every lane is one matrix product with the products ``a_si a_sj``
-    (upper triangle) when those fit in memory.
+    def __init__(self, lanes: _Lanes, D: np.ndarray) -> None:
+        self.lanes = lanes
+        self.D = D
+
+    def _solve(self, v: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def solve(self, v: np.ndarray) -> np.ndarray:
+        x = self._solve(v)
+        size = np.abs(v).max(axis=1)
+        for _ in range(_REFINEMENTS):
+            residual = v - self.lanes.bv(self.lanes.bt(x)) - self.D * x
+            if np.all(np.abs(residual).max(axis=1) <= _REFINE_BELOW * size):
+                break
+            x = x + self._solve(residual)
+        return x
+
+
+class _Woodbury(_NewtonSystem):
+    """Through ``M = I + Bᵀ E B``, ``E = 1/max(D, floor)`` (r × r per lane), for ``2r ≤ S``.
+
+    ``Bᵀ E B = Aᵀ E A − g f_kᵀ − f_k gᵀ + (1ᵀE1) f_k f_kᵀ`` with ``g = AᵀE1``; ``Aᵀ E A``
+    of every lane is one matrix product with the products ``a_si a_sj`` (upper triangle)
+    when those fit in memory, and is formed from the rows ``a_s − f_k`` otherwise. The
+    expansion loses about ``ε S`` relative to the largest entry of ``E B Bᵀ``, which the
+    floor bounds by ``1/_D_FLOOR``; refinement absorbs it. ``M`` is solved after a
+    symmetric diagonal (Jacobi) scaling.
     """
 
     def __init__(self, lanes: _Lanes, D: np.ndarray, pair_products: np.ndarray | None
                  ) -> None:
-        self.lanes = lanes
-        self.E = 1.0 / D
-        A, f, E = lanes.A, lanes.f, self.E
+        super().__init__(lanes, D)
+        A, f = lanes.A, lanes.f
         r = A.shape[1]
+        sq = (A * A).sum(axis=1)[None, :] - 2.0 * (f @ lanes.At) + (f * f).sum(axis=1)[:, None]
+        self.E = E = 1.0 / np.maximum(D, _D_FLOOR * sq.max(axis=1, keepdims=True))
         if pair_products is None:
-            AtEA = np.matmul(A.T[None, :, :] * E[:, None, :], A)
+            rows = A[None, :, :] - f[:, None, :]
+            M = np.matmul(rows.transpose(0, 2, 1) * E[:, None, :], rows)
         else:
-            rows, cols = np.triu_indices(r)
+            upper_rows, upper_cols = np.triu_indices(r)
             AtEA = np.empty((len(E), r, r))
             tri = E @ pair_products
-            AtEA[:, rows, cols] = tri
-            AtEA[:, cols, rows] = tri
-        g = E @ A
-        M = (AtEA - g[:, :, None] * f[:, None, :] - f[:, :, None] * g[:, None, :]
-             + E.sum(axis=1)[:, None, None] * f[:, :, None] * f[:, None, :])
+            AtEA[:, upper_rows, upper_cols] = tri
+            AtEA[:, upper_cols, upper_rows] = tri
+            g = E @ A
+            M = (AtEA - g[:, :, None] * f[:, None, :] - f[:, :, None] * g[:, None, :]
+                 + E.sum(axis=1)[:, None, None] * f[:, :, None] * f[:, None, :])
         M[:, np.arange(r), np.arange(r)] += 1.0
-        self.M = M
+        self.scale = 1.0 / np.sqrt(np.einsum("lii->li", M))
+        self.M = M * self.scale[:, :, None] * self.scale[:, None, :]
 
-    def solve(self, v: np.ndarray) -> np.ndarray:
+    def _solve(self, v: np.ndarray) -> np.ndarray:
         t = self.E * v
-        inner = np.linalg.solve(self.M, self.lanes.bt(t)[:, :, None])[:, :, 0]
+        rhs = (self.lanes.bt(t) * self.scale)[:, :, None]
+        inner = np.linalg.solve(self.M, rhs)[:, :, 0] * self.scale
         return t - self.E * self.lanes.bv(inner)
 
 
-class _Direct:
-    """``(B Bᵀ + D)⁻¹`` per lane through a Cholesky factor of the S × S matrix."""
+class _Direct(_NewtonSystem):
+    """Through a Cholesky factor of the S × S matrix ``B Bᵀ + D`` per lane (``2r > S``).
+    If round-off makes it indefinite, a tiny multiple of the identity is added; the
+    refinement step removes its effect."""
 
     def __init__(self, lanes: _Lanes, D: np.ndarray, gram: np.ndarray) -> None:
+        super().__init__(lanes, D)
         a = lanes.f @ lanes.At                       # (L, S): a_s · f_ℓ
         kk = np.einsum("lr,lr->l", lanes.f, lanes.f)
         ys = lanes.sign
         Q = gram[None] - a[:, :, None] - a[:, None, :] + kk[:, None, None]
         Q *= ys[None, :, None] * ys[None, None, :]
-        Q[:, np.arange(Q.shape[1]), np.arange(Q.shape[1])] += D
-        self.chol = np.linalg.cholesky(Q)
+        diag = np.arange(Q.shape[1])
+        Q[:, diag, diag] += D
+        try:
+            self.chol = np.linalg.cholesky(Q)
+        except np.linalg.LinAlgError:
+            Q[:, diag, diag] += 1e-12 * np.abs(Q[:, diag, diag]).max(axis=1, keepdims=True)
+            self.chol = np.linalg.cholesky(Q)
 
-    def solve(self, v: np.ndarray) -> np.ndarray:
+    def _solve(self, v: np.ndarray) -> np.ndarray:
         return np.stack([cho_solve((c, True), x, check_finite=False)
                          for c, x in zip(self.chol, v)])
 
@@ -206,8 +252,10 @@ class FastDualSolver:
 
     ``solve_many(candidates, progress)`` returns one certified
     :class:`CandidateSolution` per candidate, in the given order; ``candidates`` should
-    follow a nearest-neighbour tour so that strands hold neighbouring points. Raises
-    :class:`cvxtop.SolverError` for a candidate it cannot certify.
+    follow a nearest-neighbour tour so that strands hold neighbouring points. A candidate
+    whose lane cannot be certified (badly scaled data: the barrier reaches round-off
+    first) is solved by the reference :class:`.dual.DualQP` instead, with status
+    :data:`FALLBACK_STATUS`; if that fails too, :class:`cvxtop.SolverError` is raised.
     """
 
     name = "fast"
@@ -217,7 +265,10 @@ class FastDualSolver:
         self.problem = problem
         self.rtol = rtol
         self.max_iter = max_iter
-        self.A = problem.slot_factor
+        self._reference: DualQP | None = None
+        # centred rows (AATPProblem.center): B is unchanged and its sums lose less
+        self.A = problem.slot_factor - problem.center
+        self.rows = problem.factor - problem.center
         self.At = np.ascontiguousarray(self.A.T)
         self.sign = problem.slot_sign
         self.u = problem.upper
@@ -226,10 +277,10 @@ class FastDualSolver:
         self.gram = None if self.woodbury else self.A @ self.A.T
         self.pair_products = None
         if self.woodbury and S * r * (r + 1) // 2 <= lane_memory:
-            rows, cols = np.triu_indices(r)
-            self.pair_products = self.A[:, rows] * self.A[:, cols]
+            upper_rows, upper_cols = np.triu_indices(r)
+            self.pair_products = self.A[:, upper_rows] * self.A[:, upper_cols]
         per_lane = 16 * S + (r * r if self.pair_products is not None
-                             else S * r if self.woodbury else 2 * S * S)
+                             else 2 * S * r if self.woodbury else 2 * S * S)
         self.n_lanes = max(1, min(MAX_LANES, lane_memory // per_lane))
 
     # ---- exact face solution and certificate -------------------------------------------
@@ -237,7 +288,7 @@ class FastDualSolver:
                        ) -> np.ndarray | None:
         """The exact minimizer on the face ``part`` (the one closest to ``near`` if the face
         is degenerate), or ``None`` if that face holds no optimum."""
-        B = self.sign[:, None] * (self.A - self.problem.factor[k])
+        B = self.sign[:, None] * (self.A - self.rows[k])
         alpha = np.where(part.upper, self.u, 0.0)
         free = ~(part.lower | part.upper)
         if np.any(free):
@@ -262,8 +313,10 @@ class FastDualSolver:
 
     # ---- one wave of lanes -----------------------------------------------------------
     def _wave(self, candidates: np.ndarray, guesses: list[_Partition | None]
-              ) -> dict[int, tuple[np.ndarray, int]]:
-        done: dict[int, tuple[np.ndarray, int]] = {}
+              ) -> dict[int, tuple[np.ndarray, int] | None]:
+        """Solve one wave; a candidate maps to ``(alpha, n_iter)``, or to ``None`` if its
+        lane could not be certified (handed to the fallback by :meth:`solve_many`)."""
+        done: dict[int, tuple[np.ndarray, int] | None] = {}
         pending = []
         for k, guess in zip(candidates, guesses):
             alpha = None if guess is None else self._face_solution(int(k), guess,
@@ -275,7 +328,7 @@ class FastDualSolver:
         if not pending:
             return done
         ks = np.array(pending)
-        lanes = _Lanes(self.A, self.At, self.sign, self.u, ks, self.problem.factor[ks])
+        lanes = _Lanes(self.A, self.At, self.sign, self.u, ks, self.rows[ks])
         while len(lanes.k):
             lanes.n_iter += 1
             w = lanes.bt(lanes.alpha)
@@ -286,7 +339,10 @@ class FastDualSolver:
             barrier = 2 * len(self.A) * mu / scale
             finished = self._try_crossover(lanes, barrier <= _CROSSOVER_FROM,
                                            barrier <= _BARRIER_FLOOR, done)
-            self._check_progress(lanes, finished)
+            failed = self._failed_lanes(lanes, barrier) & ~finished
+            for k in lanes.k[failed]:
+                done[int(k)] = None
+            finished |= failed
             if np.any(finished):
                 lanes.keep(~finished)
                 grad, mu = grad[~finished], mu[~finished]
@@ -310,25 +366,21 @@ class FastDualSolver:
             if exact is None:
                 iterate = np.clip(lanes.alpha[j], 0.0, self.u)
                 B = self.sign[:, None] * (self.A - lanes.f[j])
-                rtol = CERTIFICATE_RTOL if at_floor[j] else self.rtol
+                # half the certificate's tolerance: room for the round-off of recomputing it
+                rtol = 0.5 * CERTIFICATE_RTOL if at_floor[j] else self.rtol
                 exact = iterate if self._certified(B, iterate, rtol) else None
             if exact is not None:
                 done[k] = (exact, int(lanes.n_iter[j]))
                 finished[j] = True
         return finished
 
-    def _check_progress(self, lanes: _Lanes, finished: np.ndarray) -> None:
-        """Raise for a lane that broke down numerically or ran out of iterations."""
+    def _failed_lanes(self, lanes: _Lanes, barrier: np.ndarray) -> np.ndarray:
+        """Lanes that broke down numerically, reached the barrier floor without a
+        certificate, or ran out of iterations."""
         broken = ~(np.all(np.isfinite(lanes.alpha), axis=1)
                    & np.all(np.isfinite(lanes.z_low), axis=1)
                    & np.all(np.isfinite(lanes.z_up), axis=1))
-        stuck = (lanes.n_iter >= self.max_iter) & ~finished
-        for bad, status, what in ((broken, "numerical_error", "lost finite values"),
-                                  (stuck, "max_iter", f"not certified after {self.max_iter} "
-                                                      "interior-point iterations")):
-            if np.any(bad):
-                k = int(lanes.k[np.flatnonzero(bad)[0]])
-                raise SolverError(f"fast AATP dual solver: candidate {k} {what}", status=status)
+        return broken | (barrier <= _BARRIER_FLOOR) | (lanes.n_iter >= self.max_iter)
 
     def _newton_step(self, lanes: _Lanes, grad: np.ndarray, mu: np.ndarray) -> None:
         """One Mehrotra predictor-corrector step for every lane.
@@ -347,18 +399,20 @@ class FastDualSolver:
                   else _Direct(lanes, za + zs, self.gram))
         r_u = self.u - alpha - s  # round-off only: every step keeps α + s = u
 
-        def steps(dx, ds, dz1, dz2):
-            return (np.minimum(_step_to_boundary(alpha, dx), _step_to_boundary(s, ds)),
-                    np.minimum(_step_to_boundary(z1, dz1), _step_to_boundary(z2, dz2)))
+        def step(dx, ds, dz1, dz2):
+            # one length for primal and dual: the dual residual ∇φ(α) − z₁ + z₂ involves
+            # α (through Q), so unequal lengths would break the dual feasibility
+            return np.minimum(np.minimum(_step_to_boundary(alpha, dx), _step_to_boundary(s, ds)),
+                              np.minimum(_step_to_boundary(z1, dz1), _step_to_boundary(z2, dz2)))
 
         # predictor (affine scaling): complementarity targets 0, so r₁/α = −z₁, r₂/s = −z₂
         dx = system.solve(zs * r_u - grad)
         ds = r_u - dx
         dz1 = -z1 - za * dx
         dz2 = -z2 - zs * ds
-        a_p, a_d = steps(dx, ds, dz1, dz2)
-        mu_aff = (_rowdot(alpha + a_p[:, None] * dx, z1 + a_d[:, None] * dz1)
-                  + _rowdot(s + a_p[:, None] * ds, z2 + a_d[:, None] * dz2)) / (2 * alpha.shape[1])
+        a = step(dx, ds, dz1, dz2)[:, None]
+        mu_aff = (_rowdot(alpha + a * dx, z1 + a * dz1)
+                  + _rowdot(s + a * ds, z2 + a * dz2)) / (2 * alpha.shape[1])
         sigma_mu = ((mu_aff / mu) ** 3 * mu)[:, None]
         # corrector: targets σμ with the second-order terms of the predictor
         r1 = (sigma_mu - dx * dz1) * inv_a - z1
@@ -367,12 +421,11 @@ class FastDualSolver:
         ds = r_u - dx
         dz1 = r1 - za * dx
         dz2 = r2 - zs * ds
-        a_p, a_d = steps(dx, ds, dz1, dz2)
-        a_p, a_d = _STEP_FRACTION * a_p[:, None], _STEP_FRACTION * a_d[:, None]
-        lanes.alpha = alpha + a_p * dx
-        lanes.s_up = s + a_p * ds
-        lanes.z_low = z1 + a_d * dz1
-        lanes.z_up = z2 + a_d * dz2
+        a = _STEP_FRACTION * step(dx, ds, dz1, dz2)[:, None]
+        lanes.alpha = alpha + a * dx
+        lanes.s_up = s + a * ds
+        lanes.z_low = z1 + a * dz1
+        lanes.z_up = z2 + a * dz2
 
     # ---- public ----------------------------------------------------------------------
     def solve_many(self, candidates: Sequence[int],
@@ -395,8 +448,12 @@ class FastDualSolver:
             guesses = [previous[j] if hit[j] or step % WARM_RETRY == 0 else None for j in live]
             solved = self._wave(wave, guesses)
             for j, k, guess in zip(live, wave, guesses):
-                alpha, n_iter = solved[int(k)]
-                results[int(k)] = self._finish(int(k), alpha, n_iter)
+                if solved[int(k)] is None:
+                    results[int(k)] = self._fallback(int(k))
+                    alpha, n_iter = results[int(k)].alpha, results[int(k)].n_iter
+                else:
+                    alpha, n_iter = solved[int(k)]
+                    results[int(k)] = self._finish(int(k), alpha, n_iter)
                 previous[j] = _Partition(alpha <= 0, alpha >= self.u, alpha)
                 if guess is not None:
                     hit[j] = n_iter == 0
@@ -407,3 +464,12 @@ class FastDualSolver:
     def solve(self, k: int) -> CandidateSolution:
         """One candidate (a single lane, cold start)."""
         return self.solve_many([k])[0]
+
+    def _fallback(self, k: int) -> CandidateSolution:
+        """The reference solver (eq. 4 with Clarabel) for a candidate the interior-point
+        lanes could not certify; its status records the hand-over."""
+        if self._reference is None:
+            self._reference = DualQP(self.problem)
+        solution = self._reference.solve(k)
+        solution.status = FALLBACK_STATUS
+        return solution

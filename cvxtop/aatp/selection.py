@@ -48,6 +48,7 @@ class CandidateScore:
     objective: float
     duality_gap: float
     n_iter: int
+    status: str
 
 
 def score_candidate(problem: AATPProblem, solution: CandidateSolution, tau: float
@@ -59,7 +60,8 @@ def score_candidate(problem: AATPProblem, solution: CandidateSolution, tau: floa
     quantile = weighted_top_quantile(scores, tau, weights)
     own = float(problem.factor[solution.candidate] @ solution.w)
     return CandidateScore(solution.candidate, own, quantile, abs(own - quantile),
-                          solution.objective, solution.duality_gap, solution.n_iter)
+                          solution.objective, solution.duality_gap, solution.n_iter,
+                          solution.status)
 
 
 def select(candidates: np.ndarray, gaps: np.ndarray, objectives: np.ndarray, *,
