@@ -32,6 +32,7 @@ from .candidates import (
     nearest_neighbour_tour,
     solve_candidates,
 )
+from .fast import FALLBACK_STATUS
 from .kernels import Kernel, factor_gram, make_kernel
 from .problem import AATPProblem, aatp_loss, items_problem, pairs_problem
 from .selection import score_candidate, select
@@ -141,6 +142,9 @@ class AATP(BaseEstimator):
         Every candidate and its gap and objective, as used by the selection rule.
     n_iter_ : int
         Solver iterations of the chosen candidate.
+    n_fallbacks_ : int
+        Candidates that ``solver="fast"`` handed to the cvxpy reference because it could
+        not certify them itself (badly scaled data); 0 otherwise.
     n_features_in_ : int
     """
 
@@ -234,6 +238,7 @@ class AATP(BaseEstimator):
         self.candidates_ = candidates
         self.candidate_gaps_ = np.array([s.gap for s in table])
         self.candidate_objectives_ = np.array([s.objective for s in table])
+        self.n_fallbacks_ = sum(s.status == FALLBACK_STATUS for s in scored)
         chosen = int(candidates[select(candidates, self.candidate_gaps_,
                                        self.candidate_objectives_)])
         solution = make_solver(self.solver, problem).solve_many([chosen])[0]

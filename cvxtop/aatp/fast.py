@@ -22,17 +22,22 @@ Design (:class:`FastDualSolver`):
   last attempt missed tries again only every :data:`WARM_RETRY` candidates, so data
   whose neighbours are far apart pay little for the attempts.
 * **Interior point.** Otherwise a primal-dual interior-point method (Mehrotra
-  predictor-corrector) runs from the centre of the box. Its Newton systems
-  ``(B Bᵀ + D) x = v`` use the Woodbury identity with an ``r × r`` matrix per lane when
-  ``2r ≤ S`` (``Bᵀ D⁻¹ B`` is assembled from ``Aᵀ D⁻¹ A`` and rank-one terms in ``f_k``)
-  and a Cholesky factor of the ``S × S`` matrix otherwise. The slack ``s = u − α`` is an
-  iterate of its own, so it never loses precision to cancellation.
+  predictor-corrector, one step length for primal and dual) runs from the centre of the
+  box. Its Newton systems ``(B Bᵀ + D) x = v`` use the Woodbury identity with an
+  ``r × r`` matrix per lane when ``2r ≤ S`` and a Cholesky factor of the ``S × S`` matrix
+  otherwise, both of a regularized matrix (``D`` floored), followed by iterative
+  refinement on the exact residual. The slack ``s = u − α`` is an iterate of its own,
+  and the factor rows are centred (:attr:`.problem.AATPProblem.center`), so that
+  nothing is lost to cancellation.
 * **Crossover.** From late iterates the slots are split into lower (``z₁ > α``), upper
   (``z₂ > s``) and free; the free ``α`` solve the face equations
   ``B_F (B_Fᵀ α_F + w_U) = 1`` through an SVD of ``B_F`` (on a degenerate face, the
   solution closest to the iterate). A point in the box whose complementarity gap is
   within tolerance is the optimum to round-off; failing that, the interior-point iterate
   itself is accepted once its own gap is within tolerance.
+* **Fallback.** A lane that breaks down, reaches the barrier floor uncertified or runs
+  out of iterations (badly scaled data) is solved by the reference cvxpy dual instead,
+  and its status says so (:data:`FALLBACK_STATUS`).
 
 The matrices involved are small, so BLAS runs on one thread; parallelism comes from
 running chunks of candidates in separate workers (``n_jobs``).
@@ -42,7 +47,7 @@ well above the rank ``r`` the dual is very degenerate and warm starts from the
 neighbouring candidate change the active set of about 15% of the slots, so
 gradient-projection with exact face steps needed ~190 iterations per candidate at
 ``n = 400`` (slower than Clarabel), and a per-candidate interior-point method was
-overhead-bound at about 0.3× of the cvxpy loop; lanes bring it under 0.2× (see
+overhead-bound at about 0.3× of the cvxpy loop; lanes bring it to about 0.1-0.15× (see
 ``benchmarks/aatp_speed.py``).
 """
 
