@@ -6,7 +6,8 @@ Modules, one job each:
   PSD policy;
 * :mod:`.problem`: the quantile, the empirical loss ``R̂(h)`` of Section 3.1, the QP data
   (bipartite items or preference pairs) and the duality-gap certificate;
-* :mod:`.primal`, :mod:`.dual`: eq. (2) and eq. (4) in cvxpy, compiled once (DPP);
+* :mod:`.primal`, :mod:`.dual`: eq. (2) and eq. (4) in cvxpy, compiled once (DPP), on
+  the shared plumbing of :mod:`.cvxpy_qp` (Clarabel, status check, certificate);
 * :mod:`.fast`: the dedicated numpy solver of the box-constrained dual;
 * :mod:`.selection`: scoring a candidate and the selection rule with its tolerances;
 * :mod:`.candidates`: order (nearest-neighbour tour), screening of repeated points, joblib
