@@ -289,3 +289,93 @@ def check_grades(y: Any, name: str = "y") -> np.ndarray:
         raise ValueError(f"{name} must hold non-negative relevance grades, found {arr.min():g}")
     return arr
 
+
+# ---- accuracy at the top (cvxtop.aatp) -------------------------------------------------
+
+__all__ += [
+    "reject_sparse",
+    "check_min_samples",
+    "check_choice",
+    "check_n_jobs",
+    "check_pairs",
+    "check_n_features",
+    "require_target",
+    "check_min_features",
+]
+
+
+def reject_sparse(X: Any, name: str = "X") -> None:
+    """Refuse scipy sparse input with a message that says so (dense arrays only)."""
+    if hasattr(X, "tocsr") and hasattr(X, "nnz"):
+        raise TypeError(f"{name} is a sparse matrix; sparse input is not supported, "
+                        f"pass a dense array ({name}.toarray())")
+
+
+def check_min_samples(n: int, minimum: int, name: str = "X") -> None:
+    """At least ``minimum`` samples (rows)."""
+    if n < minimum:
+        noun = "sample" if n == 1 else "samples"
+        raise ValueError(f"{name} has {n} {noun}; at least {minimum} are required")
+
+
+def check_choice(value: Any, name: str, options: tuple) -> Any:
+    """``value`` must be one of ``options``."""
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"{name} must be one of {options}, got {value!r}")
+    return value
+
+
+def check_n_jobs(n_jobs: Any, name: str = "n_jobs") -> int | None:
+    """``None`` or a non-zero integer (joblib's convention; -1 means all workers)."""
+    if n_jobs is None:
+        return None
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral):
+        raise TypeError(f"{name} must be None or an integer, got {type(n_jobs).__name__}")
+    if n_jobs == 0:
+        raise ValueError(f"{name} must be a non-zero integer or None, got 0")
+    return int(n_jobs)
+
+
+def check_pairs(pairs: Any, n_items: int, name: str = "pairs") -> np.ndarray:
+    """Preference pairs as an ``int64`` array of shape (m, 2) of item indices.
+
+    Row ``(a, b)`` states that item ``b`` is preferred over item ``a``; both must be valid
+    indices and different.
+    """
+    arr = _as_numeric_array(pairs, name)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"{name} must have shape (m, 2) (one preference pair per row), "
+                         f"got shape {arr.shape}")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} is empty")
+    if arr.dtype == np.bool_ or not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+        raise ValueError(f"{name} must hold integer item indices")
+    arr = arr.astype(np.int64)
+    if arr.min() < 0 or arr.max() >= n_items:
+        raise ValueError(f"{name} holds indices outside [0, {n_items - 1}] "
+                         f"(there are {n_items} items)")
+    same = np.flatnonzero(arr[:, 0] == arr[:, 1])
+    if same.size:
+        raise ValueError(f"{name}[{same[0]}] compares item {arr[same[0], 0]} with itself")
+    return arr
+
+
+def check_n_features(n_features: int, expected: int, estimator: str, name: str = "X") -> None:
+    """The number of features seen at fit time (scikit-learn's wording)."""
+    if n_features != expected:
+        raise ValueError(f"{name} has {n_features} features, but {estimator} is expecting "
+                         f"{expected} features as input")
+
+
+def require_target(y: Any, estimator: str, name: str = "y") -> None:
+    """A supervised estimator needs ``y`` (scikit-learn's wording when it is missing)."""
+    if y is None:
+        raise ValueError(f"{estimator} requires {name} to be passed, but the target {name} "
+                         "is None")
+
+
+def check_min_features(X: np.ndarray, minimum: int = 1, name: str = "X") -> None:
+    """At least ``minimum`` columns (scikit-learn's wording)."""
+    if X.ndim == 2 and X.shape[1] < minimum:
+        raise ValueError(f"{name} has {X.shape[1]} feature(s) (shape={X.shape}) while a "
+                         f"minimum of {minimum} is required.")

@@ -1,0 +1,83 @@
+"""Plumbing shared by the two cvxpy formulations of a candidate QP (eq. 2 and eq. 4).
+
+Each formulation is built once with the candidate's factor row ``f_k`` as a DPP
+:class:`cvxpy.Parameter`, so cvxpy compiles it on the first solve and only refills the
+parameter afterwards. Every candidate is solved with Clarabel (tightened tolerances, then Clarabel's defaults
+if those are not met) and its status is checked: ``optimal`` and ``optimal_inaccurate``
+are accepted only if the dual point they yield passes the duality-gap certificate of
+:mod:`.problem`, which proves optimality whatever the solver says; any other status, or a
+failed certificate, raises :class:`cvxtop.SolverError` with the cvxpy status. The status
+is kept on the result.
+"""
+
+from __future__ import annotations
+
+import warnings
+from abc import ABC, abstractmethod
+from typing import Callable, Sequence
+
+import cvxpy as cp
+import numpy as np
+
+from ..exceptions import SolverError
+from .problem import AATPProblem, CandidateSolution, certify, solution_from_alpha
+
+__all__ = ["CLARABEL_OPTIONS", "CvxpyCandidateQP"]
+
+#: Clarabel tolerances, tighter than its defaults so that the reference solutions are
+#: accurate well below the selection rule's tie tolerances (:mod:`.selection`).
+CLARABEL_OPTIONS = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
+
+
+class CvxpyCandidateQP(ABC):
+    """A candidate QP compiled once; subclasses build it and read the dual point ``α``."""
+
+    name: str
+
+    def __init__(self, problem: AATPProblem) -> None:
+        self.problem = problem
+        self.candidate_row = cp.Parameter(problem.factor.shape[1], name="f_k")
+        self.cvxpy_problem = self._build()
+        if not self.cvxpy_problem.is_dcp(dpp=True):  # pragma: no cover - construction bug
+            raise AssertionError(f"{self.name}: the formulation is not DPP")
+
+    @abstractmethod
+    def _build(self) -> cp.Problem:
+        """The cvxpy problem in terms of :attr:`candidate_row`."""
+
+    @abstractmethod
+    def _alpha(self) -> np.ndarray:
+        """The dual point ``α`` (per slot) after a successful solve."""
+
+    def solve_many(self, candidates: Sequence[int],
+                   progress: Callable[[int], None] | None = None) -> list[CandidateSolution]:
+        """Solve the candidates one after the other, reusing the compiled problem."""
+        solutions = []
+        for k in candidates:
+            solutions.append(self.solve(int(k)))
+            if progress is not None:
+                progress(1)
+        return solutions
+
+    def _run(self, k: int, options: dict) -> str:
+        try:
+            with warnings.catch_warnings():  # inaccurate solutions are certified or refused
+                warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+                self.cvxpy_problem.solve(solver=cp.CLARABEL, **options)
+        except cp.error.SolverError as exc:
+            raise SolverError(f"{self.name}: Clarabel failed on candidate {k}: {exc}",
+                              status="solver_error") from None
+        return self.cvxpy_problem.status
+
+    def solve(self, k: int) -> CandidateSolution:
+        """Solve candidate ``k`` (Clarabel starts cold; if it misses the tightened
+        tolerances it is run again with its defaults)."""
+        self.candidate_row.value = self.problem.factor[k]
+        status = self._run(k, CLARABEL_OPTIONS)
+        if status != cp.OPTIMAL:  # badly scaled data: Clarabel's own tolerances may do better
+            status = self._run(k, {})
+        if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
+            raise SolverError(f"{self.name}: candidate {k} was not solved", status=status)
+        n_iter = int(self.cvxpy_problem.solver_stats.num_iters or 0)
+        solution = solution_from_alpha(self.problem, k, self._alpha(), n_iter, status)
+        return certify(solution, self.name)

@@ -1,0 +1,235 @@
+"""The AATP problem data, the quantile, the empirical loss and the per-candidate certificate.
+
+Notation of ``papers/003`` Section 3: the sample is the list ``z_1, …, z_2m`` of the
+non-preferred points ``x_i`` (sign ``y = −1``) and the preferred points ``x'_i``
+(``y = +1``). Points that occur several times (an item in several preference pairs) are
+stored once as a *slot* with a multiplicity ``c``: the hinge terms of eq. (2) and the
+terms of the quantile function ``Q_τ`` are simply repeated ``c`` times. The bipartite
+case (every labeled item once) is the case where every multiplicity is 1.
+
+For a candidate ``k`` with factor row ``f_k`` (``K = F Fᵀ``, see :mod:`.kernels`) and
+``b_s = y_s (f_s − f_k)``, eq. (2) and its dual eq. (4) read
+
+* primal ``P(w) = ½‖w‖² + Σ_s C c_s (1 − b_s·w)₊``,
+* dual ``D(α) = Σ_s α_s − ½‖Σ_s α_s b_s‖²`` with ``0 ≤ α_s ≤ C c_s``,
+
+and ``w = Σ_s α_s b_s`` maps a dual point to a primal one, so
+``P(w(α)) − D(α) ≥ 0`` is a computable certificate of optimality for both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_fraction, check_labels, check_same_length, check_scores
+from ..exceptions import SolverError
+from ..metrics import tau_cutoff, top_quantile
+
+__all__ = [
+    "CERTIFICATE_RTOL",
+    "AATPProblem",
+    "CandidateSolution",
+    "weighted_top_quantile",
+    "aatp_loss",
+    "aatp_pairs_loss",
+    "items_problem",
+    "pairs_problem",
+    "primal_dual_values",
+    "solution_from_alpha",
+    "certify",
+]
+
+#: A candidate's solution is accepted when ``P − D ≤ CERTIFICATE_RTOL · max(1, |P|)``.
+#: Well-scaled problems are solved far more accurately (the fast solver's crossover to
+#: about 1e-13); badly scaled ones (raw features spanning orders of magnitude, large C)
+#: reach about 1e-8 with Clarabel as well.
+CERTIFICATE_RTOL = 1e-7
+
+
+def weighted_top_quantile(scores: np.ndarray, tau: float,
+                          weights: np.ndarray | None = None) -> float:
+    """The largest minimizer of ``Σ_i c_i ρ_τ(s_i − u)`` for integer weights ``c_i ≥ 1``.
+
+    With ``weights=None`` this is :func:`cvxtop.metrics.top_quantile`. With weights it is
+    the same function of the list in which score ``s_i`` is repeated ``c_i`` times
+    (``papers/003`` Section 3.1, ``Q_τ`` over all 2m points): the left derivative
+    ``τW − W(s ≥ u)`` is ≤ 0 exactly when ``W(s ≥ u) ≥ ceil(τW)``, so the answer is the
+    largest score with at least ``ceil(τW)`` weight at or above it.
+    """
+    if weights is None:
+        return top_quantile(scores, tau)
+    order = np.argsort(-scores, kind="stable")
+    cumulative = np.cumsum(weights[order])
+    need = tau_cutoff(tau, int(cumulative[-1]))
+    return float(scores[order[np.searchsorted(cumulative, need, side="left")]])
+
+
+def _empirical_loss(scores: np.ndarray, signs: np.ndarray, weights: np.ndarray | None,
+                    tau: float) -> float:
+    q = weighted_top_quantile(scores, tau, weights)
+    wrong = np.where(signs < 0, scores > q, scores < q).astype(np.float64)
+    if weights is None:
+        return float(wrong.mean())
+    return float(wrong @ weights / weights.sum())
+
+
+def aatp_loss(y_true: Any, y_score: Any, tau: float) -> float:
+    """The empirical AATP loss ``R̂(h)`` of ``papers/003`` Section 3.1 for labeled items.
+
+    The fraction of items on the wrong side of the top τ-quantile ``q̂`` of their own
+    scores: irrelevant items scored strictly above ``q̂`` plus relevant items scored
+    strictly below it, over the number of items (the paper's ``1/(2m)`` with every item
+    counted once).
+    """
+    y = check_labels(y_true, "y_true")
+    s = check_scores(y_score, "y_score")
+    check_same_length(y_true=y, y_score=s)
+    tau = check_fraction(tau, "tau")
+    return _empirical_loss(s, 2.0 * y - 1.0, None, tau)
+
+
+def aatp_pairs_loss(first_score: Any, second_score: Any, tau: float) -> float:
+    """``R̂(h)`` of ``papers/003`` Section 3.1 for preference pairs ``(x_i, x'_i)``.
+
+    ``first_score[i] = h(x_i)`` (the non-preferred point) and ``second_score[i] = h(x'_i)``;
+    ``q̂`` is the top τ-quantile of all 2m scores and
+    ``R̂ = (1/2m) Σ_i [1{h(x_i) > q̂} + 1{h(x'_i) < q̂}]``.
+    """
+    a = check_scores(first_score, "first_score")
+    b = check_scores(second_score, "second_score")
+    check_same_length(first_score=a, second_score=b)
+    tau = check_fraction(tau, "tau")
+    signs = np.r_[-np.ones(len(a)), np.ones(len(b))]
+    return _empirical_loss(np.r_[a, b], signs, None, tau)
+
+
+@dataclass(frozen=True)
+class AATPProblem:
+    """The data shared by the per-candidate QPs (eq. 2 / eq. 4).
+
+    Attributes
+    ----------
+    factor : (n_items, r) rows ``f_j`` with ``K = F Fᵀ``
+    slot_item : (S,) item index of each slot
+    slot_sign : (S,) ``±1`` (−1: non-preferred ``x_i``, +1: preferred ``x'_i``)
+    slot_count : (S,) multiplicity ``c_s ≥ 1`` of the slot in the list ``z_1..z_2m``
+    C : regularization constant of eq. (2)
+    item_weight : (n_items,) multiplicity of each item in ``Q_τ``, or ``None`` for one each
+    """
+
+    factor: np.ndarray
+    slot_item: np.ndarray
+    slot_sign: np.ndarray
+    slot_count: np.ndarray
+    C: float
+    item_weight: np.ndarray | None
+
+    @cached_property
+    def slot_factor(self) -> np.ndarray:
+        """``A = F[slot_item]``: the factor row of every slot."""
+        return self.factor[self.slot_item]
+
+    @cached_property
+    def center(self) -> np.ndarray:
+        """Mean slot row. ``b_s = y_s (a_s − f_k)`` is unchanged when it is subtracted from
+        every row, and the smaller numbers keep sums like ``Σ α_s b_s`` accurate on badly
+        centred data."""
+        return self.slot_factor.mean(axis=0)
+
+    @property
+    def upper(self) -> np.ndarray:
+        """Box of the dual (eq. 4): ``0 ≤ α_s ≤ C c_s``."""
+        return self.C * self.slot_count
+
+    @property
+    def candidates(self) -> np.ndarray:
+        """Items that are points ``z_k`` of the sample (every item in the bipartite case)."""
+        if self.item_weight is None:
+            return np.arange(len(self.factor))
+        return np.flatnonzero(self.item_weight > 0)
+
+
+def items_problem(factor: np.ndarray, y: np.ndarray, C: float) -> AATPProblem:
+    """Bipartite items: each labeled item is one point of the sample (y = 1 preferred)."""
+    n = len(y)
+    return AATPProblem(factor, np.arange(n), 2.0 * y - 1.0, np.ones(n, dtype=np.int64),
+                       float(C), None)
+
+
+def pairs_problem(factor: np.ndarray, pairs: np.ndarray, C: float) -> AATPProblem:
+    """Preference pairs ``pairs[i] = (a, b)``: item ``b`` is preferred over item ``a``.
+
+    The sample is ``z = (x_1..x_m, x'_1..x'_m)`` with ``x_i = item a_i`` (sign −1) and
+    ``x'_i = item b_i`` (sign +1); repeated (item, sign) combinations become one slot
+    with their count, and ``item_weight`` counts each item's occurrences among the 2m
+    points.
+    """
+    n = len(factor)
+    first = np.bincount(pairs[:, 0], minlength=n)
+    second = np.bincount(pairs[:, 1], minlength=n)
+    neg_items = np.flatnonzero(first)
+    pos_items = np.flatnonzero(second)
+    return AATPProblem(
+        factor,
+        np.r_[neg_items, pos_items],
+        np.r_[-np.ones(len(neg_items)), np.ones(len(pos_items))],
+        np.r_[first[neg_items], second[pos_items]].astype(np.int64),
+        float(C),
+        (first + second).astype(np.int64),
+    )
+
+
+@dataclass
+class CandidateSolution:
+    """A solved candidate QP: dual point ``alpha`` (per slot), ``w = Σ α_s b_s``, the primal
+    objective ``P(w)`` of eq. (2) and the dual objective ``D(α)`` of eq. (4)."""
+
+    candidate: int
+    alpha: np.ndarray
+    w: np.ndarray
+    objective: float
+    dual_objective: float
+    n_iter: int
+    status: str
+
+    @property
+    def duality_gap(self) -> float:
+        return self.objective - self.dual_objective
+
+
+def primal_dual_values(problem: AATPProblem, k: int, alpha: np.ndarray
+                       ) -> tuple[np.ndarray, float, float]:
+    """``w(α)``, ``P(w(α))`` and ``D(α)`` for candidate ``k`` (module docstring)."""
+    A = problem.slot_factor - problem.center
+    fk = problem.factor[k] - problem.center
+    beta = problem.slot_sign * alpha
+    w = A.T @ beta - beta.sum() * fk
+    margins = problem.slot_sign * (A @ w - fk @ w)
+    half_sq = 0.5 * float(w @ w)
+    primal = half_sq + float(problem.upper @ np.maximum(0.0, 1.0 - margins))
+    dual = float(alpha.sum()) - half_sq
+    return w, primal, dual
+
+
+def solution_from_alpha(problem: AATPProblem, k: int, alpha: np.ndarray, n_iter: int,
+                        status: str) -> CandidateSolution:
+    """Clip ``alpha`` into the box and evaluate both objectives at it."""
+    alpha = np.clip(alpha, 0.0, problem.upper)
+    w, primal, dual = primal_dual_values(problem, k, alpha)
+    return CandidateSolution(int(k), alpha, w, primal, dual, n_iter, status)
+
+
+def certify(solution: CandidateSolution, solver: str) -> CandidateSolution:
+    """Return ``solution`` if its duality gap is within :data:`CERTIFICATE_RTOL`, else raise
+    :class:`cvxtop.SolverError` with the solver's status and the gap."""
+    allowed = CERTIFICATE_RTOL * max(1.0, abs(solution.objective))
+    if not solution.duality_gap <= allowed:
+        raise SolverError(
+            f"{solver}: candidate {solution.candidate} not certified, duality gap "
+            f"{solution.duality_gap:.3g} > {allowed:.3g} (badly scaled data? standardize "
+            "the features)", status=solution.status)
+    return solution

@@ -1,0 +1,81 @@
+"""Kernels, the factorization K = F Fᵀ and the PSD policy (cvxtop.aatp.kernels)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.metrics.pairwise import rbf_kernel
+
+from aatp_brute import kernel_k
+from cvxtop.aatp import nearest_psd
+from cvxtop.aatp.kernels import PSD_RTOL, factor_gram, make_kernel, rbf_gram
+
+
+def test_rbf_gram_matches_scikit_learn(rng):
+    A, B = rng.standard_normal((7, 3)), rng.standard_normal((5, 3))
+    assert np.allclose(rbf_gram(A, B, 0.3), rbf_kernel(A, B, gamma=0.3), atol=1e-14)
+
+
+def test_default_gamma_is_one_over_n_features():
+    assert make_kernel("rbf", None, 4).gamma == 0.25
+    assert make_kernel("rbf", 2, 4).gamma == 2.0
+
+
+@pytest.mark.parametrize("rank", [1, 3, 6])
+def test_factor_reproduces_the_gram_matrix(rng, rank):
+    G = rng.standard_normal((6, rank))
+    K = G @ G.T
+    F = factor_gram(K)
+    assert F.shape[1] == rank
+    assert np.allclose(F @ F.T, K, atol=1e-12)
+
+
+def test_candidate_kernel_is_psd_and_factorized(rng):
+    """K_k of eq. (4) is the Gram matrix of the rows f − f_k, hence PDS (Section 3.3)."""
+    X = rng.standard_normal((6, 2))
+    K = rbf_gram(X, X, 0.7)
+    F = factor_gram(K)
+    for k in range(6):
+        Kk = kernel_k(K, k)
+        assert np.allclose(Kk, (F - F[k]) @ (F - F[k]).T, atol=1e-12)
+        assert np.linalg.eigvalsh(Kk).min() > -1e-12
+
+
+def test_not_psd_is_an_error_naming_the_matrix():
+    K = np.array([[1.0, 2.0], [2.0, 1.0]])  # eigenvalues 3 and -1
+    with pytest.raises(ValueError, match=r"K is not positive semi-definite: .*-1"):
+        factor_gram(K)
+
+
+def test_round_off_negative_eigenvalues_are_accepted(rng):
+    G = rng.standard_normal((5, 2))
+    K = G @ G.T
+    lam, V = np.linalg.eigh(K)
+    lam[0] = -0.1 * PSD_RTOL * lam[-1]
+    F = factor_gram((V * lam) @ V.T)
+    assert np.allclose(F @ F.T, K, atol=1e-7)
+
+
+def test_nearest_psd_clips_negative_eigenvalues():
+    K = np.array([[1.0, 2.0], [2.0, 1.0]])
+    P = nearest_psd(K)
+    assert np.allclose(P, [[1.5, 1.5], [1.5, 1.5]])
+    assert np.linalg.eigvalsh(P).min() > -1e-12
+    factor_gram(P)
+
+
+@pytest.mark.parametrize("kernel, gamma, error, match", [
+    ("poly", None, ValueError, "kernel must be one of"),
+    (3, None, TypeError, "kernel must be one of"),
+    ("rbf", -1.0, ValueError, "gamma must be a finite number > 0"),
+    ("rbf", "scale", TypeError, "gamma must be None or a real number"),
+])
+def test_bad_kernel_arguments(kernel, gamma, error, match):
+    with pytest.raises(error, match=match):
+        make_kernel(kernel, gamma, 3)
+
+
+def test_callable_kernel_with_a_wrong_shape_is_an_error(rng):
+    k = make_kernel(lambda a, b: np.ones((len(a), 2)), None, 3)
+    with pytest.raises(ValueError, match=r"returned shape \(4, 2\).*expected \(4, 4\)"):
+        k.train_gram(rng.standard_normal((4, 3)))

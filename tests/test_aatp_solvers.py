@@ -1,0 +1,197 @@
+"""The per-candidate QPs: eq. (2) and eq. (4) in cvxpy, the fast numpy solver, and their
+agreement with brute force (papers/003 Sections 3.2-3.3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from aatp_brute import box_qp_by_enumeration, dual_objective
+from cvxtop import SolverError
+from cvxtop.aatp import cvxpy_qp
+from cvxtop.aatp.dual import DualQP
+from cvxtop.aatp.fast import FALLBACK_STATUS, FastDualSolver
+from cvxtop.aatp.kernels import factor_gram, rbf_gram
+from cvxtop.aatp.primal import PrimalQP
+from cvxtop.aatp.problem import (
+    CandidateSolution,
+    certify,
+    items_problem,
+    pairs_problem,
+    primal_dual_values,
+)
+
+KINDS = ["gauss", "grid", "repeated", "rbf", "pairs"]
+
+
+def instance(rng, kind, n_max=9):
+    """A random problem: Gaussian points, points on a small grid (ties), repeated points,
+    an rbf kernel, or preference pairs with items on both sides."""
+    n = int(rng.integers(3, n_max + 1))
+    d = int(rng.integers(1, 4))
+    if kind == "grid":
+        X = rng.integers(-1, 2, size=(n, d)).astype(float)
+    elif kind == "repeated":
+        X = np.repeat(rng.standard_normal(((n + 1) // 2, d)), 2, axis=0)[:n]
+    else:
+        X = rng.standard_normal((n, d))
+    C = float(10 ** rng.uniform(-1.5, 1.5))
+    F = factor_gram(rbf_gram(X, X, 0.5)) if kind == "rbf" else X
+    if kind == "pairs":
+        m = int(rng.integers(1, 2 * n))
+        pairs = np.c_[rng.integers(0, n, m), rng.integers(0, n, m)]
+        pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+        if len(pairs) == 0:
+            pairs = np.array([[0, 1]])
+        return pairs_problem(F, pairs, C)
+    y = rng.integers(0, 2, n)
+    y[:2] = [1, 0]
+    return items_problem(F, rng.permutation(y), C)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_primal_dual_and_fast_agree_on_every_candidate(kind):
+    rng = np.random.default_rng(KINDS.index(kind))
+    for _ in range(6):
+        p = instance(rng, kind)
+        cands = p.candidates
+        primal = PrimalQP(p).solve_many(cands)
+        dual = DualQP(p).solve_many(cands)
+        fast = FastDualSolver(p).solve_many(cands)
+        for a, b, c in zip(primal, dual, fast):
+            scale = max(1.0, abs(c.objective))
+            assert abs(a.objective - c.objective) <= 1e-7 * scale
+            assert abs(b.objective - c.objective) <= 1e-7 * scale
+            # the cvxpy problem's own optimal values: eq. (2) minimized, eq. (4) maximized
+            assert c.duality_gap <= 1e-9 * scale
+
+
+def test_cvxpy_optimal_values_are_equal_for_every_candidate(rng):
+    """Strong duality between eq. (2) and eq. (4), read from cvxpy's problem values."""
+    p = instance(rng, "gauss", n_max=12)
+    primal, dual = PrimalQP(p), DualQP(p)
+    for k in p.candidates:
+        primal.solve(int(k))
+        dual.solve(int(k))
+        assert primal.cvxpy_problem.value == pytest.approx(dual.cvxpy_problem.value,
+                                                           rel=1e-7, abs=1e-7)
+
+
+@pytest.mark.parametrize("kind", ["gauss", "grid", "repeated"])
+def test_fast_solver_matches_enumeration_of_kkt_points(kind):
+    rng = np.random.default_rng(11)
+    for _ in range(12):
+        p = instance(rng, kind, n_max=6)
+        solver = FastDualSolver(p)
+        for k in p.candidates:
+            B = p.slot_sign[:, None] * (p.slot_factor - p.factor[k])
+            best = box_qp_by_enumeration(B @ B.T, p.upper)
+            assert -solver.solve(int(k)).objective == pytest.approx(best, rel=1e-8, abs=1e-9)
+
+
+def test_dual_objective_is_eq4_with_the_candidate_kernel(rng):
+    """D(α) computed through the factor equals the double sum of eq. (4) with K_k."""
+    X = rng.standard_normal((6, 2))
+    K = rbf_gram(X, X, 0.8)
+    y = np.array([1, 0, 1, 1, 0, 0])
+    p = items_problem(factor_gram(K), y, C=1.5)
+    for _ in range(10):
+        k = int(rng.integers(6))
+        alpha = rng.uniform(0, 1.5, 6)
+        _, _, dual = primal_dual_values(p, k, alpha)
+        assert dual == pytest.approx(dual_objective(K, 2 * y - 1, alpha, k), rel=1e-10)
+
+
+def test_w_is_the_sum_of_alpha_y_z_minus_zk(rng):
+    """Section 3.3: w = Σ α_i y_i (z_i − z_k); the primal QP's own w agrees."""
+    p = instance(rng, "gauss", n_max=10)
+    X = p.factor
+    primal = PrimalQP(p)
+    for k in p.candidates:
+        sol = FastDualSolver(p).solve(int(k))
+        literal = sum(a * s * (X[i] - X[k]) for a, s, i in
+                      zip(sol.alpha, p.slot_sign, p.slot_item))
+        assert np.allclose(sol.w, literal, atol=1e-12)
+        primal.solve(int(k))
+        assert np.allclose(primal.w.value, sol.w, atol=1e-5)
+
+
+def test_both_formulations_are_dpp_with_only_the_candidate_row_as_parameter(rng):
+    p = instance(rng, "gauss")
+    for qp in (PrimalQP(p), DualQP(p)):
+        assert qp.cvxpy_problem.is_dcp(dpp=True)
+        assert qp.cvxpy_problem.parameters() == [qp.candidate_row]
+
+
+def test_warm_start_from_a_repeated_point_needs_no_iteration():
+    """Two candidates at the same point: the second is certified from the first's face."""
+    X = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [-1.0, 0.5]])
+    p = items_problem(X, np.array([1, 1, 0, 1, 0]), C=1.0)
+    solver = FastDualSolver(p)
+    solver.n_lanes = 1
+    first, second = solver.solve_many([0, 1])
+    assert first.n_iter > 0 and second.n_iter == 0
+    assert second.objective == pytest.approx(first.objective, rel=1e-12)
+
+
+def test_uncertified_lanes_go_to_the_reference_solver(rng):
+    """A lane that cannot be certified (here: one interior-point iteration allowed) is
+    solved by eq. (4) with Clarabel, and says so in its status."""
+    p = instance(rng, "gauss")
+    sol = FastDualSolver(p, max_iter=1).solve(0)
+    assert sol.status == FALLBACK_STATUS
+    assert sol.objective == pytest.approx(DualQP(p).solve(0).objective, rel=1e-9)
+
+
+def test_fast_solver_raises_when_the_fallback_fails_too(rng, monkeypatch):
+    p = instance(rng, "gauss")
+    monkeypatch.setattr(cvxpy_qp.CvxpyCandidateQP, "_run", lambda self, k, options: "infeasible")
+    with pytest.raises(SolverError, match="candidate 0 was not solved") as err:
+        FastDualSolver(p, max_iter=1).solve(0)
+    assert err.value.status == "infeasible"
+
+
+@pytest.mark.filterwarnings("ignore:Solution may be inaccurate")
+def test_cvxpy_solver_raises_with_the_status(rng, monkeypatch):
+    p = instance(rng, "gauss")
+    monkeypatch.setattr(cvxpy_qp, "CLARABEL_OPTIONS", {"max_iter": 1})
+    with pytest.raises(SolverError) as err:
+        DualQP(p).solve(0)
+    assert err.value.status is not None and err.value.status != "optimal"
+
+
+def test_certificate_rejects_a_large_gap():
+    bad = CandidateSolution(3, np.zeros(2), np.zeros(1), 1.0, 0.5, 7, "optimal")
+    with pytest.raises(SolverError, match="candidate 3 not certified, duality gap 0.5"):
+        certify(bad, "test")
+
+
+def test_face_equations_on_a_degenerate_face_take_the_solution_nearest_the_iterate():
+    """Two repeated points free on the margin: B_F B_Fᵀ is singular (a Cholesky factor
+    can still 'succeed' on round-off pivots); the SVD solution closest to ``near`` is
+    returned, and None when the right-hand side is outside the range."""
+    from cvxtop.aatp.fast import _face_equations
+
+    rng = np.random.default_rng(3)
+    Bf = rng.standard_normal((4, 3))
+    Bf[1] = Bf[0]
+    M = Bf @ Bf.T
+    x_true = np.array([0.2, 0.3, 0.1, 0.4])
+    along_null = np.array([0.05, -0.05, 0.0, 0.0])   # e0 − e1 spans the null space
+    x = _face_equations(Bf, M @ x_true, x_true + along_null)
+    assert np.allclose(x, x_true + along_null, atol=1e-12)
+    x = _face_equations(Bf, M @ x_true, x_true + np.array([0.0, 0.0, 0.3, -0.2]))
+    assert np.allclose(x, x_true, atol=1e-12)  # off the set only across it: projected back
+    assert _face_equations(Bf, np.array([1.0, -1.0, 0.0, 0.0]), x_true) is None
+
+
+def test_fast_solver_certifies_a_degenerate_optimal_face():
+    """A repeated positive on the margin: the optimal α of the two copies is any split of
+    one total, and the solver still returns a certified point of the box."""
+    X = np.array([[0.0], [2.0], [2.0], [-1.0], [3.0]])
+    p = items_problem(X, np.array([0, 1, 1, 0, 1]), C=1.0)
+    fast = FastDualSolver(p).solve(0)
+    ref = DualQP(p).solve(0)
+    assert fast.objective == pytest.approx(ref.objective, rel=1e-9)
+    assert np.all(fast.alpha >= 0) and np.all(fast.alpha <= p.upper)
+    assert fast.duality_gap <= 1e-10 * max(1, fast.objective)
