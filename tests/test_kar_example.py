@@ -59,6 +59,8 @@ def test_scan_finds_the_zero_model_on_b_and_not_on_a(kar, tiny):
     # at w = 0 every test score ties: the pessimistic tie rule gives prec 0
     assert rows["B"].fits["exact avg"].precision == 0.0
     assert rows["A"].fits["exact avg"].precision > 0.9
+    # the max surrogate's optimum is w = 0 even on A (its hull condition is weaker)
+    assert rows["A"].exact_max.zero_within_radius and rows["B"].exact_max.zero_within_radius
 
 
 def test_zero_criterion_agrees_with_certified_exact_fits(kar):
