@@ -19,10 +19,7 @@ Four sections, printed as markdown and written to ``benchmarks/results/approx_vs
 3. **SGD epoch cost.** One SGD epoch divided by two dense passes over the same data
    (``X @ w`` and ``X.T @ g``), measured in the same run (best of repeats, BLAS limited to
    one thread for both), on ``make_ranking_data`` for n up to 1,000,000 and two d.
-4. **The paper's qualitative findings on letter** (papers/000 Section 6): test prec@κ
-   (κ = 0.25) on 70/30 splits for several one-letter-against-the-rest tasks and seeds:
-   tight (avg) versus loose (max) and non-upper-bounding (struct) surrogates, and the
-   stability of the perceptron and SGD across batch sizes.
+4. **letter** (papers/000 Section 6): moved to ``examples/kar_section6.py``.
 """
 
 from __future__ import annotations
@@ -36,12 +33,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
-from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
 from cvxtop import TopRanker, surrogates
 from cvxtop.datasets import load_paper_dataset, make_ranking_data
-from cvxtop.metrics import precision_at_k
 from cvxtop.solvers import RankingObjective, solve_gd
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -190,92 +185,6 @@ def epoch_rows(shapes: list[tuple[int, int]], repeats: int) -> list[dict[str, st
     return rows
 
 
-# ---- 4: letter, the paper's qualitative findings ------------------------------------------------
-
-LETTER_METHODS: dict[str, dict[str, Any]] = {
-    "Perceptron@k-avg": dict(surrogate="prec@k-avg", solver="perceptron"),
-    "Perceptron@k-max": dict(surrogate="prec@k-max", solver="perceptron"),
-    "SGD@k-avg": dict(surrogate="prec@k-avg", solver="sgd"),
-    "SGD@k-max": dict(surrogate="prec@k-max", solver="sgd"),
-    "1PMB (SGD struct, 1 epoch)": dict(surrogate="prec@k-struct", solver="sgd", epochs=1),
-    "exact struct (SVMPerf)": dict(surrogate="prec@k-struct"),
-    "exact avg": dict(surrogate="prec@k-avg"),
-}
-
-
-def letter_split(letter: str, seed: int):
-    X, y = load_paper_dataset("letter", ROOT / "data", letter=letter)
-    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.3, random_state=seed,
-                                              stratify=y)
-    mean, sd = X_tr.mean(axis=0), X_tr.std(axis=0)
-    return (X_tr - mean) / sd, (X_te - mean) / sd, y_tr, y_te
-
-
-def test_precision(model: TopRanker, X_te: np.ndarray, y_te: np.ndarray) -> float:
-    k = int(np.ceil(KAPPA * y_te.sum()))
-    return precision_at_k(y_te, model.decision_function(X_te), k)
-
-
-def normalized_C(y: np.ndarray) -> float:
-    """C = 1/k: the loss becomes the normalized surrogate of papers/000 Section 5."""
-    return 1.0 / int(np.ceil(KAPPA * y.sum()))
-
-
-def letter_rows(letters: list[str], seeds: list[int]
-                ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
-    """Per method: mean test prec@κ, and its shortfall from the best method of each task
-    (a task is one letter and one split): the mean and the worst."""
-    scores: dict[str, list[float]] = {m: [] for m in LETTER_METHODS}
-    seconds: dict[str, float] = {m: 0.0 for m in LETTER_METHODS}
-    tasks = []
-    for letter in letters:
-        for seed in seeds:
-            X_tr, X_te, y_tr, y_te = letter_split(letter, seed)
-            task = {}
-            for name, params in LETTER_METHODS.items():
-                model, t = timed(lambda: TopRanker(k=KAPPA, C=normalized_C(y_tr),
-                                                   random_state=seed, **params).fit(X_tr, y_tr))
-                task[name] = test_precision(model, X_te, y_te)
-                scores[name].append(task[name])
-                seconds[name] += t
-            tasks.append(task)
-            print(f"  letter {letter} seed {seed}: " + ", ".join(
-                f"{m.split(' ')[0]} {v:.3f}" for m, v in task.items()), flush=True)
-    summary = []
-    for name in LETTER_METHODS:
-        short = [max(task.values()) - task[name] for task in tasks]
-        summary.append({"method": name, "mean test prec@κ": f"{np.mean(scores[name]):.3f}",
-                        "min": f"{np.min(scores[name]):.3f}",
-                        "mean shortfall from the best": f"{np.mean(short):.3f}",
-                        "worst shortfall": f"{np.max(short):.3f}",
-                        "fit s (mean)": f"{seconds[name] / len(tasks):.2f}"})
-    return summary, tasks
-
-
-def batch_size_rows(letters: list[str], seeds: list[int], batch_sizes: list[int]
-                    ) -> list[dict[str, str]]:
-    """Test prec@κ (mean ± std over tasks) of the perceptrons and SGD across batch sizes."""
-    methods = {m: LETTER_METHODS[m] for m in ("Perceptron@k-avg", "Perceptron@k-max",
-                                              "SGD@k-avg", "SGD@k-max")}
-    values: dict[tuple[str, int], list[float]] = {}
-    for letter in letters:
-        for seed in seeds:
-            X_tr, X_te, y_tr, y_te = letter_split(letter, seed)
-            for b in batch_sizes:
-                for name, params in methods.items():
-                    model = TopRanker(k=KAPPA, C=normalized_C(y_tr), batch_size=b,
-                                      random_state=seed, **params).fit(X_tr, y_tr)
-                    values.setdefault((name, b), []).append(test_precision(model, X_te, y_te))
-    rows = []
-    for name in methods:
-        row = {"method": name}
-        for b in batch_sizes:
-            v = values[(name, b)]
-            row[f"b = {b}"] = f"{np.mean(v):.3f} ± {np.std(v):.3f}"
-        rows.append(row)
-    return rows
-
-
 # ---- main -------------------------------------------------------------------------------------
 
 def main() -> None:
@@ -313,13 +222,6 @@ def main() -> None:
     with threadpool_limits(limits=1):
         epochs_table = epoch_rows(shapes, repeats)
 
-    letters = ["A", "E"] if quick else list("ABCDEFGH")
-    seeds = [0, 1] if quick else [0, 1, 2]
-    batch_sizes = [100, 500] if quick else [100, 500, 2000]
-    print("\nletter", flush=True)
-    letter_summary, letter_tasks = letter_rows(letters, seeds)
-    batches = batch_size_rows(letters[:2] if quick else letters[:4], seeds, batch_sizes)
-
     minutes = (time.perf_counter() - started) / 60
     command = "python benchmarks/approx_vs_exact.py" + (" --quick" if quick else "")
     gap_columns = ["data", "surrogate", "C", "P*", "P*/P(0)", "exact s", "method"]
@@ -348,20 +250,7 @@ def main() -> None:
         "interleave all the measurements of a row; BLAS limited to one thread. Target: "
         "ratio <= 3.", "",
         markdown_table(epochs_table), "",
-        "## 4. letter, one letter against the rest (papers/000 Section 6)", "",
-        f"Letters {', '.join(letters)}; seeds {seeds}; 70/30 stratified splits; "
-        "test prec@κ with κ = 0.25 on the test split; C = 1/k (k = ⌈κ·n₊⌉ of the training "
-        "split; the perceptrons have no C); perceptrons and SGD with batch 500 and 25 "
-        "epochs. A task is one letter and one split; the shortfall is the gap to the best "
-        "method on that task.", "",
-        markdown_table(letter_summary), "",
-        "Per task (letter/seed):", "",
-        markdown_table([{"task": f"{letter}/{seed}", **{m: f"{v:.3f}" for m, v in t.items()}}
-                        for (letter, seed), t in zip(
-                            [(lt, sd) for lt in letters for sd in seeds], letter_tasks)]), "",
-        f"Batch sizes (letters {', '.join(letters[:2] if quick else letters[:4])}; "
-        "mean ± std of test prec@κ over tasks):", "",
-        markdown_table(batches), "",
+        "## 4. letter (papers/000 Section 6): see `examples/kar_section6.py`", "",
     ]
     out = ROOT / "benchmarks" / "results"
     out.mkdir(parents=True, exist_ok=True)
