@@ -54,6 +54,8 @@ def main() -> None:
         print(f"| {n} | {t1:.1f} | {1e3 * t1 / n:.2f} | {growth} | {t2:.1f} | "
               f"{t1 / t2:.2f} | {'yes' if same else 'NO'} |")
         previous = (n, t1)
+    print(f"SUMMARY: n = {n}: {t1:.1f} s with n_jobs=1, {t2:.1f} s with n_jobs=2 "
+          f"(speed-up {t1 / t2:.2f}), same fit: {'yes' if same else 'NO'}")
 
 
 if __name__ == "__main__":

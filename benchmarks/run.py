@@ -46,6 +46,10 @@ SUITE = (
               quick=()),
     Benchmark("approx_vs_exact", "perceptrons, SGD and GD against the certified optimum"),
     Benchmark("grouped_exact", "grouped exact solves against users and items per user"),
+    Benchmark("aatp_speed", "AATP: the fast dual solver against a DPP-compiled cvxpy loop",
+              quick=("--sizes", "100", "200", "400")),
+    Benchmark("aatp_scaling", "AATP: the fast solver up to 5,000 items, n_jobs speed-up",
+              quick=("--sizes", "300", "600")),
 )
 
 

@@ -85,17 +85,38 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         positive=args.positive, standardize=args.standardize,
         test_size=args.test_size, seed=args.seed, tau=args.tau, model_path=args.model,
         progress=not args.json)
-    report["seconds"] = round(time.perf_counter() - start, 3)
-    if args.json:
+    report["training"]["seconds"] = round(time.perf_counter() - start, 3)
+    _print_report(report, args.json, args.model)
+    return 0
+
+
+def _print_report(report: dict, as_json: bool, model: str | None) -> None:
+    if as_json:
         print(json.dumps(_to_json(report), indent=2))
-        return 0
+        return
     print(format_table([{"": k, "value": v} for k, v in report["training"].items()]))
     for part in ("train", "test"):
         if part in report:
             print(f"\nmetrics on the {part} items")
             print(format_table([{"metric": m, "value": v} for m, v in report[part].items()]))
-    if args.model:
-        print(f"\nmodel saved to {args.model}")
+    if model:
+        print(f"\nmodel saved to {model}")
+
+
+def _cmd_aatp(args: argparse.Namespace) -> int:
+    import time
+
+    from .training import aatp_from_file
+
+    start = time.perf_counter()
+    report = aatp_from_file(
+        args.data, gram=args.gram, tau=args.tau, C=args.C, kernel=args.kernel,
+        gamma=args.gamma, label_column=args.label_column,
+        drop=tuple(args.drop.split(",")) if args.drop else (), positive=args.positive,
+        standardize=args.standardize, test_size=args.test_size, seed=args.seed,
+        model_path=args.model, progress=not args.json)
+    report["training"]["seconds"] = round(time.perf_counter() - start, 3)
+    _print_report(report, args.json, args.model)
     return 0
 
 
@@ -162,6 +183,31 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--model", help="save the model to this .npz or .json file")
     fit.add_argument("--json", action="store_true", help="print JSON instead of tables")
     fit.set_defaults(func=_cmd_fit)
+
+    aatp = sub.add_parser(
+        "aatp", help="train AATP (accuracy at the top) on a data file or a Gram matrix",
+        description="Train AATP (Boyd et al. 2012) on a data file (the layouts of "
+        "'cvxtop fit'), or with --gram on a precomputed Gram matrix whose rows follow the "
+        "items of the data file (which then supplies the labels); print the metrics and "
+        "save the model.")
+    aatp.add_argument("data", help="data file (features and labels, or labels only with --gram)")
+    aatp.add_argument("--gram", help="n x n Gram matrix (.npy, .npz or CSV): kernel precomputed")
+    aatp.add_argument("--tau", type=float, default=0.05, help="top quantile τ (0.05)")
+    aatp.add_argument("--C", type=float, default=1.0, help="weight of the loss (1.0)")
+    aatp.add_argument("--kernel", default="linear", choices=["linear", "rbf"])
+    aatp.add_argument("--gamma", type=float, help="rbf width (1/n_features by default)")
+    for name, kwargs in [("--label-column", dict(help="name of the label column of a CSV")),
+                         ("--drop", dict(help="comma-separated columns of a CSV to leave out")),
+                         ("--positive", dict(help="label value of relevant items (e.g. g)")),
+                         ("--standardize", dict(action="store_true",
+                                                help="standardize the features")),
+                         ("--test-size", dict(type=float, default=0.0,
+                                              help="fraction held out, stratified (0: none)")),
+                         ("--seed", dict(type=int, default=0, help="seed of the split (0)")),
+                         ("--model", dict(help="save the model to this .npz or .json file")),
+                         ("--json", dict(action="store_true", help="print JSON"))]:
+        aatp.add_argument(name, **kwargs)
+    aatp.set_defaults(func=_cmd_aatp)
 
     bench = sub.add_parser(
         "bench", help="run the benchmark suite of a repository checkout",

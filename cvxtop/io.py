@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["DataFileError", "ScoredItems", "LabeledData", "read_vector", "read_scored_items",
-           "read_labeled_features"]
+__all__ = ["DataFileError", "ScoredItems", "LabeledData", "read_vector", "read_matrix",
+           "read_scored_items", "read_labeled_features"]
 
 LABEL_COLUMNS = ("y_true", "label", "labels", "y", "target")
 SCORE_COLUMNS = ("y_score", "score", "scores", "s", "prediction")
@@ -73,6 +73,35 @@ def read_vector(path: str | Path) -> np.ndarray:
     if any("," in ln for ln in lines):
         raise DataFileError(f"{p}: expected one value per line, found several columns")
     return _as_float(lines, p, "values")
+
+
+def read_matrix(path: str | Path) -> np.ndarray:
+    """A numeric matrix (a Gram matrix, say): ``.npy``, ``.npz`` with one array (or an array
+    named ``K``), or a CSV file of numbers without a header."""
+    p = _existing(path)
+    try:
+        if p.suffix == ".npy":
+            arr = np.load(p, allow_pickle=False)
+        elif p.suffix == ".npz":
+            data = np.load(p, allow_pickle=False)
+            if "K" in data.files:
+                arr = data["K"]
+            elif len(data.files) == 1:
+                arr = data[data.files[0]]
+            else:
+                raise DataFileError(f"{p}: name the matrix 'K' (found {sorted(data.files)})")
+        else:
+            header, body = _read_table(p)
+            if header is not None:
+                raise DataFileError(f"{p}: a matrix file must hold numbers only (no header)")
+            arr = np.array([[float(v) for v in row] for row in body])
+    except DataFileError:
+        raise
+    except Exception as exc:
+        raise DataFileError(f"{p}: not a readable matrix ({exc})") from None
+    if arr.ndim != 2:
+        raise DataFileError(f"{p}: expected a 2-D matrix, got shape {arr.shape}")
+    return arr
 
 
 def _is_number(text: str) -> bool:

@@ -11,10 +11,10 @@ from sklearn.model_selection import GroupShuffleSplit, train_test_split
 from ._validation import check_fraction, check_labels, check_matrix
 from .estimators import TopRanker
 from .io import read_labeled_features
-from .model_io import SavedRanker, save_ranker
+from .model_io import SavedRanker, save_arrays, save_ranker
 from .report import evaluate_scores
 
-__all__ = ["fit_from_file", "split_train_test", "metric_cutoff"]
+__all__ = ["fit_from_file", "aatp_from_file", "split_train_test", "metric_cutoff"]
 
 
 def metric_cutoff(k: int | float, y: np.ndarray) -> int:
@@ -58,9 +58,7 @@ def fit_from_file(path: str, *, surrogate: str = "prec@k-avg", k: int | float = 
         X_tr, X_te, y_tr, y_te, g_tr, g_te = split_train_test(X, y, groups, test_size, seed)
     else:
         X_tr, y_tr, g_tr, X_te = X, y, groups, None
-    mean = X_tr.mean(axis=0) if standardize else np.zeros(X.shape[1])
-    scale = X_tr.std(axis=0) if standardize else np.ones(X.shape[1])
-    scale = np.where(scale > 0, scale, 1.0)
+    mean, scale = _standardizer(X_tr, standardize)
     model = TopRanker(surrogate, k=k, C=C, solver=solver, engine=engine, epochs=epochs,
                       batch_size=batch_size, random_state=seed, verbose=progress)
     model.fit((X_tr - mean) / scale, y_tr, groups=g_tr)
@@ -79,4 +77,76 @@ def fit_from_file(path: str, *, surrogate: str = "prec@k-avg", k: int | float = 
                                        k=metric_cutoff(k, yp), tau=tau, groups=gp)
     if model_path:
         save_ranker(model_path, saved)
+    return report
+
+
+def _standardizer(X_tr: np.ndarray, standardize: bool) -> tuple[np.ndarray, np.ndarray]:
+    mean = X_tr.mean(axis=0) if standardize else np.zeros(X_tr.shape[1])
+    scale = X_tr.std(axis=0) if standardize else np.ones(X_tr.shape[1])
+    return mean, np.where(scale > 0, scale, 1.0)
+
+
+def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: float = 1.0,
+                   kernel: str = "linear", gamma: float | None = None,
+                   label_column: str | None = None, drop: tuple[str, ...] = (),
+                   positive: str | None = None, standardize: bool = False,
+                   test_size: float = 0.0, seed: int = 0, model_path: str | None = None,
+                   progress: bool = False) -> dict[str, Any]:
+    """Train :class:`~cvxtop.AATP` on a file, as ``cvxtop aatp`` does; return a report.
+
+    With ``gram`` (a ``.npy``/``.npz``/CSV file holding the n × n Gram matrix of the items
+    of ``path``, in the same order) the kernel is precomputed and ``path`` only supplies
+    the labels; a test part is then scored with the test-by-train block of the matrix.
+    """
+    from .aatp import AATP
+    from .io import read_matrix
+
+    data = read_labeled_features(path, positive=positive, label_column=label_column,
+                                 drop=drop)
+    y = check_labels(data.y, "y (the labels of the file)")
+    index = np.arange(len(y))
+    if test_size:
+        tr, te = train_test_split(index, test_size=check_fraction(test_size, "test_size"),
+                                  stratify=y, random_state=seed)
+    else:
+        tr, te = index, None
+    arrays: dict[str, np.ndarray] = {}
+    if gram is not None:
+        K = read_matrix(gram)
+        if K.shape != (len(y), len(y)):
+            raise ValueError(f"{gram}: the Gram matrix must be {len(y)} x {len(y)} to match "
+                             f"the {len(y)} items of {path}, got {K.shape}")
+        model = AATP(tau=tau, C=C, kernel="precomputed", progress=progress)
+        model.fit(K[np.ix_(tr, tr)], y[tr])
+        parts = [("train", K[np.ix_(tr, tr)], tr)] + (
+            [("test", K[np.ix_(te, tr)], te)] if te is not None else [])
+        kernel_name = f"precomputed ({gram})"
+    else:
+        X = check_matrix(data.X, "X")
+        mean, scale = _standardizer(X[tr], standardize)
+        Xs = (X - mean) / scale
+        model = AATP(tau=tau, C=C, kernel=kernel, gamma=gamma, progress=progress)
+        model.fit(Xs[tr], y[tr])
+        parts = [("train", Xs[tr], tr)] + ([("test", Xs[te], te)] if te is not None else [])
+        kernel_name = kernel
+        arrays.update(mean=mean, scale=scale)
+        if kernel == "linear":
+            arrays["coef"] = model.coef_
+        else:
+            arrays["X_fit"] = Xs[tr]
+    training = {
+        "data": str(path), "items": len(tr), "relevant": int(y[tr].sum()), "tau": tau,
+        "C": C, "kernel": kernel_name, "candidates": len(model.candidates_),
+        "chosen candidate": int(model.candidate_), "quantile": model.quantile_,
+        "|h(z_k) - q|": f"{model.candidate_gap_:.3g}", "objective": model.objective_,
+        "certified duality gap": f"{model.duality_gap_:.1e}",
+    }
+    report: dict[str, Any] = {"training": training}
+    for part, Zp, idx in parts:
+        yp = y[idx]
+        report[part] = evaluate_scores(yp, model.decision_function(Zp),
+                                       k=max(1, math.ceil(tau * len(yp))), tau=tau)
+    if model_path:
+        arrays.update(dual_coef=model.dual_coef_, candidate=np.array(model.candidate_))
+        save_arrays(model_path, arrays, {key: str(v) for key, v in training.items()})
     return report

@@ -188,3 +188,56 @@ def test_fit_errors_are_one_line(tmp_path, capsys, argv, message):
 def test_bench_outside_a_checkout_is_a_clear_error(tmp_path, capsys):
     code, _, err = run(capsys, "bench", "--quick", "--dir", str(tmp_path))
     assert code == 2 and "benchmarks/run.py not found" in err
+
+
+def _aatp_data(tmp_path):
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((60, 3))
+    y = (X[:, 0] + 0.3 * rng.standard_normal(60) > 0.7).astype(int)
+    f = tmp_path / "items.csv"
+    f.write_text("a,b,c,label\n" + "\n".join(f"{a},{b},{c},{lab}" for (a, b, c), lab in zip(X, y)))
+    return X, y, f
+
+
+def test_aatp_command_linear_and_precomputed_agree(tmp_path, capsys):
+    from cvxtop import AATP
+    from cvxtop.model_io import load_arrays
+
+    X, y, f = _aatp_data(tmp_path)
+    model_file = tmp_path / "aatp.npz"
+    code, out, _ = run(capsys, "aatp", str(f), "--tau", "0.1", "--C", "0.1", "--json",
+                       "--model", str(model_file))
+    assert code == 0
+    linear = json.loads(out)["training"]
+    direct = AATP(tau=0.1, C=0.1).fit(X, y)
+    assert linear["chosen candidate"] == direct.candidate_
+    assert linear["objective"] == pytest.approx(direct.objective_, rel=1e-9)
+    arrays, info = load_arrays(model_file)
+    np.testing.assert_allclose(arrays["coef"], direct.coef_)
+    gram = tmp_path / "K.npy"
+    np.save(gram, X @ X.T)
+    code, out, _ = run(capsys, "aatp", str(f), "--gram", str(gram), "--tau", "0.1",
+                       "--C", "0.1", "--json")
+    assert code == 0
+    pre = json.loads(out)["training"]
+    assert pre["chosen candidate"] == linear["chosen candidate"]
+    assert pre["objective"] == pytest.approx(linear["objective"], rel=1e-6)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--tau", "1.5"], "tau"),
+    (["--C", "0"], "C"),
+    (["--gram", "missing.npy"], "no such file"),
+])
+def test_aatp_command_errors_are_one_line(tmp_path, capsys, argv, message):
+    _, _, f = _aatp_data(tmp_path)
+    code, _, err = run(capsys, "aatp", str(f), *argv)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_aatp_command_rejects_a_gram_of_the_wrong_size(tmp_path, capsys):
+    _, _, f = _aatp_data(tmp_path)
+    gram = tmp_path / "K.npy"
+    np.save(gram, np.eye(10))
+    code, _, err = run(capsys, "aatp", str(f), "--gram", str(gram))
+    assert code == 2 and "must be 60 x 60" in err
