@@ -257,6 +257,26 @@ def main() -> None:
     (out / ("approx_vs_exact_quick.md" if quick else "approx_vs_exact.md")).write_text(
         "\n".join(lines))
     print("\n".join(lines))
+    print("\n".join(summary_lines(target_rows(gap_table), epochs_table)))
+
+
+def summary_lines(targets: list[dict[str, str]], epochs: list[dict[str, str]]) -> list[str]:
+    """The targets as ``SUMMARY:`` lines for ``benchmarks/run.py``."""
+    def count(key: str, rows: list[dict[str, str]]) -> str:
+        return f"{sum(r.get(key) == 'yes' for r in rows)} of {len(rows)}"
+    normalized = [r for r in targets if r["C"].startswith("1/k")]
+    ratios = [float(r["line-search, no shuffle: ratio"]) for r in epochs]
+    shuffled = [float(r["line-search: ratio"]) for r in epochs]
+    return [
+        f"SUMMARY: GD (2000 line-search steps) within 0.5% of the optimum: "
+        f"{count('GD <= 0.5%', targets)} cells",
+        f"SUMMARY: SGD (25 epochs, batch 500, defaults) within 5%: "
+        f"{count('SGD <= 5%', normalized)} cells at C = 1/k, "
+        f"{count('SGD <= 5%', targets)} over all C (C = 1 is loss-dominated)",
+        f"SUMMARY: SGD epoch / two dense passes: {min(ratios):.2f} to {max(ratios):.2f} "
+        f"unshuffled, {min(shuffled):.2f} to {max(shuffled):.2f} shuffled (target <= 3); "
+        "shapes in the table",
+    ]
 
 
 if __name__ == "__main__":
