@@ -9,7 +9,7 @@ import numpy as np
 from . import metrics
 from ._validation import check_labels, check_same_length, check_scores
 
-__all__ = ["evaluate_scores", "format_table"]
+__all__ = ["evaluate_scores", "format_table", "pyplot"]
 
 
 def evaluate_scores(
@@ -70,3 +70,19 @@ def format_table(rows: list[dict[str, Any]], columns: list[str] | None = None) -
     rule = "  ".join("-" * w for w in widths)
     body = ["  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells]
     return "\n".join([line, rule, *body])
+
+
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` on the non-interactive Agg backend, for scripts that save figures.
+
+    matplotlib is the optional ``plot`` extra; without it this raises ``ImportError`` naming
+    the command that installs it, so that a table-only run never needs it.
+    """
+    try:
+        import matplotlib
+    except ImportError as exc:
+        raise ImportError("drawing figures needs matplotlib: pip install 'cvxtop[plot]'") from exc
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt

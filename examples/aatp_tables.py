@@ -39,6 +39,7 @@ import numpy as np
 
 from cvxtop import AATP, SolverError, metrics
 from cvxtop.datasets import load_paper_dataset
+from cvxtop.report import pyplot
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 MEASURES = ("P@τ", "AP", "DCG@τ", "NDCG@τ", "positives@top", "DCG (full list)")
@@ -170,11 +171,7 @@ def markdown(title: str, results, paper, n_exp: int) -> list[str]:
 
 
 def plot(path: Path, panels) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.6))
     for ax, (title, results, paper) in zip(np.atleast_1d(axes), panels):
         taus = sorted(results)

@@ -43,17 +43,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import matplotlib
+import numpy as np
+from scipy.optimize import linprog
+from sklearn.model_selection import train_test_split
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from scipy.optimize import linprog  # noqa: E402
-from sklearn.model_selection import train_test_split  # noqa: E402
-
-from cvxtop import TopRanker, surrogates  # noqa: E402
-from cvxtop.datasets import load_paper_dataset  # noqa: E402
-from cvxtop.metrics import precision_at_k  # noqa: E402
+from cvxtop import TopRanker, surrogates
+from cvxtop.datasets import load_paper_dataset
+from cvxtop.metrics import precision_at_k
+from cvxtop.report import pyplot
 
 KAPPA = 0.25
 BATCH = 500
@@ -336,6 +333,7 @@ def batch_variation_rows(config: Config, scan: list[ScanRow]) -> list[dict[str, 
 # ---- plots ---------------------------------------------------------------------------------
 
 def _panels(count: int) -> tuple[Any, list[Any]]:
+    plt = pyplot()
     fig, axes = plt.subplots(1, count, figsize=(5.2 * count, 4.0), squeeze=False)
     return fig, list(axes[0])
 
@@ -343,7 +341,7 @@ def _panels(count: int) -> tuple[Any, list[Any]]:
 def _save(fig: Any, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-    plt.close(fig)
+    pyplot().close(fig)
 
 
 def plot_figure2(curves: Curves, config: Config, path: Path) -> None:
@@ -384,6 +382,7 @@ def plot_sweep(curves: Curves, xs: tuple, xlabel: str, ylabel: str, title: str, 
 
 def plot_scan(rows: list[ScanRow], seed: int, path: Path) -> None:
     rows = [r for r in rows if r.seed == seed]
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(11, 3.8))
     for i, row in enumerate(rows):
         if row.hulls_meet:

@@ -43,15 +43,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import cvxpy as cp
-import matplotlib
+import numpy as np
+from scipy.stats import truncnorm
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from scipy.stats import truncnorm  # noqa: E402
-
-from cvxtop import TopRanker, metrics, surrogates  # noqa: E402
-from cvxtop.solvers import RankingObjective, SolveResult, solve_gd  # noqa: E402
+from cvxtop import TopRanker, metrics, surrogates
+from cvxtop.report import pyplot
+from cvxtop.solvers import RankingObjective, SolveResult, solve_gd
 
 D = 5  # feature dimension in both sections
 
@@ -484,6 +481,7 @@ def run_panels(data: dict[str, tuple[np.ndarray, np.ndarray]], step: str, steps:
 def plot_panels(runs: list[PanelRun], title: str, path: Path) -> None:
     """One panel per run against the iteration (log scale); values above Y_MAX are cut
     (the first steps from w = 0 overshoot)."""
+    plt = pyplot()
     fig, axes = plt.subplots(1, len(runs), figsize=(4.2 * len(runs), 3.6), squeeze=False)
     for ax, run in zip(axes[0], runs):
         for label, values in run.curves.items():

@@ -26,15 +26,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from cvxtop.predtron import (Predtron, PredtronLink, SubsetRanking,  # noqa: E402
+from cvxtop.predtron import (Predtron, PredtronLink, SubsetRanking,
                              batch_objective, batch_reference, linear_loss)
-from cvxtop.predtron.simulation import gaussian_lists, sparse_weights, uniform_lists  # noqa
+from cvxtop.report import pyplot
+from cvxtop.predtron.simulation import gaussian_lists, sparse_weights, uniform_lists
 
 F_CHOICES = {
     "1/i": lambda i: 1.0 / i,
@@ -135,6 +132,7 @@ def batch_rows(grid: Grid, lam: float = 1e-3) -> list[tuple]:
 
 
 def plot_ab(values, curves, xlabel, title, path):
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5, 3.6))
     for name, points in curves.items():
         means = np.maximum([p[0] for p in points], FLOOR)
@@ -149,6 +147,7 @@ def plot_ab(values, curves, xlabel, title, path):
 
 
 def plot_c(values, curves, path):
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5, 3.6))
     for name, points in curves.items():
         ax.errorbar(values, [p[0] for p in points], yerr=[p[1] for p in points], marker="o",
