@@ -76,6 +76,21 @@ def run(benchmark: Benchmark, quick: bool) -> tuple[float, list[str], int]:
     return seconds, summary, done.returncode
 
 
+def previous_sections(path: Path) -> dict[str, list[str]]:
+    """The sections of an existing summary, keyed by benchmark name, so that a run with
+    ``--only`` replaces its own sections and keeps the others."""
+    if not path.exists():
+        return {}
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in path.read_text().splitlines():
+        if line.startswith("## "):
+            current = sections.setdefault(line[3:].split(":", 1)[0], [])
+        if current is not None:
+            current.append(line)
+    return sections
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the smoke version")
@@ -87,26 +102,30 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown benchmark(s): {', '.join(sorted(unknown))}")
     RESULTS.mkdir(exist_ok=True)
-    lines = ["# Benchmark summary" + (" (quick)" if args.quick else ""), "",
-             f"Command: `python benchmarks/run.py{' --quick' if args.quick else ''}`; "
-             f"{time.strftime('%Y-%m-%d %H:%M')}; Python {sys.version.split()[0]}.", ""]
+    suffix = "_quick" if args.quick else ""
+    path = RESULTS / f"SUMMARY{suffix}.md"
+    sections = previous_sections(path)
     failures = 0
     for benchmark in chosen:
         print(f"running {benchmark.name} ...", flush=True)
         seconds, summary, code = run(benchmark, args.quick)
         failures += code != 0
         status = "ok" if code == 0 else f"FAILED (exit {code})"
-        suffix = "_quick" if args.quick else ""
-        lines += [f"## {benchmark.name}: {benchmark.what}", "",
-                  f"{status}, {seconds:.0f} s; tables in [{benchmark.name}{suffix}.md]"
-                  f"({benchmark.name}{suffix}.md)", ""]
-        lines += [f"- {line}" for line in summary] + [""]
+        sections[benchmark.name] = [
+            f"## {benchmark.name}: {benchmark.what}", "",
+            f"{status}, {seconds:.0f} s, run {time.strftime('%Y-%m-%d %H:%M')}; tables in "
+            f"[{benchmark.name}{suffix}.md]({benchmark.name}{suffix}.md)", "",
+            *[f"- {line}" for line in summary], ""]
         print(f"  {status} in {seconds:.0f} s", flush=True)
-    name = "SUMMARY_quick.md" if args.quick else "SUMMARY.md"
-    (RESULTS / name).write_text("\n".join(lines))
-    print(f"summary written to {RESULTS / name}")
+    lines = ["# Benchmark summary" + (" (quick)" if args.quick else ""), "",
+             f"Command: `python benchmarks/run.py{' --quick' if args.quick else ''}` "
+             f"(each section gives the time of its own run); Python {sys.version.split()[0]}.",
+             ""]
+    for benchmark in SUITE:
+        lines += sections.get(benchmark.name, [])
+    path.write_text("\n".join(lines))
+    print(f"summary written to {path}")
     return 1 if failures else 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -30,8 +30,8 @@ import numpy as np
 
 from cvxtop.predtron import (Predtron, PredtronLink, SubsetRanking,
                              batch_objective, batch_reference, linear_loss)
-from cvxtop.report import pyplot
 from cvxtop.predtron.simulation import gaussian_lists, sparse_weights, uniform_lists
+from cvxtop.report import pyplot
 
 F_CHOICES = {
     "1/i": lambda i: 1.0 / i,
