@@ -185,6 +185,11 @@ class TopRanker(BaseEstimator):
         Cutting-plane rounds, solver iterations, GD steps or epochs.
     mistakes_ : int
         Perceptrons: the cumulative prec@k loss Δ_T^C over the batches seen.
+    epoch_times_ : array of shape (n_iter_,)
+        Perceptrons and SGD: wall-clock seconds of each epoch of ``fit`` (not set by
+        ``partial_fit``), leaving out set-up (validation, the one-time gather of a shuffled
+        partition) and the final objective; with ``early_stopping`` it includes the
+        per-epoch stopping test.
     n_groups_ : int
         Number of lists (groups) in the loss.
     n_groups_skipped_ : int
@@ -279,7 +284,9 @@ class TopRanker(BaseEstimator):
             A list id per item (user, query): the loss becomes the mean over lists.
         """
         self._check_params()
-        self.__dict__.pop("_stream", None)  # a later partial_fit starts a new stream
+        # a later partial_fit starts a new stream; attributes of another solver's fit go
+        for stale in ("_stream", "mistakes_", "n_batches_skipped_", "epoch_times_"):
+            self.__dict__.pop(stale, None)
         surrogate = surrogates.get(self.surrogate, self.k)
         Z, dual_map = self._features(X)
         if y is None:
@@ -406,18 +413,19 @@ class TopRanker(BaseEstimator):
         if self.solver == "perceptron":
             state = PerceptronState(np.zeros(objective.Z.shape[1]))
             variant = self.surrogate.rsplit("-", 1)[1]
-            epochs = run_perceptron(state, objective, self.k, variant, config, rng)
+            seconds = run_perceptron(state, objective, self.k, variant, config, rng)
             self.mistakes_ = state.mistakes
             coef = state.w
             engine = f"perceptron@k-{variant}"
         else:
-            coef, epochs, self.n_batches_skipped_ = run_sgd(
+            coef, seconds, self.n_batches_skipped_ = run_sgd(
                 objective, self.k, config, rng, self._learning_rate(), self.eta0,
                 self.average, self.radius)
             engine = f"sgd ({self._learning_rate()})"
+        self.epoch_times_ = np.array(seconds)
         value = objective.value(coef)
-        return SolveResult(coef, value, None, None, "epochs", engine, epochs,
-                           f"{engine}: {epochs} epoch(s), objective {value:.6g}")
+        return SolveResult(coef, value, None, None, "epochs", engine, len(seconds),
+                           f"{engine}: {len(seconds)} epoch(s), objective {value:.6g}")
 
     def partial_fit(self, X: Any, y: Any, groups: Any = None) -> "TopRanker":
         """One online step of ``solver="sgd"`` or ``"perceptron"`` on the batch ``(X, y)``.

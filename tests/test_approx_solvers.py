@@ -40,6 +40,7 @@ import ast
 import functools
 import inspect
 import itertools
+import time
 
 import numpy as np
 import pytest
@@ -241,6 +242,38 @@ def test_sgd_early_stopping_of_subgradient_rules(rule):
     np.testing.assert_array_equal(stopped.coef_, same_budget.coef_)
     assert relative_excess(stopped, exact) <= SGD_TOLERANCE[rule][True]
 
+
+
+@pytest.mark.parametrize("params", [
+    dict(solver="sgd", epochs=4),
+    dict(solver="sgd", learning_rate="inverse", epochs=4),
+    dict(solver="sgd", epochs=500, early_stopping=True, tol=1e-4),
+    dict(solver="sgd", learning_rate="sqrt", eta0=SQRT_ETA0, epochs=500, early_stopping=True,
+         tol=1e-4),
+    dict(solver="perceptron", epochs=4),
+    dict(solver="perceptron", shuffle=False, epochs=500),
+], ids=["sgd", "sgd-inverse", "sgd-stopped", "sgd-sqrt-stopped", "perceptron",
+        "perceptron-mistake-free-stop"])
+def test_epoch_times_has_one_entry_per_epoch_run(params):
+    """An epoch ended early (stopping test, mistake-free pass) is timed too; the times are
+    of the epochs only, so they add up to less than the whole fit."""
+    X, y, groups, k, C, _ = case("prec@k-avg", True)
+    start = time.perf_counter()
+    model = TopRanker("prec@k-avg", k=k, C=C, random_state=0, **params).fit(X, y, groups=groups)
+    total = time.perf_counter() - start
+    assert model.epoch_times_.shape == (model.n_iter_,)
+    assert np.all(model.epoch_times_ > 0)
+    assert model.epoch_times_.sum() < total
+    if params.get("epochs") == 500:
+        assert model.n_iter_ < 500
+
+
+def test_exact_fit_drops_the_minibatch_attributes_of_an_earlier_fit():
+    X, y, _, k, C, _ = case("prec@k-avg", False)
+    model = TopRanker("prec@k-avg", k=k, C=C, solver="perceptron", epochs=2).fit(X, y)
+    assert hasattr(model, "epoch_times_") and hasattr(model, "mistakes_")
+    model.set_params(solver="exact").fit(X, y)
+    assert not hasattr(model, "epoch_times_") and not hasattr(model, "mistakes_")
 
 def test_sgd_counts_batches_without_a_cutoff():
     X, y, _, k, C, _ = case("prec@k-avg", False)
