@@ -123,7 +123,7 @@ def main() -> int:
              ""]
     for benchmark in SUITE:
         lines += sections.get(benchmark.name, [])
-    path.write_text("\n".join(lines))
+    path.write_text("\n".join(lines) + "\n")
     print(f"summary written to {path}")
     return 1 if failures else 0
 
