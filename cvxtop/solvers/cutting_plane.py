@@ -23,8 +23,10 @@ minimizer of the objective on the segment towards ``w_c`` (a line search of a co
 of one variable, using the surrogate's subgradients and no extra matrix product, since the
 scores are affine in the step), and the next cut is taken at ``w_b + μ(w_c − w_b)``.
 
-Lean by design: the master is a DPP problem compiled once per cut capacity (cuts are
-parameter values, free slots are masked off). When the slots run out, cuts that stayed
+Lean by design: the master is a DPP problem compiled once per size (a power of two; the
+active cuts are parameter values, packed, with unused places masked off), and for more
+features than places it is given the triangular factor of the cuts instead of the cuts, so
+its cost follows the number of active cuts, not the dimension. When the slots run out, cuts that stayed
 below the model for a while are replaced by their aggregate (a convex combination of valid
 cuts is valid and keeps the last master solution feasible, so the bound never falls back);
 the capacity doubles only when every cut is in use.
@@ -111,6 +113,7 @@ class _CutBundle:
                  options: dict[str, Any] | None) -> None:
         self.dim, self.patience = dim, patience
         self.solver, self.options = solver, options
+        self.masters: dict[int, _DualMaster] = {}
         self._allocate(capacity)
 
     def _allocate(self, capacity: int) -> None:
@@ -119,23 +122,30 @@ class _CutBundle:
         self.active = np.zeros(capacity, dtype=bool)
         self.idle = np.zeros(capacity, dtype=np.int64)
         self.lam = np.zeros(capacity)
-        self.master = _DualMaster(self.dim, capacity, self.solver, self.options)
+
+    def _aggregate_stale(self) -> None:
+        """Replace the cuts that stayed below the model for ``patience`` rounds by their
+        convex combination with the last master weights (valid, and it keeps the last
+        master solution feasible, so the lower bound never falls back)."""
+        stale = np.flatnonzero(self.idle >= self.patience)
+        if len(stale) < 2:
+            return
+        weight = self.lam[stale].sum()
+        self.active[stale] = False
+        if weight > 0:
+            keep = stale[0]
+            self.H[:, keep] = self.H[:, stale] @ self.lam[stale] / weight
+            self.b[keep] = float(self.b[stale] @ self.lam[stale]) / weight
+            self.active[keep], self.idle[keep] = True, 0
 
     def _free_slot(self) -> int:
+        """A free slot: the first unused one, else one freed by aggregating stale cuts,
+        else a new one (the capacity doubles)."""
+        if np.all(self.active):
+            self._aggregate_stale()
         free = np.flatnonzero(~self.active)
         if len(free):
             return int(free[0])
-        stale = np.flatnonzero(self.idle >= self.patience)
-        if len(stale) >= 2:
-            weight = self.lam[stale].sum()
-            self.active[stale] = False
-            if weight > 0:
-                keep = stale[0]
-                self.H[:, keep] = self.H[:, stale] @ self.lam[stale] / weight
-                self.b[keep] = float(self.b[stale] @ self.lam[stale]) / weight
-                self.active[keep], self.idle[keep] = True, 0
-                return int(stale[1])
-            return int(stale[0])
         m = self.H.shape[1]
         H, b, idle, lam = self.H, self.b, self.idle, self.lam
         self._allocate(2 * m)
@@ -153,7 +163,24 @@ class _CutBundle:
         H, b, active = self.H, self.b, self.active
         # Scale so the master's data are O(1): with α = Cλ, D = C b·λ − ½C²‖Hλ‖².
         scale = max(1.0, float(np.max(np.sum(H[:, active] ** 2, axis=0))))
-        self.lam = self.master.solve(H / np.sqrt(scale), b / (C * scale), active)
+        # The master sees the active cuts only, packed into the smallest compiled size (a
+        # power of two) that holds them, so its cost follows the number of active cuts and
+        # not the capacity. It needs them only through ‖Hλ‖, so with more features than
+        # slots it gets the triangular factor R of H = QR (‖Rλ‖ = ‖Hλ‖): its size does not
+        # grow with d either.
+        slots = np.flatnonzero(active)
+        size = max(16, 1 << (len(slots) - 1).bit_length())
+        packed_H = np.zeros((self.dim, size))
+        packed_b = np.zeros(size)
+        packed_H[:, :len(slots)] = H[:, slots] / np.sqrt(scale)
+        packed_b[:len(slots)] = b[slots] / (C * scale)
+        if self.dim > size:
+            packed_H = np.linalg.qr(packed_H, mode="r")
+        if size not in self.masters:
+            self.masters[size] = _DualMaster(len(packed_H), size, self.solver, self.options)
+        packed_lam = self.masters[size].solve(packed_H, packed_b, np.arange(size) < len(slots))
+        self.lam = np.zeros(len(b))
+        self.lam[slots] = packed_lam[:len(slots)]
         alpha = C * self.lam
         Ha = H @ alpha
         w_c = -Ha
