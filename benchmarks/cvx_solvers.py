@@ -120,14 +120,30 @@ def main() -> None:
     kernel_sizes = [60, 120] if args.quick else [60, 120, 240]
 
     print("## Part 1: the direct program, each solver at its default settings\n")
-    rows = direct_rows("prec@k-avg", prec_sizes) + direct_rows("prec@k-struct", prec_sizes) \
+    direct = direct_rows("prec@k-avg", prec_sizes) + direct_rows("prec@k-struct", prec_sizes) \
         + direct_rows("pap@k-ts", pap_sizes)
-    print(format_table(rows), "\n")
+    print(format_table(direct), "\n")
     print("## Part 2: the cutting plane, each solver for the master problem\n")
-    rows = cutting_plane_rows("prec@k-avg", cp_sizes) + cutting_plane_rows("pap@k-ts", cp_sizes)
-    print(format_table(rows), "\n")
+    plane = cutting_plane_rows("prec@k-avg", cp_sizes) + cutting_plane_rows("pap@k-ts", cp_sizes)
+    print(format_table(plane), "\n")
     print("## Part 3: kernel models, cost against the rank of K (default engine)\n")
     print(format_table(kernel_rows(kernel_sizes)))
+    print()
+    print("\n".join(summary_lines(direct, plane)))
+
+
+def summary_lines(direct: list[dict], plane: list[dict]) -> list[str]:
+    """Per solver: its time over Clarabel's (range) and how often it reached ``optimal``."""
+    lines = []
+    for part, rows, key in (("direct program", direct, "solver"),
+                            ("cutting-plane master", plane, "master solver")):
+        for solver in SOLVERS[1:]:
+            mine = [r for r in rows if r[key] == solver]
+            ratios = [float(r["time / Clarabel"]) for r in mine]
+            optimal = sum(r["status"] == "optimal" for r in mine)
+            lines.append(f"SUMMARY: {part}, {solver} / Clarabel time: {min(ratios):.2f} to "
+                         f"{max(ratios):.2f}; status optimal in {optimal} of {len(mine)} cells")
+    return lines
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ def compare(title, make, sizes, predictions_of):
     print("| m | predictions | psi (ms) | enumeration (ms) | enumeration / psi |")
     print("|---|---|---|---|---|")
     rng = np.random.default_rng(0)
+    ratio = np.nan
     for m in sizes:
         problem, t, y = make(m, rng)
         predictions = predictions_of(m)
@@ -47,6 +48,8 @@ def compare(title, make, sizes, predictions_of):
         assert abs(problem.psi(t, y)[0] - enumerate_psi(problem, predictions, t, y)) < 1e-9
         print(f"| {m} | {len(predictions)} | {1e3 * fast:.3f} | {1e3 * slow:.1f} | "
               f"{slow / fast:.0f} |")
+        ratio = slow / fast
+    return sizes[-1], ratio
 
 
 def ranking_instance(m, rng):
@@ -73,12 +76,16 @@ def growth(title, make, sizes):
 
 
 def main() -> None:
-    compare("Subset ranking (NDCG): assignment (Lemma 3) vs all m! permutations",
-            ranking_instance, [4, 5, 6, 7, 8],
-            lambda m: [np.array(p) + 1 for p in itertools.permutations(range(m))])
-    compare("Multilabel, error-set-size loss: O(m²) form vs all 2^m subsets",
-            multilabel_instance, [4, 8, 12, 16],
-            lambda m: [np.array(s) for s in itertools.product([0, 1], repeat=m)])
+    m, ratio = compare("Subset ranking (NDCG): assignment (Lemma 3) vs all m! permutations",
+                       ranking_instance, [4, 5, 6, 7, 8],
+                       lambda m: [np.array(p) + 1 for p in itertools.permutations(range(m))])
+    print(f"SUMMARY: subset ranking psi at m = {m}: enumeration of the m! rankings / "
+          f"assignment = {ratio:,.0f}x, same value")
+    m, ratio = compare("Multilabel, error-set-size loss: O(m²) form vs all 2^m subsets",
+                       multilabel_instance, [4, 8, 12, 16],
+                       lambda m: [np.array(s) for s in itertools.product([0, 1], repeat=m)])
+    print(f"SUMMARY: multilabel error-set-size psi at m = {m}: enumeration of the 2^m subsets "
+          f"/ closed form = {ratio:,.0f}x, same value")
     growth("Subset ranking ψ alone", ranking_instance, [50, 100, 200, 400, 800])
     growth("Multilabel error-set-size ψ alone", multilabel_instance, [250, 500, 1000, 2000, 4000])
 
