@@ -11,6 +11,8 @@ zero optimal (objective equal to ``C·L(y, 0)``) exactly when the hulls meet.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.optimize import linprog
@@ -60,10 +62,14 @@ def test_zero_is_the_optimum_exactly_when_the_reduced_hulls_meet(name):
         meet = reduced_hulls_meet(X[y == 1], HULL_SIZE[name](n_pos, k), X[y == 0], k)
         C = 5.0
         zero_objective = C * surrogates.get(name, k).value(y, np.zeros(len(y)))
-        model = TopRanker(name, k=k, C=C).fit(X, y)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = TopRanker(name, k=k, C=C).fit(X, y)
+        warned = any("is the zero model" in str(w.message) for w in caught)
         # the certified gap is 1e-6 (relative): a non-zero optimum is well below P(0) here
         zero_is_optimal = model.objective_ >= zero_objective * (1 - 1e-5)
         assert zero_is_optimal == meet, (name, k, X.tolist())
+        assert warned == meet  # the estimator says so exactly when it happens
         if meet:
             # ½‖w‖² <= P(0) − P(w*) + gap: the solution is the zero model up to the gap
             assert np.linalg.norm(model.coef_) <= np.sqrt(2e-5 * zero_objective)

@@ -24,7 +24,10 @@ def run_cvxpy(problem: cp.Problem, solver: str, options: dict[str, Any] | None,
     ``optimal_inaccurate`` raises too, unless ``accept_inaccurate`` (then it warns).
     """
     try:
-        problem.solve(solver=solver, **(options or {}))
+        with warnings.catch_warnings():
+            # cvxpy's own note on an inaccurate status: the status is handled below
+            warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+            problem.solve(solver=solver, **(options or {}))
     except cp.error.SolverError as exc:
         raise SolverError(f"{solver} failed on {what}: {exc}", status="solver_error") from None
     status = problem.status
