@@ -4,22 +4,15 @@ LP deciding when the zero model is the exact minimizer."""
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import tiny_instance
+from conftest import load_example, tiny_instance
 from cvxtop import TopRanker
 
-_PATH = Path(__file__).resolve().parents[1] / "examples" / "pap_section7.py"
-_SPEC = importlib.util.spec_from_file_location("pap_section7", _PATH)
-ex = importlib.util.module_from_spec(_SPEC)
-sys.modules[_SPEC.name] = ex  # dataclasses look their module up there
-_SPEC.loader.exec_module(ex)
+ex = load_example("pap_section7")
 
 
 def brute_auc_at_k(y: np.ndarray, s: np.ndarray, k: int) -> float:

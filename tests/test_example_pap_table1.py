@@ -3,26 +3,20 @@ an all-pairs enumeration, and a quick run end to end."""
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import math
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-_PATH = Path(__file__).resolve().parents[1] / "examples" / "pap_table1.py"
+from conftest import load_example
 
 
 @pytest.fixture(scope="module")
 def ex():
-    spec = importlib.util.spec_from_file_location("pap_table1", _PATH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while being built
-    spec.loader.exec_module(module)
-    yield module
-    del sys.modules[spec.name]
+    yield load_example("pap_table1")
+    del sys.modules["pap_table1"]
 
 
 def test_every_cell_of_table1_is_reproduced(ex):

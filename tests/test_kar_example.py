@@ -7,27 +7,19 @@ outcome is known (A: a proper ranker; B: the zero model).
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from conftest import load_example
 from cvxtop import TopRanker
-
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kar_section6.py"
-
 
 @pytest.fixture(scope="module")
 def kar():
-    spec = importlib.util.spec_from_file_location("kar_section6", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while being built
-    spec.loader.exec_module(module)
-    yield module
-    del sys.modules[spec.name]
+    yield load_example("kar_section6")
+    del sys.modules["kar_section6"]
 
 
 @pytest.fixture(scope="module")
