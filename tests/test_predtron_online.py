@@ -308,3 +308,17 @@ def test_bad_streams_and_unfitted_models():
         model.partial_fit(np.ones((2, 3)), [0, 1])
     with pytest.raises(ValueError, match="started with 2"):
         model.decision_function(np.ones((2, 3)))
+
+
+def test_paper_link_exponent_is_used_only_where_it_is_valid():
+    """docs/findings.md item 9: log p/(log p − 1) lies in (1, 2] only for p >= e² (p >= 8);
+    below that paper_r falls back to the Euclidean r = 2."""
+    from cvxtop.predtron.links import paper_r
+
+    assert [paper_r(p) for p in range(1, 8)] == [2.0] * 7
+    for p in (2, 3, 7):  # the paper's formula: above 2, or no valid value
+        formula = math.log(p) / (math.log(p) - 1) if math.log(p) != 1 else math.inf
+        assert not 1 < formula <= 2
+    values = [paper_r(p) for p in (8, 20, 100, 10**4)]
+    assert all(1 < r <= 2 for r in values) and values == sorted(values, reverse=True)
+    assert paper_r(8) == pytest.approx(math.log(8) / (math.log(8) - 1))
