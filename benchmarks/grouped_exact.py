@@ -18,10 +18,10 @@ irrelevant ones, see examples/pap_section7.py), which would time trivial problem
 Printed for each cell: seconds, rounds (``n_iter_``: the cutting plane's, or for the direct
 engine those of its certification), the certified relative gap (``gap_``), the relative
 difference between the two engines' objectives, and ``P/P(0)``, the optimum over the
-objective of the zero model (below 1: the problem is not degenerate). Then the time matrices (users × items per user) and their growth: the time
-ratio of each cell to the cell one step smaller in users (or in items). Results are
-written to ``benchmarks/results/grouped_exact.md`` (``grouped_exact_quick.md`` with
-``--quick``).
+objective of the zero model (below 1: the problem is not degenerate). Then the time matrices
+(users × items per user) and their growth: the time ratio of each cell to the cell one step
+smaller in users (or in items). Results are written to
+``benchmarks/results/grouped_exact.md`` (``grouped_exact_quick.md`` with ``--quick``).
 """
 
 from __future__ import annotations

@@ -113,10 +113,10 @@ class TopRanker(BaseEstimator):
     engine : {"auto", "direct", "cutting-plane"}
         Exact engine. ``"direct"`` solves one cvxpy program and certifies its answer with
         the cutting plane warm-started there; ``"cutting-plane"`` runs the 1-slack
-        cutting-plane method (OCAS steps) from zero. Both report a rigorous dual bound. ``"auto"`` uses the direct
-        engine for small problems (``DIRECT_ENGINE_MAX_ITEMS`` items, or
-        ``DIRECT_ENGINE_MAX_PAIRS`` pairs for a pairwise DCP form) and the cutting plane
-        above.
+        cutting-plane method (OCAS steps) from zero. Both report a rigorous dual bound.
+        ``"auto"`` uses the direct engine for small problems (``DIRECT_ENGINE_MAX_ITEMS``
+        items, or ``DIRECT_ENGINE_MAX_PAIRS`` pairs for a pairwise DCP form) and the
+        cutting plane above.
     cvx_solver : {"CLARABEL", "OSQP", "ECOS"}
         The cvxpy solver of the direct program or of the cutting-plane master.
     solver_options : dict, optional

@@ -556,13 +556,14 @@ NOTES = """## Where and why our results differ from the paper
   have the same directional slopes there up to a positive factor (see `zero_is_optimal`).
   When the mean of the positives lies in the polytope of averages of k negatives, no
   direction lowers them, so w = 0 is the exact minimizer of ½‖w‖² + C·L for *every* C and
-  the ranking ties everything (prec@k = 0 with ties broken against the ranker). This
-  happens on some samples: in Case 2 for every method, and in Case 1 for prec@k-avg only,
-  whose cut-off k' = 10 is smaller than the pAp@k surrogates' k = 20. The columns "runs with w = 0" (fitted ‖w‖ ≤ 1e-6) and "runs where
-  0 is optimal" (the LP) count them; both kinds of run are scored as w = 0 (a solver's
-  residual near an exact minimizer 0 has no meaningful direction, and GD may stop at
-  w = 0 within its certified gap when 0 is nearly optimal). The paper's GD, run for a
-  fixed number of steps from a random start, never reaches w = 0 exactly.
+  the ranking ties everything (prec@k = 0 with ties broken against the ranker). This happens
+  on some samples: in Case 2 for every method, and in Case 1 for prec@k-avg only, whose
+  cut-off k' = 10 is smaller than the pAp@k surrogates' k = 20. The columns "runs with
+  w = 0" (fitted ‖w‖ ≤ 1e-6) and "runs where 0 is optimal" (the LP) count them; both kinds of
+  run are scored as w = 0 (a solver's residual near an exact minimizer 0 has no meaningful
+  direction, and GD may stop at w = 0 within its certified gap when 0 is nearly optimal).
+  The paper's GD, run for a fixed number of steps from a random start, never reaches w = 0
+  exactly.
 * **TS = pauc-struct when n₊ ≤ k.** With β = n₊ the TS surrogate (eq. (14)) is exactly
   the pauc-struct bound (the penalty (β − n₊)t vanishes and t = k is optimal), so the two
   GD rows of Case 1 coincide (see the count above).

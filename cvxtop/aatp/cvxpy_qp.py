@@ -2,12 +2,12 @@
 
 Each formulation is built once with the candidate's factor row ``f_k`` as a DPP
 :class:`cvxpy.Parameter`, so cvxpy compiles it on the first solve and only refills the
-parameter afterwards. Every candidate is solved with Clarabel (tightened tolerances, then Clarabel's defaults
-if those are not met) and its status is checked: ``optimal`` and ``optimal_inaccurate``
-are accepted only if the dual point they yield passes the duality-gap certificate of
-:mod:`.problem`, which proves optimality whatever the solver says; any other status, or a
-failed certificate, raises :class:`cvxtop.SolverError` with the cvxpy status. The status
-is kept on the result.
+parameter afterwards. Every candidate is solved with Clarabel (tightened tolerances, then
+Clarabel's defaults if those are not met) and its status is checked: ``optimal`` and
+``optimal_inaccurate`` are accepted only if the dual point they yield passes the duality-gap
+certificate of :mod:`.problem`, which proves optimality whatever the solver says; any other
+status, or a failed certificate, raises :class:`cvxtop.SolverError` with the cvxpy status.
+The status is kept on the result.
 """
 
 from __future__ import annotations

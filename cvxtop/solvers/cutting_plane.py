@@ -26,10 +26,10 @@ scores are affine in the step), and the next cut is taken at ``w_b + μ(w_c − 
 Lean by design: the master is a DPP problem compiled once per size (a power of two; the
 active cuts are parameter values, packed, with unused places masked off), and for more
 features than places it is given the triangular factor of the cuts instead of the cuts, so
-its cost follows the number of active cuts, not the dimension. When the slots run out, cuts that stayed
-below the model for a while are replaced by their aggregate (a convex combination of valid
-cuts is valid and keeps the last master solution feasible, so the bound never falls back);
-the capacity doubles only when every cut is in use.
+its cost follows the number of active cuts, not the dimension. When the slots run out,
+cuts that stayed below the model for a while are replaced by their aggregate (a convex
+combination of valid cuts is valid and keeps the last master solution feasible, so the
+bound never falls back); the capacity doubles only when every cut is in use.
 """
 
 from __future__ import annotations
