@@ -136,7 +136,8 @@ def pair_counts(a: np.ndarray, b: np.ndarray) -> dict[str, int]:
     cb, nb = _codes(b)
     joint = np.zeros((na, nb), dtype=np.int64)
     np.add.at(joint, (ca, cb), 1)
-    # below[i, j]: rankings with a-code < i and b-code > j
+    # above_b[i, j]: rankings with a-code i and b-code > j;
+    # below_a_above_b[i, j]: rankings with a-code < i and b-code > j
     above_b = np.cumsum(joint[:, ::-1], axis=1)[:, ::-1]
     above_b = np.hstack([above_b[:, 1:], np.zeros((na, 1), dtype=np.int64)])
     below_a_above_b = np.vstack([np.zeros((1, nb), dtype=np.int64),
