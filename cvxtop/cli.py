@@ -135,6 +135,20 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return subprocess.run(command).returncode
 
 
+def _add_data_file_options(parser: argparse.ArgumentParser, seed_help: str) -> None:
+    """The options shared by ``fit`` and ``aatp``: how to read the data file, the held-out
+    split, where to save the model and the output format."""
+    parser.add_argument("--label-column", help="name of the label column of a CSV")
+    parser.add_argument("--drop", help="comma-separated columns of a CSV to leave out")
+    parser.add_argument("--positive", help="label value of relevant items (e.g. g)")
+    parser.add_argument("--standardize", action="store_true", help="standardize the features")
+    parser.add_argument("--test-size", type=float, default=0.0,
+                        help="fraction held out for testing, stratified (0: none)")
+    parser.add_argument("--seed", type=int, default=0, help=seed_help)
+    parser.add_argument("--model", help="save the model to this .npz or .json file")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cvxtop",
@@ -172,16 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--engine", default="auto", choices=["auto", "direct", "cutting-plane"])
     fit.add_argument("--epochs", type=int, default=25, help="epochs of sgd/perceptron (25)")
     fit.add_argument("--batch-size", type=int, default=500, help="mini-batch size (500)")
-    fit.add_argument("--label-column", help="name of the label column of a CSV")
-    fit.add_argument("--drop", help="comma-separated columns of a CSV to leave out")
-    fit.add_argument("--positive", help="label value of relevant items (e.g. g)")
-    fit.add_argument("--standardize", action="store_true", help="standardize the features")
-    fit.add_argument("--test-size", type=float, default=0.0,
-                     help="fraction held out for testing, stratified (0: none)")
-    fit.add_argument("--seed", type=int, default=0, help="seed of the split and of sgd (0)")
     fit.add_argument("--tau", type=float, default=0.05, help="top quantile of P@τ and NDCG@τ")
-    fit.add_argument("--model", help="save the model to this .npz or .json file")
-    fit.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    _add_data_file_options(fit, seed_help="seed of the split and of sgd (0)")
     fit.set_defaults(func=_cmd_fit)
 
     aatp = sub.add_parser(
@@ -196,17 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     aatp.add_argument("--C", type=float, default=1.0, help="weight of the loss (1.0)")
     aatp.add_argument("--kernel", default="linear", choices=["linear", "rbf"])
     aatp.add_argument("--gamma", type=float, help="rbf width (1/n_features by default)")
-    for name, kwargs in [("--label-column", dict(help="name of the label column of a CSV")),
-                         ("--drop", dict(help="comma-separated columns of a CSV to leave out")),
-                         ("--positive", dict(help="label value of relevant items (e.g. g)")),
-                         ("--standardize", dict(action="store_true",
-                                                help="standardize the features")),
-                         ("--test-size", dict(type=float, default=0.0,
-                                              help="fraction held out, stratified (0: none)")),
-                         ("--seed", dict(type=int, default=0, help="seed of the split (0)")),
-                         ("--model", dict(help="save the model to this .npz or .json file")),
-                         ("--json", dict(action="store_true", help="print JSON"))]:
-        aatp.add_argument(name, **kwargs)
+    _add_data_file_options(aatp, seed_help="seed of the split (0)")
     aatp.set_defaults(func=_cmd_aatp)
 
     bench = sub.add_parser(
