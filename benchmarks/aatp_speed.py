@@ -24,7 +24,8 @@ import time
 import numpy as np
 
 from cvxtop.aatp.candidates import nearest_neighbour_tour, solve_candidates
-from cvxtop.aatp.kernels import factor_gram, rbf_gram
+from cvxtop.aatp.kernels import rbf_gram
+from cvxtop.gram import check_gram_matrix
 from cvxtop.aatp.problem import items_problem
 from cvxtop.aatp.selection import select
 
@@ -35,7 +36,7 @@ def make_problem(n: int, d: int, kernel: str = "linear", seed: int = 0):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, d))
     y = (X[:, 0] + 0.5 * X[:, 1] + 0.8 * rng.standard_normal(n) > 1.0).astype(np.int64)
-    F = X if kernel == "linear" else factor_gram(rbf_gram(X, X, 1.0 / d))
+    F = X if kernel == "linear" else check_gram_matrix(rbf_gram(X, X, 1.0 / d)).factor().F
     return items_problem(F, y, C=1.0)
 
 

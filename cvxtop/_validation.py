@@ -19,6 +19,7 @@ __all__ = [
     "check_labels",
     "check_scores",
     "check_matrix",
+    "check_matrix_dtype_preserving",
     "check_gram",
     "check_same_length",
     "check_groups",
@@ -102,6 +103,12 @@ def check_matrix(X: Any, name: str = "X") -> np.ndarray:
 
     A ``float64`` array (memory-mapped ones included) is returned without a copy.
     """
+    return check_matrix_dtype_preserving(X, name).astype(np.float64, copy=False)
+
+
+def check_matrix_dtype_preserving(X: Any, name: str = "X") -> np.ndarray:
+    """Like :func:`check_matrix`, but a ``float32`` array keeps its dtype (other numeric
+    dtypes become ``float64``); memory maps of either float dtype are not copied."""
     arr = _as_numeric_array(X, name)
     if arr.ndim != 2:
         raise ValueError(f"{name} must be 2-dimensional, got shape {arr.shape}")
@@ -111,7 +118,8 @@ def check_matrix(X: Any, name: str = "X") -> np.ndarray:
     if arr.shape[1] == 0:
         raise ValueError(f"{name} is empty: 0 feature(s) (shape={arr.shape}) while a minimum "
                          "of 1 is required.")
-    arr = arr.astype(np.float64, copy=False)
+    if arr.dtype not in (np.float32, np.float64):
+        arr = arr.astype(np.float64)
     if not _all_finite(arr):
         raise ValueError(f"{name} contains NaN or infinite values")
     return arr

@@ -27,7 +27,7 @@ from ._validation import (
     check_same_length,
     require_classes,
 )
-from .gram import factorize_gram
+from .gram import check_gram_matrix
 from .solvers import (
     RankingObjective,
     SolveResult,
@@ -164,6 +164,11 @@ class TopRanker(BaseEstimator):
         number of features), e.g. along a path of C values.
     verbose : bool
         Show a tqdm progress bar.
+    gram_rtol : float or None
+        With ``kernel="precomputed"``: eigenvalues of the Gram matrix within
+        ``gram_rtol · λ_max`` of zero are rounding (left out of the factor; one below
+        ``−gram_rtol · λ_max`` makes the matrix not PSD). ``None``: a tolerance that follows
+        the matrix's dtype (:mod:`cvxtop.gram`).
 
     Attributes
     ----------
@@ -193,6 +198,9 @@ class TopRanker(BaseEstimator):
     n_groups_ : int
         Number of lists (groups) in the loss.
     n_groups_skipped_ : int
+    gram_rank_ : int
+        With ``kernel="precomputed"``: the numerical rank of the Gram matrix, the number of
+        factor columns the solvers work with.
     """
 
     def __init__(self, surrogate: str = "prec@k-avg", k: int | float = 0.25, C: float = 1.0,
@@ -203,7 +211,8 @@ class TopRanker(BaseEstimator):
                  epochs: int = 25, shuffle: bool = True, random_state: Any = None,
                  learning_rate: str = "auto", eta0: float = 1.0, average: bool = True,
                  radius: float | None = None, early_stopping: bool = False,
-                 warm_start: bool = False, verbose: bool = False) -> None:
+                 warm_start: bool = False, verbose: bool = False,
+                 gram_rtol: float | None = None) -> None:
         self.surrogate = surrogate
         self.k = k
         self.C = C
@@ -227,6 +236,7 @@ class TopRanker(BaseEstimator):
         self.early_stopping = early_stopping
         self.warm_start = warm_start
         self.verbose = verbose
+        self.gram_rtol = gram_rtol
 
     # ---- scikit-learn plumbing ------------------------------------------------------------
     def __sklearn_tags__(self):
@@ -267,7 +277,9 @@ class TopRanker(BaseEstimator):
     def _features(self, X: Any) -> tuple[np.ndarray, np.ndarray | None]:
         """The training features ``Z`` and, for a precomputed kernel, the map β ↦ a."""
         if self.kernel == "precomputed":
-            factor = factorize_gram(X, "X (the precomputed Gram matrix)")
+            factor = check_gram_matrix(X, "X (the precomputed Gram matrix)",
+                                       self.gram_rtol).factor()
+            self.gram_rank_ = factor.rank
             return factor.F, factor.dual_map
         return check_matrix(X, "X"), None
 
@@ -285,7 +297,7 @@ class TopRanker(BaseEstimator):
         """
         self._check_params()
         # a later partial_fit starts a new stream; attributes of another solver's fit go
-        for stale in ("_stream", "mistakes_", "n_batches_skipped_", "epoch_times_"):
+        for stale in ("_stream", "mistakes_", "n_batches_skipped_", "epoch_times_", "gram_rank_"):
             self.__dict__.pop(stale, None)
         surrogate = surrogates.get(self.surrogate, self.k)
         Z, dual_map = self._features(X)

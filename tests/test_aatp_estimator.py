@@ -179,9 +179,9 @@ def test_bad_data(no_solver):
         (AATP(kernel="precomputed"), X @ X.T + np.triu(np.ones((24, 24)), 1), y, ValueError,
          "X must be symmetric"),
         (AATP(kernel="precomputed"), -(X @ X.T), y, ValueError,
-         "X is not positive semi-definite"),
+         "X is not positive semidefinite"),
         (AATP(kernel=lambda A, B: -(A @ B.T)), X, y, ValueError,
-         r"kernel\(X, X\) for kernel='callable' is not positive semi-definite"),
+         r"kernel\(X, X\) is not positive semidefinite"),
     ]
     for model, Xb, yb, error, match in cases:
         with pytest.raises(error, match=match):

@@ -1,4 +1,5 @@
-"""Kernels, the factorization K = F Fᵀ and the PSD policy (cvxtop.aatp.kernels)."""
+"""AATP's kernels (cvxtop.aatp.kernels) and the candidate kernel K_k; the Gram policy
+itself is tested in test_gram.py."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import pytest
 from sklearn.metrics.pairwise import rbf_kernel
 
 from aatp_brute import kernel_k
-from cvxtop.aatp import nearest_psd
-from cvxtop.aatp.kernels import PSD_RTOL, factor_gram, make_kernel, rbf_gram
+from cvxtop.aatp.kernels import make_kernel, rbf_gram
+from cvxtop.gram import check_gram_matrix
 
 
 def test_rbf_gram_matches_scikit_learn(rng):
@@ -25,7 +26,7 @@ def test_default_gamma_is_one_over_n_features():
 def test_factor_reproduces_the_gram_matrix(rng, rank):
     G = rng.standard_normal((6, rank))
     K = G @ G.T
-    F = factor_gram(K)
+    F = check_gram_matrix(K).factor().F
     assert F.shape[1] == rank
     assert np.allclose(F @ F.T, K, atol=1e-12)
 
@@ -34,34 +35,11 @@ def test_candidate_kernel_is_psd_and_factorized(rng):
     """K_k of eq. (4) is the Gram matrix of the rows f − f_k, hence PDS (Section 3.3)."""
     X = rng.standard_normal((6, 2))
     K = rbf_gram(X, X, 0.7)
-    F = factor_gram(K)
+    F = check_gram_matrix(K).factor().F
     for k in range(6):
         Kk = kernel_k(K, k)
         assert np.allclose(Kk, (F - F[k]) @ (F - F[k]).T, atol=1e-12)
         assert np.linalg.eigvalsh(Kk).min() > -1e-12
-
-
-def test_not_psd_is_an_error_naming_the_matrix():
-    K = np.array([[1.0, 2.0], [2.0, 1.0]])  # eigenvalues 3 and -1
-    with pytest.raises(ValueError, match=r"K is not positive semi-definite: .*-1"):
-        factor_gram(K)
-
-
-def test_round_off_negative_eigenvalues_are_accepted(rng):
-    G = rng.standard_normal((5, 2))
-    K = G @ G.T
-    lam, V = np.linalg.eigh(K)
-    lam[0] = -0.1 * PSD_RTOL * lam[-1]
-    F = factor_gram((V * lam) @ V.T)
-    assert np.allclose(F @ F.T, K, atol=1e-7)
-
-
-def test_nearest_psd_clips_negative_eigenvalues():
-    K = np.array([[1.0, 2.0], [2.0, 1.0]])
-    P = nearest_psd(K)
-    assert np.allclose(P, [[1.5, 1.5], [1.5, 1.5]])
-    assert np.linalg.eigvalsh(P).min() > -1e-12
-    factor_gram(P)
 
 
 @pytest.mark.parametrize("kernel, gamma, error, match", [

@@ -9,7 +9,8 @@ import aatp_brute as brute
 from cvxtop import AATP
 from cvxtop.aatp.candidates import duplicate_representatives, nearest_neighbour_tour
 from cvxtop.aatp.dual import DualQP
-from cvxtop.aatp.kernels import factor_gram, rbf_gram
+from cvxtop.aatp.kernels import rbf_gram
+from cvxtop.gram import check_gram_matrix
 from cvxtop.aatp.problem import items_problem, pairs_problem
 from cvxtop.aatp.selection import GAP_ATOL, OBJECTIVE_RTOL, score_candidate, select
 
@@ -31,7 +32,7 @@ def test_score_candidate_uses_the_kernel_score_function_and_the_quantile(rng):
     X = rng.standard_normal((7, 2))
     K = rbf_gram(X, X, 0.6)
     y = np.array([1, 0, 0, 1, 0, 1, 0])
-    p = items_problem(factor_gram(K), y, C=2.0)
+    p = items_problem(check_gram_matrix(K).factor().F, y, C=2.0)
     for k in range(7):
         sol = DualQP(p).solve(k)
         beta = p.slot_sign * sol.alpha

@@ -11,7 +11,8 @@ from cvxtop import SolverError
 from cvxtop.aatp import cvxpy_qp
 from cvxtop.aatp.dual import DualQP
 from cvxtop.aatp.fast import FALLBACK_STATUS, FastDualSolver
-from cvxtop.aatp.kernels import factor_gram, rbf_gram
+from cvxtop.aatp.kernels import rbf_gram
+from cvxtop.gram import check_gram_matrix
 from cvxtop.aatp.primal import PrimalQP
 from cvxtop.aatp.problem import (
     CandidateSolution,
@@ -36,7 +37,7 @@ def instance(rng, kind, n_max=9):
     else:
         X = rng.standard_normal((n, d))
     C = float(10 ** rng.uniform(-1.5, 1.5))
-    F = factor_gram(rbf_gram(X, X, 0.5)) if kind == "rbf" else X
+    F = check_gram_matrix(rbf_gram(X, X, 0.5)).factor().F if kind == "rbf" else X
     if kind == "pairs":
         m = int(rng.integers(1, 2 * n))
         pairs = np.c_[rng.integers(0, n, m), rng.integers(0, n, m)]
@@ -94,7 +95,7 @@ def test_dual_objective_is_eq4_with_the_candidate_kernel(rng):
     X = rng.standard_normal((6, 2))
     K = rbf_gram(X, X, 0.8)
     y = np.array([1, 0, 1, 1, 0, 0])
-    p = items_problem(factor_gram(K), y, C=1.5)
+    p = items_problem(check_gram_matrix(K).factor().F, y, C=1.5)
     for _ in range(10):
         k = int(rng.integers(6))
         alpha = rng.uniform(0, 1.5, 6)

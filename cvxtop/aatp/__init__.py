@@ -24,7 +24,7 @@ from .estimator import (
     PRECOMPUTED_EXPECTED_FAILED_CHECKS,
     expected_failed_checks,
 )
-from .kernels import nearest_psd
+from ..gram import nearest_psd
 from .problem import aatp_loss, aatp_pairs_loss, weighted_top_quantile
 
 __all__ = ["AATP", "EXPECTED_FAILED_CHECKS", "PRECOMPUTED_EXPECTED_FAILED_CHECKS",

@@ -1,14 +1,16 @@
 """Which candidate QPs to solve, in which order, and running them (joblib, tqdm).
 
 Order. Candidates follow a greedy nearest-neighbour tour in the kernel's feature space
-(``‖f_k − f_l‖² = K_kk + K_ll − 2K_kl``): the QPs of eq. (2) for ``z_k`` and ``z_l``
-differ only through ``f_k − f_l``, so consecutive candidates are similar problems and the
-fast solver warm-starts each one from its predecessor (:mod:`.fast`).
+(``‖f_k − f_l‖² = K_kk + K_ll − 2K_kl``, from a factor or from the Gram matrix's rows):
+the QPs of eq. (2) for ``z_k`` and ``z_l`` differ only through ``f_k − f_l``, so
+consecutive candidates are similar problems and the fast solvers warm-start each one from
+its predecessor (:mod:`.fast`, :mod:`.active_set`).
 
-Screening of repeated points (the only screening done). Candidates whose points are
-identical (equal feature rows, or equal rows of a precomputed Gram matrix) are solved
-once, by the one with the smallest index, and the others receive its result. This
-provably leaves the selection unchanged:
+Screening of repeated points. Candidates whose points are identical (equal feature rows,
+or equal rows of a precomputed Gram matrix) are solved once, by the one with the smallest
+index, and the others receive its result (with labeled items, :func:`.problem.items_problem`
+also merges each group into one slot per label). This provably leaves the selection
+unchanged:
 
 1. QP (2) for candidate ``k`` depends on ``z_k`` only through the values ``K(z_k, z)``
    on the sample (its dual (4) through ``K_k``). Equal points, or equal Gram rows
@@ -23,8 +25,12 @@ provably leaves the selection unchanged:
    identical candidates is chosen, the group's smallest index is: exactly the
    representative that was solved.
 
-No other screening is done: the rule's primary key, the gap, depends on the whole
-solution ``w_k`` and admits no bound that is cheaper than solving the QP.
+Screening of candidates that cannot be chosen. The kernel-form solver
+(:mod:`.active_set`) stops a candidate's solve as soon as a certified feasible point
+bounds its gap above the smallest gap found so far (plus the rule's tolerance): such a
+candidate is provably not chosen. The bound comes from the candidates solved earlier in
+the same chunk; screening never changes the selection, only which candidates are solved
+to optimality.
 
 Parallelism. The tour is cut into contiguous chunks that run through
 :class:`joblib.Parallel` with ``n_jobs``; under ``joblib.parallel_config(backend="dask")``
@@ -34,42 +40,85 @@ Parallelism. The tour is cut into contiguous chunks that run through
 
 from __future__ import annotations
 
-from typing import Callable
+from dataclasses import dataclass
+from typing import Callable, Iterator, Union
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from tqdm.auto import tqdm
 
+from ..gram import Gram
+from .active_set import ActiveSetSolver
 from .cvxpy_qp import CvxpyCandidateQP
 from .dual import DualQP
 from .fast import FastDualSolver
 from .primal import PrimalQP
-from .problem import AATPProblem
+from .problem import AATPProblem, CandidateSolution
 from .selection import CandidateScore, score_candidate
 
-__all__ = ["SOLVERS", "make_solver", "nearest_neighbour_tour", "duplicate_representatives",
+__all__ = ["SOLVERS", "SolverPlan", "nearest_neighbour_tour", "duplicate_representatives",
            "solve_candidates"]
 
 #: Solver names of the ``solver`` argument of :class:`cvxtop.AATP`.
-SOLVERS: dict[str, type[FastDualSolver] | type[CvxpyCandidateQP]] = {
-    "fast": FastDualSolver,
-    "cvxpy": DualQP,
-    "cvxpy-primal": PrimalQP,
-}
+SOLVERS = ("fast", "cvxpy", "cvxpy-primal")
 
 #: Chunks per worker: a few, so that progress advances and loads balance, while each
 #: chunk keeps long strands for the fast solver and few compilations for cvxpy.
 CHUNKS_PER_JOB = 2
 
-
-def make_solver(name: str, problem: AATPProblem) -> FastDualSolver | CvxpyCandidateQP:
-    return SOLVERS[name](problem)
+CandidateSolver = Union[FastDualSolver, ActiveSetSolver, CvxpyCandidateQP]
 
 
-def nearest_neighbour_tour(factor: np.ndarray, candidates: np.ndarray) -> np.ndarray:
-    """Candidates reordered by a greedy nearest-neighbour tour from the first one."""
-    points = factor[candidates]
-    sq = np.einsum("ij,ij->i", points, points)
+@dataclass(frozen=True)
+class SolverPlan:
+    """Which solver runs the candidates, built afresh in every worker.
+
+    ``gram`` set: the kernel-form solver of :mod:`.active_set` on that Gram matrix (full
+    rank); otherwise the named solver on the problem's factor.
+    """
+
+    name: str
+    gram: Gram | None = None
+
+    @property
+    def engine(self) -> str:
+        if self.gram is not None:
+            return "active set (Gram matrix)"
+        return {"fast": "interior point (factor)", "cvxpy": "cvxpy dual",
+                "cvxpy-primal": "cvxpy primal"}[self.name]
+
+    def build(self, problem: AATPProblem, tau: float) -> CandidateSolver:
+        if self.gram is not None:
+            return ActiveSetSolver(problem, self.gram, tau)
+        return {"fast": FastDualSolver, "cvxpy": DualQP, "cvxpy-primal": PrimalQP}[
+            self.name](problem)
+
+
+def _iter_solutions(solver: CandidateSolver, candidates: np.ndarray,
+                    progress: Callable[[int], None] | None,
+                    gap_bound: Callable[[], float] | None) -> Iterator[CandidateSolution]:
+    if isinstance(solver, ActiveSetSolver):
+        return solver.iter_solutions(candidates, progress, gap_bound)
+    return iter(solver.solve_many(candidates, progress))
+
+
+def nearest_neighbour_tour(points: np.ndarray | Gram, candidates: np.ndarray) -> np.ndarray:
+    """Candidates reordered by a greedy nearest-neighbour tour from the first one.
+
+    ``points`` is a factor (one row per item) or a :class:`cvxtop.gram.Gram`, whose rows
+    give the distances ``K_kk + K_ll − 2K_kl`` one at a time.
+    """
+    if isinstance(points, Gram):
+        sq = points.diagonal[candidates]
+
+        def inner(i: int) -> np.ndarray:
+            return points.rows(int(candidates[i]))[candidates]
+    else:
+        rows = points[candidates]
+        sq = np.einsum("ij,ij->i", rows, rows)
+
+        def inner(i: int) -> np.ndarray:
+            return rows @ rows[i]
     left = np.ones(len(candidates), dtype=bool)
     order = np.empty(len(candidates), dtype=np.int64)
     current = 0
@@ -77,7 +126,7 @@ def nearest_neighbour_tour(factor: np.ndarray, candidates: np.ndarray) -> np.nda
         order[step] = current
         left[current] = False
         if step + 1 < len(candidates):
-            dist = sq - 2.0 * (points @ points[current])
+            dist = sq - 2.0 * inner(current)
             dist[~left] = np.inf
             current = int(np.argmin(dist))
     return candidates[order]
@@ -90,24 +139,35 @@ def duplicate_representatives(keys: np.ndarray, candidates: np.ndarray) -> np.nd
     return candidates[first[inverse.ravel()]]
 
 
-def _solve_chunk(problem: AATPProblem, chunk: np.ndarray, solver: str, tau: float,
-                 progress: Callable[[int], None] | None = None) -> list[CandidateScore]:
-    solutions = make_solver(solver, problem).solve_many(chunk, progress)
-    return [score_candidate(problem, s, tau) for s in solutions]
+def _solve_chunk(problem: AATPProblem, chunk: np.ndarray, plan: SolverPlan, tau: float,
+                 screen: bool, progress: Callable[[int], None] | None = None
+                 ) -> list[CandidateScore]:
+    """Solve and score a contiguous part of the tour; with ``screen``, the smallest gap
+    certified so far in this chunk bounds the candidates that follow."""
+    solver = plan.build(problem, tau)
+    best = [np.inf]
+    scores: list[CandidateScore] = []
+    bound = (lambda: best[0]) if screen else None
+    for solution in _iter_solutions(solver, chunk, progress, bound):
+        score = score_candidate(problem, solution, tau)
+        if score.gap_bounds is None:
+            best[0] = min(best[0], score.gap)
+        scores.append(score)
+    return scores
 
 
-def solve_candidates(problem: AATPProblem, candidates: np.ndarray, solver: str, tau: float,
-                     *, n_jobs: int | None = None, progress: bool = False
-                     ) -> list[CandidateScore]:
+def solve_candidates(problem: AATPProblem, candidates: np.ndarray, plan: SolverPlan,
+                     tau: float, *, n_jobs: int | None = None, progress: bool = False,
+                     screen: bool = True) -> list[CandidateScore]:
     """Solve and score every candidate (in tour order), optionally in parallel."""
     jobs = effective_n_jobs(n_jobs)
     with tqdm(total=len(candidates), desc="AATP candidates", unit="QP",
               disable=not progress) as bar:
         if jobs == 1:
-            return _solve_chunk(problem, candidates, solver, tau, bar.update)
+            return _solve_chunk(problem, candidates, plan, tau, screen, bar.update)
         chunks = np.array_split(candidates, min(len(candidates), jobs * CHUNKS_PER_JOB))
         results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-            delayed(_solve_chunk)(problem, chunk, solver, tau) for chunk in chunks)
+            delayed(_solve_chunk)(problem, chunk, plan, tau, screen) for chunk in chunks)
         scores: list[CandidateScore] = []
         for part in results:
             scores.extend(part)

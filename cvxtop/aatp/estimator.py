@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -25,15 +26,15 @@ from .._validation import (
     require_classes,
     require_target,
 )
+from ..gram import Gram, check_gram_matrix
 from .candidates import (
     SOLVERS,
+    SolverPlan,
     duplicate_representatives,
-    make_solver,
     nearest_neighbour_tour,
     solve_candidates,
 )
-from .fast import FALLBACK_STATUS
-from .kernels import Kernel, factor_gram, make_kernel
+from .kernels import Kernel, make_kernel
 from .problem import AATPProblem, aatp_loss, items_problem, pairs_problem
 from .selection import score_candidate, select
 
@@ -74,6 +75,18 @@ PRECOMPUTED_EXPECTED_FAILED_CHECKS: dict[str, str] = {
 }
 
 
+@dataclass(frozen=True)
+class _TrainingData:
+    """What a fit needs from ``X``: the kernel, rows identifying repeated points (``keys``),
+    the features kept for scoring (``X_fit``), and a factor or a Gram matrix."""
+
+    kernel: Kernel
+    keys: np.ndarray
+    X_fit: np.ndarray
+    factor: np.ndarray | None
+    gram: Gram | None
+
+
 def expected_failed_checks(estimator: "AATP") -> dict[str, str]:
     """The documented ``check_estimator`` exceptions for this configuration (pass it as
     ``expected_failed_checks`` to :func:`sklearn.utils.estimator_checks.check_estimator`
@@ -101,22 +114,32 @@ class AATP(BaseEstimator):
         Weight of the hinge terms of eq. (2).
     kernel : {"linear", "rbf", "precomputed"} or callable
         ``"precomputed"``: ``fit(K_train, y)`` and ``decision_function(K_test_train)``.
-        A callable ``kernel(A, B)`` returns the ``(len(A), len(B))`` Gram matrix. The
-        Gram matrix must be PSD (see :mod:`cvxtop.aatp.kernels` for the policy).
+        A callable ``kernel(A, B)`` returns the ``(len(A), len(B))`` Gram matrix. Every Gram
+        matrix goes through the policy of :mod:`cvxtop.gram` (float32 and memory maps kept,
+        symmetrized within rounding, PSD up to ``gram_rtol``).
     gamma : float > 0 or None
         RBF width, ``exp(−gamma·‖x − x'‖²)``; ``None`` means ``1/n_features``.
     solver : {"fast", "cvxpy", "cvxpy-primal"}
-        ``"fast"``: the numpy interior-point solver with exact crossover
-        (:mod:`cvxtop.aatp.fast`); ``"cvxpy"``: eq. (4) compiled once with cvxpy (DPP) and
-        solved by Clarabel, the reference; ``"cvxpy-primal"``: eq. (2) likewise. Every
-        candidate's solution is certified by its duality gap or
-        :class:`cvxtop.SolverError` is raised.
+        ``"fast"``: numpy only; an interior-point solver on a factor ``K = F Fᵀ`` when the
+        numerical rank ``r`` is at most half the sample (:mod:`cvxtop.aatp.fast`), and an
+        active-set solver on the Gram matrix itself otherwise (:mod:`cvxtop.aatp.active_set`);
+        ``"cvxpy"``: eq. (4) compiled once with cvxpy (DPP) and solved by Clarabel, the
+        reference; ``"cvxpy-primal"``: eq. (2) likewise. Every candidate solved is
+        certified by its duality gap or :class:`cvxtop.SolverError` is raised.
     n_jobs : int or None
         Workers for the candidates, through :class:`joblib.Parallel` (``None``: one,
         unless a joblib context says otherwise; ``-1``: all). Under
         ``joblib.parallel_config(backend="dask")`` they run on a Dask cluster.
     progress : bool
-        Show a tqdm progress bar over the candidates.
+        Show a tqdm progress bar over the candidates (candidates done / total).
+    screen : bool
+        With the active-set solver, stop a candidate's solve once a certified bound shows
+        it cannot be chosen (:mod:`cvxtop.aatp.candidates`); the choice is the same as
+        with ``screen=False``, which solves every candidate to optimality.
+    gram_rtol : float or None
+        Eigenvalues within ``gram_rtol · λ_max`` of zero are rounding (not counted in the
+        rank, tolerated below zero); ``None``: a tolerance that follows the Gram matrix's
+        dtype (:mod:`cvxtop.gram`).
 
     Attributes
     ----------
@@ -136,19 +159,32 @@ class AATP(BaseEstimator):
     duality_gap_ : float
         Certified duality gap of the chosen candidate's QP.
     candidates_, candidate_gaps_, candidate_objectives_ : ndarray
-        Every candidate and its gap and objective, as used by the selection rule.
+        Every candidate and its gap and objective, as used by the selection rule (for a
+        screened candidate: those of the certified point where its solve stopped).
+    candidate_screened_ : ndarray of bool
+        Candidates whose solve stopped once they provably could not be chosen.
+    candidate_gap_bounds_ : ndarray of shape (n_candidates, 2)
+        A certified interval for each candidate's gap at its optimum (a single point for
+        candidates solved to optimality).
+    engine_ : str
+        The solver that ran the candidates.
+    gram_rank_ : int
+        Numerical rank of the training Gram matrix (kernels other than linear, or a
+        linear kernel with more features than half the sample).
     n_iter_ : int
         Solver iterations of the chosen candidate.
     n_fallbacks_ : int
-        Candidates that ``solver="fast"`` handed to the cvxpy reference because it could
-        not certify them itself (badly scaled data); 0 otherwise.
+        Candidates that ``solver="fast"`` could not certify on its main path: handed to the
+        cvxpy reference (interior point on a factor, badly scaled data) or to a dense
+        interior point after gap-safe screening (active set); 0 otherwise.
     n_features_in_ : int
     """
 
     def __init__(self, tau: float = 0.05, C: float = 1.0,
                  kernel: str | Callable[[np.ndarray, np.ndarray], Any] = "linear",
                  gamma: float | None = None, solver: str = "fast",
-                 n_jobs: int | None = None, progress: bool = False) -> None:
+                 n_jobs: int | None = None, progress: bool = False, screen: bool = True,
+                 gram_rtol: float | None = None) -> None:
         self.tau = tau
         self.C = C
         self.kernel = kernel
@@ -156,6 +192,8 @@ class AATP(BaseEstimator):
         self.solver = solver
         self.n_jobs = n_jobs
         self.progress = progress
+        self.screen = screen
+        self.gram_rtol = gram_rtol
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -169,29 +207,44 @@ class AATP(BaseEstimator):
     def _check_params(self) -> None:
         self._tau = check_fraction(self.tau, "tau")
         self._C = check_positive(self.C, "C")
-        check_choice(self.solver, "solver", tuple(SOLVERS))
+        check_choice(self.solver, "solver", SOLVERS)
         self._n_jobs = check_n_jobs(self.n_jobs)
-        if not isinstance(self.progress, (bool, np.bool_)):
-            raise TypeError(f"progress must be a bool, got {type(self.progress).__name__}")
+        for name in ("progress", "screen"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise TypeError(f"{name} must be a bool, got "
+                                f"{type(getattr(self, name)).__name__}")
 
-    def _training_data(self, X: Any) -> tuple[Kernel, np.ndarray, np.ndarray, np.ndarray]:
-        """Kernel, factor ``F`` (``K = F Fᵀ``), rows identifying repeated points, and the
-        training features (for ``decision_function`` with rbf or callable kernels)."""
+    def _training_data(self, X: Any) -> _TrainingData:
         reject_sparse(X, "X")
         if isinstance(X, np.ndarray):
             check_min_features(X, 1, "X")
         if isinstance(self.kernel, str) and self.kernel == "precomputed":
             kernel = make_kernel(self.kernel, self.gamma, 1)
-            K = kernel.train_gram(X, "X")
-            check_min_samples(len(K), 2, "X")
-            return kernel, factor_gram(K, "X"), K, np.empty((len(K), 0))
+            gram = kernel.train_gram(X, "X", self.gram_rtol)
+            check_min_samples(gram.n, 2, "X")
+            return _TrainingData(kernel, gram.values, np.empty((gram.n, 0)), None, gram)
         X = check_matrix(X, "X")
         check_min_samples(len(X), 2, "X")
         kernel = make_kernel(self.kernel, self.gamma, X.shape[1])
         if kernel.name == "linear":
-            return kernel, X, X, X
-        K = kernel.train_gram(X, "X")
-        return kernel, factor_gram(K, f"kernel(X, X) for kernel={kernel.name!r}"), X, X
+            return _TrainingData(kernel, X, X, X, None)
+        gram = kernel.train_gram(X, "X", self.gram_rtol)
+        return _TrainingData(kernel, X, X, None, gram)
+
+    def _plan(self, data: _TrainingData, n_slots: int) -> tuple[SolverPlan, np.ndarray | None]:
+        """The solver and the factor it needs (``None`` for the Gram-matrix solver)."""
+        gram = data.gram
+        if gram is None and self.solver == "fast" and 2 * data.factor.shape[1] > n_slots:
+            gram = check_gram_matrix(data.factor @ data.factor.T, "X Xᵀ", self.gram_rtol)
+        if gram is None:
+            return SolverPlan(self.solver), data.factor
+        gram.check_psd()
+        self.gram_rank_ = gram.rank
+        if self.solver == "fast" and 2 * gram.rank > n_slots:
+            return SolverPlan("fast", gram), None
+        if data.factor is not None:
+            return SolverPlan(self.solver), data.factor
+        return SolverPlan(self.solver), gram.factor().F
 
     # ---- fitting ---------------------------------------------------------------------
     def fit(self, X: Any, y: Any) -> "AATP":
@@ -202,11 +255,14 @@ class AATP(BaseEstimator):
         """
         self._check_params()
         require_target(y, type(self).__name__, "y")
-        kernel, factor, keys, X_fit = self._training_data(X)
+        data = self._training_data(X)
         y = check_labels(y, "y")
-        check_same_length(X=factor, y=y)
+        check_same_length(X=data.keys, y=y)
         require_classes(y, "y", context="AATP ranks preferred items (1) above others (0)")
-        return self._fit_problem(items_problem(factor, y, self._C), kernel, keys, X_fit)
+        items = np.arange(len(y))
+        duplicate_of = duplicate_representatives(data.keys, items)
+        problem = items_problem(None, y, self._C, duplicate_of)
+        return self._fit_problem(problem, data, items, duplicate_of)
 
     def fit_pairs(self, X: Any, pairs: Any) -> "AATP":
         """Fit on explicit preference pairs, the paper's sample ``((x_i, x'_i))_{i≤m}``.
@@ -217,28 +273,38 @@ class AATP(BaseEstimator):
         quantile count it once per occurrence among the 2m points.
         """
         self._check_params()
-        kernel, factor, keys, X_fit = self._training_data(X)
-        pairs = check_pairs(pairs, len(factor), "pairs")
-        return self._fit_problem(pairs_problem(factor, pairs, self._C), kernel, keys, X_fit)
+        data = self._training_data(X)
+        n_items = len(data.keys)
+        pairs = check_pairs(pairs, n_items, "pairs")
+        problem = pairs_problem(None, pairs, self._C, n_items)
+        reported = problem.candidates
+        return self._fit_problem(problem, data, reported,
+                                 duplicate_representatives(data.keys, reported))
 
-    def _fit_problem(self, problem: AATPProblem, kernel: Kernel, keys: np.ndarray,
-                     X_fit: np.ndarray) -> "AATP":
-        for stale in ("coef_", "X_fit_"):  # attributes of a previous fit with another kernel
+    def _fit_problem(self, problem: AATPProblem, data: _TrainingData, reported: np.ndarray,
+                     representatives: np.ndarray) -> "AATP":
+        """Solve the candidates ``np.unique(representatives)`` and report every candidate
+        of ``reported`` through its representative (repeated points, module
+        :mod:`cvxtop.aatp.candidates`)."""
+        for stale in ("coef_", "X_fit_", "gram_rank_"):  # attributes of a previous fit
             self.__dict__.pop(stale, None)
-        candidates = problem.candidates
-        representatives = duplicate_representatives(keys, candidates)
-        tour = nearest_neighbour_tour(problem.factor, np.unique(representatives))
-        scored = solve_candidates(problem, tour, self.solver, self._tau,
-                                  n_jobs=self._n_jobs, progress=bool(self.progress))
+        plan, factor = self._plan(data, len(problem.slot_item))
+        problem = replace(problem, factor=factor)
+        solved = np.unique(representatives)
+        tour = nearest_neighbour_tour(plan.gram if factor is None else factor, solved)
+        scored = solve_candidates(problem, tour, plan, self._tau, n_jobs=self._n_jobs,
+                                  progress=bool(self.progress), screen=bool(self.screen))
         by_candidate = {s.candidate: s for s in scored}
         table = [by_candidate[int(r)] for r in representatives]
-        self.candidates_ = candidates
+        self.candidates_ = reported
         self.candidate_gaps_ = np.array([s.gap for s in table])
         self.candidate_objectives_ = np.array([s.objective for s in table])
-        self.n_fallbacks_ = sum(s.status == FALLBACK_STATUS for s in scored)
-        chosen = int(candidates[select(candidates, self.candidate_gaps_,
-                                       self.candidate_objectives_)])
-        solution = make_solver(self.solver, problem).solve_many([chosen])[0]
+        self.candidate_screened_ = np.array([s.gap_bounds is not None for s in table])
+        self.candidate_gap_bounds_ = np.array([s.gap_bounds or (s.gap, s.gap) for s in table])
+        self.n_fallbacks_ = sum(s.gap_bounds is None and s.status != "optimal" for s in scored)
+        chosen = int(reported[select(reported, self.candidate_gaps_,
+                                     self.candidate_objectives_)])
+        solution = plan.build(problem, self._tau).solve_many([chosen])[0]
         final = score_candidate(problem, solution, self._tau)
         self.candidate_ = chosen
         self.quantile_ = final.quantile
@@ -246,15 +312,18 @@ class AATP(BaseEstimator):
         self.objective_ = final.objective
         self.duality_gap_ = final.duality_gap
         self.n_iter_ = final.n_iter
+        self.engine_ = plan.engine
         self.dual_coef_ = np.bincount(problem.slot_item,
                                       weights=problem.slot_sign * solution.alpha,
-                                      minlength=len(problem.factor))
-        if kernel.name == "linear":
-            self.coef_ = solution.w
-        elif not kernel.precomputed:
-            self.X_fit_ = X_fit
-        self.kernel_ = kernel
-        self.n_features_in_ = len(problem.factor) if kernel.precomputed else X_fit.shape[1]
+                                      minlength=problem.n_items)
+        if data.kernel.name == "linear":
+            X = data.X_fit
+            self.coef_ = X.T @ self.dual_coef_ - self.dual_coef_.sum() * X[chosen]
+        elif not data.kernel.precomputed:
+            self.X_fit_ = data.X_fit
+        self.kernel_ = data.kernel
+        self.n_features_in_ = (problem.n_items if data.kernel.precomputed
+                               else data.X_fit.shape[1])
         return self
 
     # ---- prediction ------------------------------------------------------------------

@@ -10,13 +10,9 @@ symmetric (PDS) kernel ``K``. Four kinds are supported:
   ``decision_function(K_test_train)``);
 * a callable ``kernel(A, B)`` returning the ``(len(A), len(B))`` Gram matrix.
 
-PSD policy (:func:`factor_gram`). A Gram matrix whose smallest eigenvalue is below
-``−PSD_RTOL · λ_max`` is **rejected with a ValueError**: the dual (eq. 4) is then not
-concave and is the dual of no primal problem, so any answer would be silently wrong. Use
-:func:`nearest_psd` to project such a matrix explicitly if that is what you want.
-Eigenvalues between ``−PSD_RTOL · λ_max`` and the numerical-rank threshold
-``n · ε · λ_max`` are round-off and are dropped from the factor, as are tiny positive
-ones below that threshold; so ``F Fᵀ`` equals the symmetrized ``K`` up to round-off.
+Every Gram matrix, computed or given, goes through the package's one Gram policy
+(:mod:`cvxtop.gram`: symmetry, the eigenvalue tolerance, PSD): a matrix that is not PSD
+would make the dual (eq. 4) non-concave, the dual of no primal problem.
 """
 
 from __future__ import annotations
@@ -27,22 +23,17 @@ from typing import Any, Callable, Union
 
 import numpy as np
 
-from .._validation import check_gram, check_matrix, check_positive
+from .._validation import check_matrix, check_positive
+from ..gram import Gram, check_gram_matrix
 
 __all__ = [
-    "PSD_RTOL",
     "Kernel",
     "make_kernel",
-    "factor_gram",
-    "nearest_psd",
     "linear_gram",
     "rbf_gram",
 ]
 
 KernelSpec = Union[str, Callable[[np.ndarray, np.ndarray], Any]]
-
-#: Relative tolerance on negative eigenvalues before a Gram matrix counts as not PSD.
-PSD_RTOL = 1e-8
 
 _NAMED = ("linear", "rbf", "precomputed")
 
@@ -92,11 +83,11 @@ class Kernel:
             return G
         raise ValueError("a precomputed kernel has no kernel function to evaluate")
 
-    def train_gram(self, X: np.ndarray, name: str = "X") -> np.ndarray:
-        """The training Gram matrix, checked square, finite and symmetric."""
+    def train_gram(self, X: np.ndarray, name: str = "X", rtol: float | None = None) -> Gram:
+        """The training Gram matrix under the Gram policy of :mod:`cvxtop.gram`."""
         if self.precomputed:
-            return check_gram(X, name)
-        return check_gram(self.cross(X, X, name), f"kernel({name}, {name})")
+            return check_gram_matrix(X, name, rtol)
+        return check_gram_matrix(self.cross(X, X, name), f"kernel({name}, {name})", rtol)
 
 
 def make_kernel(kernel: KernelSpec, gamma: Any, n_features: int) -> Kernel:
@@ -115,38 +106,3 @@ def make_kernel(kernel: KernelSpec, gamma: Any, n_features: int) -> Kernel:
     if isinstance(gamma, str) or not isinstance(gamma, numbers.Real):
         raise TypeError(f"gamma must be None or a real number > 0, got {gamma!r}")
     return Kernel("rbf", check_positive(gamma, "gamma"))
-
-
-def factor_gram(K: np.ndarray, name: str = "K") -> np.ndarray:
-    """A factor ``F`` (n × r) with ``F Fᵀ = K`` up to round-off, from the eigenvalues of ``K``.
-
-    The per-candidate kernel of eq. (4), ``K_k(z, z') = K(z, z') − K(z, z_k) − K(z_k, z')
-    + K(z_k, z_k)``, then is ``(f_z − f_k)·(f_z' − f_k)``: only the row ``f_k`` changes
-    between candidates. Raises ``ValueError`` if ``K`` is not PSD (see the module
-    docstring for the policy and tolerances).
-    """
-    sym = 0.5 * (K + K.T)
-    lam, V = np.linalg.eigh(sym)
-    lam_max = float(max(lam[-1], 0.0))
-    lam_min = float(lam[0])
-    if lam_min < -PSD_RTOL * max(lam_max, np.finfo(float).tiny):
-        raise ValueError(
-            f"{name} is not positive semi-definite: its smallest eigenvalue is "
-            f"{lam_min:.3g} (largest {lam_max:.3g}); AATP's dual (papers/003 eq. (4)) needs "
-            "a PDS kernel. Fix the kernel, or project the matrix explicitly with "
-            "cvxtop.aatp.nearest_psd")
-    keep = lam > len(lam) * np.finfo(float).eps * lam_max
-    if not np.any(keep):
-        return np.zeros((len(K), 1))
-    return V[:, keep] * np.sqrt(lam[keep])
-
-
-def nearest_psd(K: Any, name: str = "K") -> np.ndarray:
-    """The nearest PSD matrix to the symmetric part of ``K`` in Frobenius norm.
-
-    Negative eigenvalues are set to 0 (Higham 1988). An explicit, opt-in repair for Gram
-    matrices that :func:`factor_gram` rejects; test-time rows are *not* repaired with it.
-    """
-    K = check_gram(K, name)
-    lam, V = np.linalg.eigh(0.5 * (K + K.T))
-    return (V * np.maximum(lam, 0.0)) @ V.T

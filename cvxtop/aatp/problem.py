@@ -113,20 +113,23 @@ class AATPProblem:
 
     Attributes
     ----------
-    factor : (n_items, r) rows ``f_j`` with ``K = F Fᵀ``
+    factor : (n_items, r) rows ``f_j`` with ``K = F Fᵀ``, or ``None`` when the solver works
+        on the Gram matrix itself (:mod:`.active_set`)
     slot_item : (S,) item index of each slot
     slot_sign : (S,) ``±1`` (−1: non-preferred ``x_i``, +1: preferred ``x'_i``)
     slot_count : (S,) multiplicity ``c_s ≥ 1`` of the slot in the list ``z_1..z_2m``
     C : regularization constant of eq. (2)
     item_weight : (n_items,) multiplicity of each item in ``Q_τ``, or ``None`` for one each
+    n_items : number of items (rows of the factor or of the Gram matrix)
     """
 
-    factor: np.ndarray
+    factor: np.ndarray | None
     slot_item: np.ndarray
     slot_sign: np.ndarray
     slot_count: np.ndarray
     C: float
     item_weight: np.ndarray | None
+    n_items: int
 
     @cached_property
     def slot_factor(self) -> np.ndarray:
@@ -149,26 +152,40 @@ class AATPProblem:
     def candidates(self) -> np.ndarray:
         """Items that are points ``z_k`` of the sample (every item in the bipartite case)."""
         if self.item_weight is None:
-            return np.arange(len(self.factor))
+            return np.arange(self.n_items)
         return np.flatnonzero(self.item_weight > 0)
 
 
-def items_problem(factor: np.ndarray, y: np.ndarray, C: float) -> AATPProblem:
-    """Bipartite items: each labeled item is one point of the sample (y = 1 preferred)."""
+def items_problem(factor: np.ndarray | None, y: np.ndarray, C: float,
+                  duplicate_of: np.ndarray | None = None) -> AATPProblem:
+    """Bipartite items: each labeled item is one point of the sample (y = 1 preferred).
+
+    ``duplicate_of[i]`` names the smallest index of the items identical to item ``i``
+    (:func:`.candidates.duplicate_representatives`). Identical items with the same label
+    then form one slot at that index with their count (their hinge terms of eq. (2) are the
+    same function of ``w``), and the quantile still counts every item once
+    (``item_weight``). Without repeated points this is the plain problem. ``factor`` may be
+    ``None`` for solvers that work on the Gram matrix itself.
+    """
     n = len(y)
-    return AATPProblem(factor, np.arange(n), 2.0 * y - 1.0, np.ones(n, dtype=np.int64),
-                       float(C), None)
+    if duplicate_of is None or np.array_equal(duplicate_of, np.arange(n)):
+        return AATPProblem(factor, np.arange(n), 2.0 * y - 1.0, np.ones(n, dtype=np.int64),
+                           float(C), None, n)
+    keys, counts = np.unique(2 * np.asarray(duplicate_of) + y, return_counts=True)
+    return AATPProblem(factor, keys // 2, 2.0 * (keys % 2) - 1.0, counts.astype(np.int64),
+                       float(C), np.bincount(duplicate_of, minlength=n).astype(np.int64), n)
 
 
-def pairs_problem(factor: np.ndarray, pairs: np.ndarray, C: float) -> AATPProblem:
+def pairs_problem(factor: np.ndarray | None, pairs: np.ndarray, C: float,
+                  n_items: int | None = None) -> AATPProblem:
     """Preference pairs ``pairs[i] = (a, b)``: item ``b`` is preferred over item ``a``.
 
     The sample is ``z = (x_1..x_m, x'_1..x'_m)`` with ``x_i = item a_i`` (sign −1) and
     ``x'_i = item b_i`` (sign +1); repeated (item, sign) combinations become one slot
     with their count, and ``item_weight`` counts each item's occurrences among the 2m
-    points.
+    points. ``n_items`` (default ``len(factor)``) is needed when ``factor`` is ``None``.
     """
-    n = len(factor)
+    n = len(factor) if n_items is None else n_items
     first = np.bincount(pairs[:, 0], minlength=n)
     second = np.bincount(pairs[:, 1], minlength=n)
     neg_items = np.flatnonzero(first)
@@ -180,21 +197,30 @@ def pairs_problem(factor: np.ndarray, pairs: np.ndarray, C: float) -> AATPProble
         np.r_[first[neg_items], second[pos_items]].astype(np.int64),
         float(C),
         (first + second).astype(np.int64),
+        n,
     )
 
 
 @dataclass
 class CandidateSolution:
-    """A solved candidate QP: dual point ``alpha`` (per slot), ``w = Σ α_s b_s``, the primal
-    objective ``P(w)`` of eq. (2) and the dual objective ``D(α)`` of eq. (4)."""
+    """A solved candidate QP: dual point ``alpha`` (per slot), ``w = Σ α_s b_s`` in the
+    factor's coordinates (``None`` for solvers that work on the Gram matrix itself), the
+    primal objective ``P(w)`` of eq. (2) and the dual objective ``D(α)`` of eq. (4).
+
+    ``scores`` holds ``h(z_j)`` for every item, shifted so that ``h(z_k) = 0``, when the
+    solver computed them; ``gap_bounds`` is set for a candidate whose solve stopped once it
+    provably could not be chosen: an interval holding its gap ``|h(z_k) − q̂_k|``.
+    """
 
     candidate: int
     alpha: np.ndarray
-    w: np.ndarray
+    w: np.ndarray | None
     objective: float
     dual_objective: float
     n_iter: int
     status: str
+    scores: np.ndarray | None = None
+    gap_bounds: tuple[float, float] | None = None
 
     @property
     def duality_gap(self) -> float:

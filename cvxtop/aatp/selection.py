@@ -39,7 +39,12 @@ OBJECTIVE_RTOL = 1e-7
 
 @dataclass(frozen=True)
 class CandidateScore:
-    """What the selection rule needs from one solved candidate."""
+    """What the selection rule needs from one solved candidate.
+
+    For a screened candidate (``gap_bounds`` set) ``gap`` and ``objective`` are those of
+    the feasible point where its solve stopped, and ``gap_bounds`` the certified interval
+    of its gap at the optimum.
+    """
 
     candidate: int
     score: float
@@ -49,19 +54,24 @@ class CandidateScore:
     duality_gap: float
     n_iter: int
     status: str
+    gap_bounds: tuple[float, float] | None = None
 
 
 def score_candidate(problem: AATPProblem, solution: CandidateSolution, tau: float
                     ) -> CandidateScore:
     """Scores ``h_k`` of the sample points, their top τ-quantile and the candidate's gap."""
     points = problem.candidates
-    scores = problem.factor[points] @ solution.w
+    if solution.scores is not None:
+        scores = solution.scores[points]
+        own = float(solution.scores[solution.candidate])
+    else:
+        scores = problem.factor[points] @ solution.w
+        own = float(problem.factor[solution.candidate] @ solution.w)
     weights = None if problem.item_weight is None else problem.item_weight[points]
     quantile = weighted_top_quantile(scores, tau, weights)
-    own = float(problem.factor[solution.candidate] @ solution.w)
     return CandidateScore(solution.candidate, own, quantile, abs(own - quantile),
                           solution.objective, solution.duality_gap, solution.n_iter,
-                          solution.status)
+                          solution.status, solution.gap_bounds)
 
 
 def select(candidates: np.ndarray, gaps: np.ndarray, objectives: np.ndarray, *,

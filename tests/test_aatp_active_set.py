@@ -1,0 +1,194 @@
+"""The Gram-matrix solver of the candidate duals (cvxtop.aatp.active_set) and its dense
+interior-point fallback (cvxtop.aatp.box_qp), against the factor-based solvers."""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+from cvxtop import AATP
+from cvxtop.aatp.active_set import SCREENED_STATUS, ActiveSetSolver
+from cvxtop.aatp.box_qp import solve_box_qp
+from cvxtop.aatp.candidates import duplicate_representatives, nearest_neighbour_tour
+from cvxtop.aatp.fast import FastDualSolver
+from cvxtop.aatp.kernels import rbf_gram
+from cvxtop.aatp.problem import CERTIFICATE_RTOL, items_problem, pairs_problem
+from cvxtop.aatp.selection import score_candidate
+from cvxtop.gram import check_gram_matrix
+
+KINDS = ["gauss", "grid", "repeated", "merged", "pairs"]
+
+
+def instance(rng, kind, n_max=12):
+    """A problem on an rbf Gram matrix: Gaussian points, a small grid (ties), repeated
+    points (as separate slots, or merged into counted slots), or preference pairs."""
+    n = int(rng.integers(3, n_max + 1))
+    d = int(rng.integers(1, 4))
+    if kind == "grid":
+        X = rng.integers(-1, 2, size=(n, d)).astype(float)
+    elif kind in ("repeated", "merged"):
+        X = np.repeat(rng.standard_normal(((n + 1) // 2, d)), 2, axis=0)[:n]
+    else:
+        X = rng.standard_normal((n, d))
+    gram = check_gram_matrix(rbf_gram(X, X, float(rng.uniform(0.2, 2.0))))
+    C = float(10 ** rng.uniform(-1.5, 1.5))
+    factor = gram.factor().F
+    if kind == "pairs":
+        m = int(rng.integers(1, 2 * n))
+        pairs = np.c_[rng.integers(0, n, m), rng.integers(0, n, m)]
+        pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+        if len(pairs) == 0:
+            pairs = np.array([[0, 1]])
+        return pairs_problem(factor, pairs, C), gram
+    y = rng.integers(0, 2, n)
+    y[:2] = [1, 0]
+    y = rng.permutation(y)
+    duplicate_of = duplicate_representatives(X, np.arange(n)) if kind == "merged" else None
+    return items_problem(factor, y, C, duplicate_of), gram
+
+
+def assert_same_solutions(problem, reference, solutions, tau=0.2):
+    for a, b in zip(reference, solutions):
+        assert a.candidate == b.candidate
+        scale = max(1.0, abs(a.objective))
+        assert abs(a.objective - b.objective) <= 1e-8 * scale
+        assert b.duality_gap <= CERTIFICATE_RTOL * scale
+        assert score_candidate(problem, a, tau).gap == pytest.approx(
+            score_candidate(problem, b, tau).gap, abs=1e-7)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_candidate_agrees_with_the_interior_point_solver(kind):
+    rng = np.random.default_rng(KINDS.index(kind))
+    for _ in range(12):
+        problem, gram = instance(rng, kind)
+        candidates = problem.candidates
+        tour = nearest_neighbour_tour(gram, candidates)
+        reference = FastDualSolver(problem).solve_many(tour)
+        assert_same_solutions(problem, reference, ActiveSetSolver(problem, gram).solve_many(tour))
+
+
+def test_tours_from_a_factor_and_from_the_gram_matrix_agree(rng):
+    problem, gram = instance(rng, "gauss", n_max=30)
+    cands = problem.candidates
+    assert np.array_equal(nearest_neighbour_tour(gram, cands),
+                          nearest_neighbour_tour(problem.factor, cands))
+
+
+@pytest.mark.parametrize("budget", [1, 2])
+def test_continuation_and_fallback_reach_the_same_optimum(budget):
+    """A tiny pivot budget forces the anchor continuation to halve its steps and, below
+    the shortest step, the gap-safe reduction with the dense interior point."""
+    rng = np.random.default_rng(budget)
+    statuses = set()
+    for _ in range(6):
+        problem, gram = instance(rng, "gauss", n_max=25)
+        tour = nearest_neighbour_tour(gram, problem.candidates)
+        solutions = ActiveSetSolver(problem, gram, budget=budget).solve_many(tour)
+        assert_same_solutions(problem, FastDualSolver(problem).solve_many(tour), solutions)
+        statuses.update(s.status for s in solutions)
+    if budget == 1:
+        assert "optimal (reduced interior point)" in statuses
+
+
+def test_scale_continuation_start_reaches_the_same_optimum(monkeypatch):
+    """The cold start used when every SVM score has one sign: follow the scale of u."""
+    monkeypatch.setattr(ActiveSetSolver, "_cold_start", ActiveSetSolver._scale_path)
+    rng = np.random.default_rng(7)
+    for _ in range(6):
+        problem, gram = instance(rng, "gauss", n_max=20)
+        tour = nearest_neighbour_tour(gram, problem.candidates)
+        assert_same_solutions(problem, FastDualSolver(problem).solve_many(tour),
+                              ActiveSetSolver(problem, gram).solve_many(tour))
+
+
+def test_screened_candidates_hold_their_true_gap_in_their_bounds():
+    rng = np.random.default_rng(3)
+    screened = 0
+    for _ in range(8):
+        X = rng.standard_normal((70, 3))
+        y = (X[:, 0] + 0.5 * rng.standard_normal(70) > 0.8).astype(int)
+        gram = check_gram_matrix(rbf_gram(X, X, 0.5))
+        problem = items_problem(None, y, 1.0)
+        tour = nearest_neighbour_tour(gram, problem.candidates)
+        exact = {s.candidate: score_candidate(problem, s, 0.1)
+                 for s in ActiveSetSolver(problem, gram, 0.1).solve_many(tour)}
+        solver = ActiveSetSolver(problem, gram, 0.1)
+        best = [np.inf]
+        for solution in solver.iter_solutions(tour, gap_bound=lambda: best[0]):
+            score = score_candidate(problem, solution, 0.1)
+            true = exact[solution.candidate].gap
+            if solution.status == SCREENED_STATUS:
+                screened += 1
+                low, high = solution.gap_bounds
+                assert low - 1e-9 <= true <= high + 1e-9
+                assert low <= score.gap <= high
+                assert low > best[0]
+            else:
+                assert score.gap == pytest.approx(true, abs=1e-8)
+                best[0] = min(best[0], score.gap)
+    assert screened > 20
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_screening_leaves_the_choice_unchanged(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((80, 4))
+    y = (X[:, 0] + 0.6 * rng.standard_normal(80) > 0.7).astype(int)
+    K = rbf_gram(X, X, 0.3)
+    on = AATP(tau=0.1, kernel="precomputed").fit(K, y)
+    off = AATP(tau=0.1, kernel="precomputed", screen=False).fit(K, y)
+    assert on.engine_ == "active set (Gram matrix)"
+    assert on.candidate_ == off.candidate_
+    assert on.objective_ == pytest.approx(off.objective_, rel=1e-10)
+    assert not off.candidate_screened_.any()
+    solved = ~on.candidate_screened_
+    assert np.allclose(on.candidate_gaps_[solved], off.candidate_gaps_[solved], atol=1e-8)
+    low, high = on.candidate_gap_bounds_.T
+    assert np.all(low - 1e-9 <= off.candidate_gaps_) and np.all(off.candidate_gaps_ <= high + 1e-9)
+
+
+def test_full_rank_gram_runs_the_active_set_solver_and_matches_cvxpy(rng):
+    X = rng.standard_normal((40, 3))
+    y = (X[:, 0] > 0.5).astype(int)
+    y[:2] = [1, 0]
+    fast = AATP(tau=0.15, kernel="rbf", gamma=0.7).fit(X, y)
+    reference = AATP(tau=0.15, kernel="rbf", gamma=0.7, solver="cvxpy").fit(X, y)
+    assert fast.engine_ == "active set (Gram matrix)" and fast.gram_rank_ == 40
+    assert reference.engine_ == "cvxpy dual"
+    assert fast.candidate_ == reference.candidate_
+    assert fast.objective_ == pytest.approx(reference.objective_, rel=1e-7)
+    assert np.allclose(fast.decision_function(X), reference.decision_function(X), atol=1e-5)
+
+
+def test_float32_and_memory_mapped_grams_give_the_float64_fit(rng, tmp_path):
+    X = rng.standard_normal((60, 3))
+    y = (X[:, 0] + 0.4 * rng.standard_normal(60) > 0.6).astype(int)
+    K = rbf_gram(X, X, 0.5)
+    K32 = K.astype(np.float32)
+    np.save(tmp_path / "K.npy", K32)
+    mapped = np.load(tmp_path / "K.npy", mmap_mode="r")
+    fits = [AATP(tau=0.1, kernel="precomputed").fit(G, y) for G in (K32.astype(np.float64),
+                                                                    K32, mapped)]
+    for other in fits[1:]:
+        assert other.candidate_ == fits[0].candidate_
+        assert other.objective_ == pytest.approx(fits[0].objective_, rel=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_box_qp_matches_cvxpy(seed):
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 15))
+    A = rng.standard_normal((m, int(rng.integers(1, m + 1))))  # singular Q too
+    Q, c = A @ A.T, rng.standard_normal(m)
+    u = rng.uniform(0.1, 3.0, m)
+    result = solve_box_qp(Q, c, u)
+    x = cp.Variable(m)
+    problem = cp.Problem(cp.Minimize(0.5 * cp.quad_form(x, cp.psd_wrap(Q)) + c @ x),
+                         [x >= 0, x <= u])
+    problem.solve(solver=cp.CLARABEL)
+    assert result.converged
+    value = 0.5 * result.x @ Q @ result.x + c @ result.x
+    assert value <= problem.value + 1e-8 * max(1.0, abs(problem.value))
+    assert np.all(result.x >= 0) and np.all(result.x <= u)
