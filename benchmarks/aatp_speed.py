@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from cvxtop.aatp.candidates import nearest_neighbour_tour, solve_candidates
+from cvxtop.aatp.candidates import SolverPlan, nearest_neighbour_tour, solve_candidates
 from cvxtop.aatp.kernels import rbf_gram
 from cvxtop.gram import check_gram_matrix
 from cvxtop.aatp.problem import items_problem
@@ -42,7 +42,7 @@ def make_problem(n: int, d: int, kernel: str = "linear", seed: int = 0):
 
 def timed(problem, tour, solver):
     start = time.perf_counter()
-    scores = solve_candidates(problem, tour, solver, TAU)
+    scores = solve_candidates(problem, tour, SolverPlan(solver), TAU)
     return time.perf_counter() - start, scores
 
 
@@ -60,7 +60,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|")
     warm = make_problem(30, args.d)  # one-time costs (threadpoolctl, Clarabel) untimed
     for solver in ("fast", "cvxpy", "cvxpy-primal"):
-        solve_candidates(warm, warm.candidates[:2], solver, TAU)
+        solve_candidates(warm, warm.candidates[:2], SolverPlan(solver), TAU)
     summary = []
     for n in args.sizes:
         problem = make_problem(n, args.d, args.kernel)

@@ -114,7 +114,8 @@ def _cmd_aatp(args: argparse.Namespace) -> int:
         gamma=args.gamma, label_column=args.label_column,
         drop=tuple(args.drop.split(",")) if args.drop else (), positive=args.positive,
         standardize=args.standardize, test_size=args.test_size, seed=args.seed,
-        model_path=args.model, progress=not args.json)
+        model_path=args.model, progress=not (args.json or args.no_progress),
+        n_jobs=args.n_jobs, gram_rtol=args.gram_rtol)
     report["training"]["seconds"] = round(time.perf_counter() - start, 3)
     _print_report(report, args.json, args.model)
     return 0
@@ -202,6 +203,12 @@ def build_parser() -> argparse.ArgumentParser:
     aatp.add_argument("--C", type=float, default=1.0, help="weight of the loss (1.0)")
     aatp.add_argument("--kernel", default="linear", choices=["linear", "rbf"])
     aatp.add_argument("--gamma", type=float, help="rbf width (1/n_features by default)")
+    aatp.add_argument("--n-jobs", type=int, help="parallel workers for the candidates (1)")
+    aatp.add_argument("--gram-rtol", type=float,
+                      help="eigenvalues within this fraction of the largest are rounding "
+                      "(default: from the Gram matrix's dtype)")
+    aatp.add_argument("--no-progress", action="store_true",
+                      help="no progress bar (candidates done / total) on stderr")
     _add_data_file_options(aatp, seed_help="seed of the split (0)")
     aatp.set_defaults(func=_cmd_aatp)
 

@@ -76,12 +76,13 @@ def read_vector(path: str | Path) -> np.ndarray:
 
 
 def read_matrix(path: str | Path) -> np.ndarray:
-    """A numeric matrix (a Gram matrix, say): ``.npy``, ``.npz`` with one array (or an array
-    named ``K``), or a CSV file of numbers without a header."""
+    """A numeric matrix (a Gram matrix, say): ``.npy`` (memory-mapped, read-only, in its own
+    dtype), ``.npz`` with one array (or an array named ``K``), or a CSV file of numbers
+    without a header."""
     p = _existing(path)
     try:
-        if p.suffix == ".npy":
-            arr = np.load(p, allow_pickle=False)
+        if p.suffix == ".npy":  # memory-mapped: a large Gram matrix is read as needed
+            arr = np.load(p, mmap_mode="r", allow_pickle=False)
         elif p.suffix == ".npz":
             data = np.load(p, allow_pickle=False)
             if "K" in data.files:

@@ -91,7 +91,8 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
                    label_column: str | None = None, drop: tuple[str, ...] = (),
                    positive: str | None = None, standardize: bool = False,
                    test_size: float = 0.0, seed: int = 0, model_path: str | None = None,
-                   progress: bool = False) -> dict[str, Any]:
+                   progress: bool = False, n_jobs: int | None = None,
+                   gram_rtol: float | None = None) -> dict[str, Any]:
     """Train :class:`~cvxtop.AATP` on a file, as ``cvxtop aatp`` does; return a report.
 
     With ``gram`` (a ``.npy``/``.npz``/CSV file holding the n × n Gram matrix of the items
@@ -116,16 +117,19 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
         if K.shape != (len(y), len(y)):
             raise ValueError(f"{gram}: the Gram matrix must be {len(y)} x {len(y)} to match "
                              f"the {len(y)} items of {path}, got {K.shape}")
-        model = AATP(tau=tau, C=C, kernel="precomputed", progress=progress)
-        model.fit(K[np.ix_(tr, tr)], y[tr])
-        parts = [("train", K[np.ix_(tr, tr)], tr)] + (
+        model = AATP(tau=tau, C=C, kernel="precomputed", progress=progress, n_jobs=n_jobs,
+                     gram_rtol=gram_rtol)
+        K_train = K if te is None else K[np.ix_(tr, tr)]  # a memory map stays one
+        model.fit(K_train, y[tr])
+        parts = [("train", K_train, tr)] + (
             [("test", K[np.ix_(te, tr)], te)] if te is not None else [])
         kernel_name = f"precomputed ({gram})"
     else:
         X = check_matrix(data.X, "X")
         mean, scale = _standardizer(X[tr], standardize)
         Xs = (X - mean) / scale
-        model = AATP(tau=tau, C=C, kernel=kernel, gamma=gamma, progress=progress)
+        model = AATP(tau=tau, C=C, kernel=kernel, gamma=gamma, progress=progress,
+                     n_jobs=n_jobs, gram_rtol=gram_rtol)
         model.fit(Xs[tr], y[tr])
         parts = [("train", Xs[tr], tr)] + ([("test", Xs[te], te)] if te is not None else [])
         kernel_name = kernel

@@ -103,6 +103,19 @@ def test_scale_continuation_start_reaches_the_same_optimum(monkeypatch):
                               ActiveSetSolver(problem, gram).solve_many(tour))
 
 
+def test_smooth_kernels_match_the_reference():
+    """A wide RBF (nearly low rank, ill-conditioned faces) at small C, where block pivoting
+    needs many exchanges: the choice and the objective are the cvxpy reference's."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((60, 5))
+    y = (X[:, 0] + 0.5 * rng.standard_normal(60) > 0.8).astype(int)
+    fast = AATP(tau=0.1, C=0.1, kernel="rbf", gamma=0.01).fit(X, y)
+    reference = AATP(tau=0.1, C=0.1, kernel="rbf", gamma=0.01, solver="cvxpy").fit(X, y)
+    assert fast.engine_ == "active set (Gram matrix)"
+    assert fast.candidate_ == reference.candidate_
+    assert fast.objective_ == pytest.approx(reference.objective_, rel=1e-7)
+
+
 def test_screened_candidates_hold_their_true_gap_in_their_bounds():
     rng = np.random.default_rng(3)
     screened = 0

@@ -265,14 +265,19 @@ def test_dask_backend_with_a_local_cluster():
     from joblib import parallel_config
 
     X, y, _ = data(10, n=30)
-    seq = AATP(tau=0.2).fit(X, y)
+    # the linear kernel (interior point on a factor) and a full-rank RBF Gram (active set)
+    kernels = [dict(), dict(kernel="rbf", gamma=1.0)]
+    seq = [AATP(tau=0.2, **kw).fit(X, y) for kw in kernels]
     with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
-        with parallel_config(backend="dask"), distributed.get_task_stream(client) as ts:
-            par = AATP(tau=0.2, n_jobs=2).fit(X, y)
-        assert len(ts.data) > 0  # the chunks ran as Dask tasks
-    assert_same_fit(seq, par, rtol=1e-10)
+        for kw, one in zip(kernels, seq):
+            with parallel_config(backend="dask"), distributed.get_task_stream(client) as ts:
+                par = AATP(tau=0.2, n_jobs=2, **kw).fit(X, y)
+            assert len(ts.data) > 0  # the chunks ran as Dask tasks
+            assert par.engine_ == one.engine_
+            assert_same_fit(one, par, rtol=1e-10)
+    assert seq[1].engine_ == "active set (Gram matrix)"
 
 
 def test_progress_bar_counts_the_candidates(capsys):

@@ -241,3 +241,28 @@ def test_aatp_command_rejects_a_gram_of_the_wrong_size(tmp_path, capsys):
     np.save(gram, np.eye(10))
     code, _, err = run(capsys, "aatp", str(f), "--gram", str(gram))
     assert code == 2 and "must be 60 x 60" in err
+
+
+def test_aatp_command_on_a_full_rank_float32_gram_shows_candidates_done(tmp_path, capsys):
+    """A float32 .npy Gram matrix (read memory-mapped) of full rank: the active-set engine,
+    a progress bar of candidates done / total on stderr unless --no-progress, and the same
+    fit with two workers."""
+    from cvxtop import AATP
+    from cvxtop.aatp.kernels import rbf_gram
+
+    X, y, f = _aatp_data(tmp_path)
+    K = rbf_gram(X, X, 1.0).astype(np.float32)
+    gram = tmp_path / "K32.npy"
+    np.save(gram, K)
+    code, out, err = run(capsys, "aatp", str(f), "--gram", str(gram), "--tau", "0.1")
+    assert code == 0 and "AATP candidates" in err and "60/60" in err
+    code, out, err = run(capsys, "aatp", str(f), "--gram", str(gram), "--tau", "0.1",
+                         "--json", "--n-jobs", "2")
+    assert code == 0 and err == ""
+    fitted = json.loads(out)["training"]
+    direct = AATP(tau=0.1, kernel="precomputed").fit(K, y)
+    assert direct.engine_ == "active set (Gram matrix)" and direct.gram_rank_ == 60
+    assert fitted["chosen candidate"] == direct.candidate_
+    assert fitted["objective"] == pytest.approx(direct.objective_, rel=1e-9)
+    code, _, err = run(capsys, "aatp", str(f), "--gram", str(gram), "--no-progress")
+    assert code == 0 and err == ""

@@ -66,7 +66,7 @@ ACTIVE_SET_RTOL = 1e-10
 #: Status of a candidate whose solve stopped once it provably could not be chosen.
 SCREENED_STATUS = "screened"
 #: Pivots allowed for one step before the step is halved.
-PIVOT_BUDGET = 20
+PIVOT_BUDGET = 150
 
 _LOWER, _FREE, _UPPER = 0, 1, 2
 _BACKUP = 3  # full exchanges allowed without progress before the exchanges are limited
@@ -253,19 +253,29 @@ class ActiveSetSolver:
         return v - sigma * anchor.row - (anchor.at(v) - sigma * anchor.kk)
 
     def _face(self, anchor: _Anchor, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Free values solving the face equations, and ``Kβ`` of the whole point."""
+        """Free values solving the face equations, and ``Kβ`` of the whole point.
+
+        With ``D = diag(y_F)`` the face matrix is ``Q_FF = D M D``, ``M`` the anchored kernel
+        ``K_k`` on the free slots' items, so ``Q_FF α_F = r`` is solved as ``M (D α_F) = D r``.
+        """
         items, y = self.item[free], self.sign[free]
         pos = self.cache.positions(items)
         kf = anchor.row[items]
-        Q = (self.cache.buffer[np.ix_(pos, items)] - kf[:, None] - kf[None, :] + anchor.kk)
-        Q *= np.outer(y, y)
+
+        def anchored() -> np.ndarray:
+            M = np.take(np.take(self.cache.buffer, pos, axis=0), items, axis=1)
+            M -= kf[:, None]
+            M -= kf[None, :] - anchor.kk
+            return M
+
         v, s = self.v_upper, self.sigma_upper
-        rhs = 1.0 - y * (v[items] - kf * s - anchor.at(v) + anchor.kk * s)
+        rhs = y - (v[items] - kf * s - anchor.at(v) + anchor.kk * s)
         try:
-            alpha_f = cho_solve(cho_factor(Q, check_finite=False), rhs, check_finite=False)
+            beta_f = cho_solve(cho_factor(anchored(), overwrite_a=True, check_finite=False),
+                               rhs, check_finite=False)
         except LinAlgError:  # a singular face (e.g. one point with both signs free)
-            alpha_f = np.linalg.lstsq(Q, rhs, rcond=None)[0]
-        return alpha_f, self.v_upper + self.cache.combine(pos, y * alpha_f)
+            beta_f = np.linalg.lstsq(anchored(), rhs, rcond=None)[0]
+        return y * beta_f, self.v_upper + self.cache.combine(pos, beta_f)
 
     def _iterate(self, anchor: _Anchor, alpha: np.ndarray, v: np.ndarray) -> _Iterate:
         """Certificate of a point ``alpha`` in the box with ``Kβ = v``."""

@@ -40,6 +40,7 @@ Parallelism. The tour is cut into contiguous chunks that run through
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Callable, Iterator, Union
 
@@ -133,10 +134,23 @@ def nearest_neighbour_tour(points: np.ndarray | Gram, candidates: np.ndarray) ->
 
 
 def duplicate_representatives(keys: np.ndarray, candidates: np.ndarray) -> np.ndarray:
-    """For each candidate, the smallest candidate index whose key row is identical."""
-    _, first, inverse = np.unique(keys[candidates], axis=0, return_index=True,
-                                  return_inverse=True)
-    return candidates[first[inverse.ravel()]]
+    """For each candidate, the smallest candidate index whose key row is identical.
+
+    Rows are compared exactly (their bytes), one at a time, so that a memory-mapped Gram
+    matrix is read row by row and never copied whole.
+    """
+    firsts: dict[bytes, list[int]] = {}
+    result = np.empty(len(candidates), dtype=np.int64)
+    for position, index in enumerate(candidates):
+        row = np.ascontiguousarray(keys[index]) + 0.0  # + 0.0 turns −0.0 into 0.0
+        digest = hashlib.blake2b(row.tobytes(), digest_size=16).digest()
+        same = firsts.setdefault(digest, [])
+        match = next((j for j in same if np.array_equal(keys[j], row)), None)
+        if match is None:
+            same.append(int(index))
+            match = int(index)
+        result[position] = match
+    return result
 
 
 def _solve_chunk(problem: AATPProblem, chunk: np.ndarray, plan: SolverPlan, tau: float,

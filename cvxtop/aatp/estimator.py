@@ -161,6 +161,9 @@ class AATP(BaseEstimator):
     candidates_, candidate_gaps_, candidate_objectives_ : ndarray
         Every candidate and its gap and objective, as used by the selection rule (for a
         screened candidate: those of the certified point where its solve stopped).
+    candidate_duality_gaps_ : ndarray
+        The certified duality gap ``P − D`` of each candidate's QP (for a screened
+        candidate: at the point where its solve stopped).
     candidate_screened_ : ndarray of bool
         Candidates whose solve stopped once they provably could not be chosen.
     candidate_gap_bounds_ : ndarray of shape (n_candidates, 2)
@@ -299,6 +302,7 @@ class AATP(BaseEstimator):
         self.candidates_ = reported
         self.candidate_gaps_ = np.array([s.gap for s in table])
         self.candidate_objectives_ = np.array([s.objective for s in table])
+        self.candidate_duality_gaps_ = np.array([s.duality_gap for s in table])
         self.candidate_screened_ = np.array([s.gap_bounds is not None for s in table])
         self.candidate_gap_bounds_ = np.array([s.gap_bounds or (s.gap, s.gap) for s in table])
         self.n_fallbacks_ = sum(s.gap_bounds is None and s.status != "optimal" for s in scored)
