@@ -23,7 +23,7 @@ import cvxpy as cp
 import numpy as np
 
 from cvxtop import surrogates
-from cvxtop._validation import ceil_fraction
+from cvxtop.cutoff import ceil_fraction
 
 
 def ranking_data(n: int, d: int, rate: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -72,7 +72,7 @@ def compare_forms(sizes: list[int], d: int, kappa: float, C: float, budget: floa
                       f"{'':>7} {'':>11}  (literal predicted ~{predicted:.0f} s > {budget:.0f} s)")
                 continue
             v = cp.Variable(d)
-            t_literal, obj_literal = solve(sur._literal_expression(y, X @ v, k), [], v, C)
+            t_literal, obj_literal = solve(sur.literal_expression(y, X @ v), [], v, C)
             previous = (n * k, t_literal)
             print(f"{name:<11} {n:>6} {k:>4} {t_literal:>10.2f} {t_compact:>10.2f} "
                   f"{t_literal / t_compact:>7.1f} {abs(obj_literal - obj_compact):>11.2e}")

@@ -9,7 +9,6 @@ estimators.
 from __future__ import annotations
 
 import numbers
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -27,8 +26,6 @@ __all__ = [
     "check_fraction",
     "check_positive",
     "require_classes",
-    "resolve_prec_k",
-    "ceil_fraction",
     "check_array3",
     "check_vector",
     "check_class_labels",
@@ -223,30 +220,6 @@ def require_classes(y: np.ndarray, name: str = "y_true", *, positive: bool = Tru
     if negative and n_neg == 0:
         raise ValueError(f"{name} has no irrelevant item (label 0); one is required{suffix}")
     return n_pos, n_neg
-
-
-def ceil_fraction(x: float, n: int) -> int:
-    """Return ``ceil(x * n)`` for the decimal number the user wrote as ``x``.
-
-    Floating point gets this wrong both ways: ``0.3 * 10`` is ``3.0000000000000004`` (ceil 4)
-    and the binary value of ``0.1`` is slightly above 1/10 (so an exact product with
-    100,000 has ceil 10,001). The shortest decimal that round-trips to ``x`` (``repr``) is
-    the number meant, so the product is computed exactly on it: 3 and 10,000.
-    """
-    q = Fraction(repr(float(x))) * n
-    return -((-q.numerator) // q.denominator)
-
-
-def resolve_prec_k(k: Any, n_pos: int, name: str = "k") -> int:
-    """Resolve prec@k's ``k``: an int in [1, n₊], or a float κ in (0, 1] meaning ceil(κ·n₊)."""
-    if isinstance(k, (bool, np.bool_)):
-        raise TypeError(f"{name} must be an int or a float in (0, 1], got a bool")
-    if isinstance(k, numbers.Integral):
-        return check_int_in_range(k, name, 1, n_pos, "the number of relevant items n₊")
-    if isinstance(k, numbers.Real):
-        kappa = check_fraction(k, name, closed_right=True)
-        return max(1, ceil_fraction(kappa, n_pos))
-    raise TypeError(f"{name} must be an int or a float in (0, 1], got {type(k).__name__}")
 
 
 def check_array3(value: Any, name: str) -> np.ndarray:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.datasets import load_diabetes
 
-from ._validation import ceil_fraction, check_fraction
+from ._validation import check_fraction
+from .cutoff import ceil_fraction
 
 __all__ = ["load_diabetes_top", "load_paper_dataset", "make_ranking_data", "PAPER_DATASETS"]
 

@@ -17,39 +17,15 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from . import surrogates
+from . import _cvxpy, surrogates
 from ._threads import single_threaded_blas
-from ._validation import (
-    check_groups,
-    check_labels,
-    check_matrix,
-    check_positive,
-    check_same_length,
-    require_classes,
-)
+from ._validation import check_labels, check_matrix, check_positive, check_same_length
 from .gram import check_gram_matrix
-from .solvers import (
-    RankingObjective,
-    SolveResult,
-    solve_cutting_plane,
-    solve_dca,
-    solve_direct,
-    solve_gd,
-)
-from .solvers.direct import CVX_SOLVERS
+from .groups import Groups
+from .solvers import RankingObjective, SolveResult, Stream, check_method, minimize
 from .solvers.gd import STEP_RULES
-from .solvers.minibatch import MinibatchConfig, run_perceptron, run_sgd
-from .solvers.perceptron import PerceptronState, perceptron_step
-from .solvers.sgd import SGDState, batch_cutoff, sgd_step
-from .surrogates.base import DifferenceOfConvex
 
 __all__ = ["TopRanker", "EXPECTED_FAILED_CHECKS"]
-
-#: Under ``engine="auto"`` the direct engine solves problems with at most this many items
-#: (surrogates with an O(n) DCP form) or this many (positive, negative) pairs (surrogates
-#: whose DCP form is pairwise); larger problems go to the cutting plane.
-DIRECT_ENGINE_MAX_ITEMS = 500
-DIRECT_ENGINE_MAX_PAIRS = 2500
 
 _MULTICLASS_TARGET = (
     "the check fits on targets with more than two values (0, 1, 2, ... or 1, 2); a ranker "
@@ -114,9 +90,8 @@ class TopRanker(BaseEstimator):
         Exact engine. ``"direct"`` solves one cvxpy program and certifies its answer with
         the cutting plane warm-started there; ``"cutting-plane"`` runs the 1-slack
         cutting-plane method (OCAS steps) from zero. Both report a rigorous dual bound.
-        ``"auto"`` uses the direct engine for small problems (``DIRECT_ENGINE_MAX_ITEMS``
-        items, or ``DIRECT_ENGINE_MAX_PAIRS`` pairs for a pairwise DCP form) and the
-        cutting plane above.
+        ``"auto"`` uses the direct engine for small problems and the cutting plane above
+        (:func:`cvxtop.solvers.exact_method`).
     cvx_solver : {"CLARABEL", "OSQP", "ECOS"}
         The cvxpy solver of the direct program or of the cutting-plane master.
     solver_options : dict, optional
@@ -249,16 +224,12 @@ class TopRanker(BaseEstimator):
         choices = [("solver", ("exact", "gd", "sgd", "perceptron")),
                    ("kernel", ("linear", "precomputed")),
                    ("engine", ("auto", "direct", "cutting-plane")),
-                   ("cvx_solver", CVX_SOLVERS),
+                   ("cvx_solver", _cvxpy.SOLVERS),
                    ("learning_rate", ("auto",) + STEP_RULES)]
         for name, allowed in choices:
             value = getattr(self, name)
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
-        if self.solver == "sgd" and self.radius is not None \
-                and self._learning_rate() == "line-search":
-            raise ValueError("radius (the projected form) needs learning_rate='inverse' or "
-                             "'sqrt'; the line-search steps minimize the regularized objective")
         for name in ("C", "tol", "eta0"):
             check_positive(getattr(self, name), name)
         if self.radius is not None:
@@ -273,6 +244,32 @@ class TopRanker(BaseEstimator):
 
     def _learning_rate(self) -> str:
         return "line-search" if self.learning_rate == "auto" else self.learning_rate
+
+    def _method_and_options(self, surrogate, n_features: int) -> tuple[str, dict[str, Any]]:
+        """The :func:`cvxtop.solvers.minimize` method and options of these parameters."""
+        progress = bool(self.verbose)
+        if self.solver in ("sgd", "perceptron"):
+            options = {"batch_size": self.batch_size, "epochs": self.epochs,
+                       "shuffle": self.shuffle, "random_state": self.random_state,
+                       "progress": progress}
+            if self.solver == "sgd":
+                options.update(learning_rate=self._learning_rate(), eta0=self.eta0,
+                               average=self.average, radius=self.radius,
+                               early_stopping=self.early_stopping, tol=self.tol)
+            return self.solver, options
+        if self.solver == "gd":
+            return "gd", {"learning_rate": self._learning_rate(), "eta0": self.eta0,
+                          "max_iter": self.max_iter, "tol": self.tol, "progress": progress}
+        options = {"tol": self.tol, "max_iter": self.max_iter, "cvx_solver": self.cvx_solver,
+                   "solver_options": self.solver_options,
+                   "accept_inaccurate": self.accept_inaccurate, "progress": progress}
+        if not surrogate.convex:
+            return "dca", {**options, "start_method": self.engine}
+        previous = getattr(self, "coef_", None)
+        if self.engine == "cutting-plane" and self.warm_start and self.kernel == "linear" \
+                and previous is not None and previous.shape == (n_features,):
+            options["w0"] = previous
+        return self.engine, options
 
     def _features(self, X: Any) -> tuple[np.ndarray, np.ndarray | None]:
         """The training features ``Z`` and, for a precomputed kernel, the map β ↦ a."""
@@ -305,17 +302,16 @@ class TopRanker(BaseEstimator):
             raise ValueError("TopRanker requires y to be passed, but the target y is None")
         y = check_labels(y, "y")
         check_same_length(X=Z, y=y)
-        codes = ids = None
         if groups is None:
-            require_classes(y, "y", negative=surrogate.family == "pap")
+            surrogate.require_classes(y, "y")
         else:
-            codes = check_groups(groups, len(y))
-            ids = np.unique(np.asarray(groups))
-        objective = RankingObjective(Z, y, surrogate, float(self.C), codes, ids,
+            groups = Groups.of(groups, len(y))
+        method, options = self._method_and_options(surrogate, Z.shape[1])
+        check_method(surrogate, method, options)
+        objective = RankingObjective(Z, y, surrogate, float(self.C), groups,
                                      self.skip_degenerate_groups)
-        self._check_solver_fits(surrogate)
         with single_threaded_blas():
-            result = self._solve(objective)
+            result = minimize(objective, method, options=options)
             self._store(result, objective, X, dual_map)
             self._warn_if_zero_model(result, objective)
         return self
@@ -332,112 +328,6 @@ class TopRanker(BaseEstimator):
                 "This happens when the relevant and irrelevant items' reduced convex hulls "
                 "meet (see the docs, 'When the optimum is the zero model'); try a larger k, "
                 "other features or another surrogate", UserWarning, stacklevel=3)
-
-    def _check_solver_fits(self, surrogate) -> None:
-        if self.solver == "perceptron" and self.surrogate not in ("prec@k-avg", "prec@k-max"):
-            raise ValueError("solver='perceptron' runs Perceptron@k-avg or Perceptron@k-max: "
-                             f"use surrogate 'prec@k-avg' or 'prec@k-max', not {self.surrogate!r}")
-        if surrogate.convex:
-            return
-        if self.solver == "exact" and not isinstance(surrogate, DifferenceOfConvex):
-            raise ValueError(
-                f"{surrogate.name} is neither convex nor a difference of convex functions, so "
-                "solver='exact' does not apply; solver='gd' with learning_rate='sqrt' runs "
-                "subgradient descent on it as the paper does")
-        if self.solver == "sgd" or (self.solver == "gd" and self._learning_rate() != "sqrt"):
-            raise ValueError(
-                f"{surrogate.name} is not convex: solver={self.solver!r} with these settings "
-                "needs a convex surrogate (solver='gd' with learning_rate='sqrt' accepts it, "
-                "without a certificate)")
-
-    def _progress(self, total: int, label: str):
-        """A tqdm callback ``(iteration, upper, lower)`` when ``verbose``, else None."""
-        if not self.verbose:
-            return None, None
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=total, desc=label, unit="it")
-
-        def update(it: int, upper: float, lower: float | None) -> None:
-            bar.update(1)
-            if lower is not None:
-                bar.set_postfix(gap=f"{(upper - lower) / max(abs(upper), 1e-12):.1e}")
-        return update, bar
-
-    def _exact(self, objective: RankingObjective) -> SolveResult:
-        engine = self.engine
-        if engine == "auto":
-            y = objective.y
-            if objective.surrogate.pairwise_dcp:
-                n_pos = int(y.sum())
-                small = n_pos * (len(y) - n_pos) <= DIRECT_ENGINE_MAX_PAIRS
-            else:
-                small = len(y) <= DIRECT_ENGINE_MAX_ITEMS
-            engine = "direct" if small else "cutting-plane"
-        if engine == "direct":
-            return solve_direct(objective, solver=self.cvx_solver,
-                                solver_options=self.solver_options,
-                                accept_inaccurate=self.accept_inaccurate, tol=self.tol,
-                                max_iter=self.max_iter)
-        callback, bar = self._progress(self.max_iter, "cutting plane")
-        try:
-            w0 = None
-            previous = getattr(self, "coef_", None)
-            if self.warm_start and previous is not None and self.kernel == "linear" \
-                    and previous.shape == (objective.Z.shape[1],):
-                w0 = previous
-            return solve_cutting_plane(objective, tol=self.tol, max_iter=self.max_iter, w0=w0,
-                                       solver=self.cvx_solver,
-                                       solver_options=self.solver_options,
-                                       accept_inaccurate=self.accept_inaccurate,
-                                       callback=callback)
-        finally:
-            if bar is not None:
-                bar.close()
-
-    def _solve(self, objective: RankingObjective) -> SolveResult:
-        surrogate = objective.surrogate
-        if self.solver == "gd":
-            callback, bar = self._progress(self.max_iter, "gd")
-            try:
-                return solve_gd(objective, step=self._learning_rate(), eta0=self.eta0,
-                                max_iter=self.max_iter, tol=self.tol, callback=callback)
-            finally:
-                if bar is not None:
-                    bar.close()
-        if self.solver in ("sgd", "perceptron"):
-            return self._minibatch(objective)
-        if surrogate.convex:
-            return self._exact(objective)
-        start_name = f"{surrogate.family}@k-avg"
-        start = RankingObjective(objective.Z, objective.y, surrogates.get(start_name, self.k),
-                                 objective.C, objective.groups, objective.group_ids,
-                                 objective.skip_degenerate)
-        w0 = self._exact(start).coef
-        return solve_dca(objective, w0, max_iter=self.max_iter, solver=self.cvx_solver,
-                         solver_options=self.solver_options,
-                         accept_inaccurate=self.accept_inaccurate)
-
-    def _minibatch(self, objective: RankingObjective) -> SolveResult:
-        rng = np.random.default_rng(self.random_state)
-        config = MinibatchConfig(self.batch_size, self.epochs, self.shuffle,
-                                 self.tol if self.early_stopping else None, self.verbose)
-        if self.solver == "perceptron":
-            state = PerceptronState(np.zeros(objective.Z.shape[1]))
-            variant = self.surrogate.rsplit("-", 1)[1]
-            seconds = run_perceptron(state, objective, self.k, variant, config, rng)
-            self.mistakes_ = state.mistakes
-            coef = state.w
-            engine = f"perceptron@k-{variant}"
-        else:
-            coef, seconds, self.n_batches_skipped_ = run_sgd(
-                objective, self.k, config, rng, self._learning_rate(), self.eta0,
-                self.average, self.radius)
-            engine = f"sgd ({self._learning_rate()})"
-        self.epoch_times_ = np.array(seconds)
-        value = objective.value(coef)
-        return SolveResult(coef, value, None, None, "epochs", engine, len(seconds),
-                           f"{engine}: {len(seconds)} epoch(s), objective {value:.6g}")
 
     def partial_fit(self, X: Any, y: Any, groups: Any = None) -> "TopRanker":
         """One online step of ``solver="sgd"`` or ``"perceptron"`` on the batch ``(X, y)``.
@@ -460,43 +350,23 @@ class TopRanker(BaseEstimator):
         if self.kernel != "linear":
             raise ValueError("partial_fit needs kernel='linear'")
         surrogate = surrogates.get(self.surrogate, self.k)
-        self._check_solver_fits(surrogate)
+        check_method(surrogate, self.solver)
         Z = check_matrix(X, "X")
         y = check_labels(y, "y")
         check_same_length(X=Z, y=y)
         if not hasattr(self, "_stream"):
-            self._stream = (PerceptronState(np.zeros(Z.shape[1])) if self.solver == "perceptron"
-                            else SGDState(np.zeros(Z.shape[1])))
+            rate = "inverse" if self._learning_rate() == "line-search" else self._learning_rate()
+            self._stream = Stream(surrogate, self.solver, Z.shape[1], C=float(self.C),
+                                  learning_rate=rate, eta0=self.eta0, average=self.average,
+                                  radius=self.radius)
             self.n_features_in_ = Z.shape[1]
-            self.n_batches_skipped_ = 0
-        elif Z.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {Z.shape[1]} columns but earlier batches had "
-                             f"{self.n_features_in_}")
-        batches = [np.arange(len(y))] if groups is None else [
-            np.flatnonzero(codes == g) for codes in [check_groups(groups, len(y))]
-            for g in range(codes.max() + 1)]
-        rate = "inverse" if self._learning_rate() == "line-search" else self._learning_rate()
         with single_threaded_blas():
-            self._partial_steps(Z, y, batches, surrogate, rate)
+            self._stream.partial_fit(Z, y, groups)
+        self.coef_ = self._stream.coef
+        self.n_batches_skipped_ = self._stream.n_batches_skipped
         if self.solver == "perceptron":
-            self.coef_ = self._stream.w.copy()
             self.mistakes_ = self._stream.mistakes
-        else:
-            self.coef_ = (self._stream.average if self.average else self._stream.w).copy()
         return self
-
-    def _partial_steps(self, Z: np.ndarray, y: np.ndarray, batches: list[np.ndarray],
-                       surrogate, rate: str) -> None:
-        for idx in batches:
-            kb = batch_cutoff(surrogate, self.k, None, y[idx])
-            if kb is None:
-                self.n_batches_skipped_ += 1
-            elif self.solver == "perceptron":
-                perceptron_step(self._stream, Z[idx], y[idx], kb,
-                                self.surrogate.rsplit("-", 1)[1])
-            else:
-                sgd_step(self._stream, Z[idx], y[idx], surrogate, kb, float(self.C), 1.0, rate,
-                         self.eta0, self.radius)
 
     def _store(self, result: SolveResult, objective: RankingObjective, X: Any,
                dual_map: np.ndarray | None) -> None:
@@ -509,8 +379,14 @@ class TopRanker(BaseEstimator):
         self.gap_ = result.gap
         self.lower_bound_ = result.lower_bound
         self.status_ = result.status
-        self.engine_ = result.engine
+        self.engine_ = result.method
         self.n_iter_ = result.n_iter
+        if result.epoch_times is not None:
+            self.epoch_times_ = result.epoch_times
+        if result.mistakes is not None:
+            self.mistakes_ = result.mistakes
+        if result.n_batches_skipped is not None:
+            self.n_batches_skipped_ = result.n_batches_skipped
         self.n_groups_ = objective.n_groups
         self.n_groups_skipped_ = objective.n_skipped
 

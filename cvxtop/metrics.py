@@ -24,8 +24,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .cutoff import tau_cutoff
 from ._validation import (
-    ceil_fraction,
     check_fraction,
     check_groups,
     check_int_in_range,
@@ -229,15 +229,6 @@ def partial_auc(y_true: Any, y_score: Any, k: int, *, ties: Ties = "error") -> f
     neg = s[y == 0]
     top_neg = np.sort(np.partition(neg, len(neg) - k)[len(neg) - k:])
     return _pair_gain(s[y == 1], top_neg, ties)
-
-
-def tau_cutoff(tau: float, n: int) -> int:
-    """Rank of the largest τ-quantile among ``n`` scores: ``max(1, ceil(τ·n))``.
-
-    Computed exactly on the decimal number written as ``tau`` (``tau=0.3`` with ``n=10``
-    gives 3, not the 4 of floating point's ``0.3 * 10 = 3.0000000000000004``).
-    """
-    return max(1, ceil_fraction(tau, n))
 
 
 def top_quantile(y_score: Any, tau: float) -> float:

@@ -11,7 +11,7 @@ from sklearn.model_selection import KFold, cross_val_score
 from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import check_estimator
 
-import aatp_brute as brute
+from cvxtop.reference import aatp as brute
 from cvxtop import AATP
 from cvxtop.aatp import aatp_loss, estimator as estimator_module, expected_failed_checks
 from cvxtop.aatp.demo import aatp_demo_fit

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from sklearn.metrics.pairwise import rbf_kernel
 
-from aatp_brute import kernel_k
+from cvxtop.reference.aatp import kernel_k
 from cvxtop.aatp.kernels import make_kernel, rbf_gram
 from cvxtop.gram import check_gram_matrix
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aatp_brute import quantile as brute_quantile
+from cvxtop.reference.aatp import quantile as brute_quantile
 from conftest import tiny_instance
 from cvxtop import metrics
 from cvxtop.aatp import aatp_loss, aatp_pairs_loss, weighted_top_quantile

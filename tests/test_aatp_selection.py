@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import aatp_brute as brute
+from cvxtop.reference import aatp as brute
+from kkt_polish import polish
 from cvxtop import AATP
 from cvxtop.aatp.candidates import duplicate_representatives, nearest_neighbour_tour
 from cvxtop.aatp.dual import DualQP
@@ -66,7 +67,7 @@ def _brute_force_choice(X, y, tau, C):
     for k in range(len(y)):
         sol = DualQP(p).solve(k)
         B = p.slot_sign[:, None] * (X - X[k])
-        alpha = brute.polish(B @ B.T, p.upper, sol.alpha)
+        alpha = polish(B @ B.T, p.upper, sol.alpha)
         h = brute.kernel_scores(K, p.slot_sign * alpha, k)
         gaps.append(abs(h[k] - brute.quantile(h, tau)))
         objs.append(sol.objective)

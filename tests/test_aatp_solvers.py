@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aatp_brute import box_qp_by_enumeration, dual_objective
+from cvxtop.reference.aatp import box_qp_by_enumeration, dual_objective
 from cvxtop import SolverError
 from cvxtop.aatp import cvxpy_qp
 from cvxtop.aatp.dual import DualQP
@@ -146,8 +146,11 @@ def test_uncertified_lanes_go_to_the_reference_solver(rng):
 
 def test_fast_solver_raises_when_the_fallback_fails_too(rng, monkeypatch):
     p = instance(rng, "gauss")
-    monkeypatch.setattr(cvxpy_qp.CvxpyCandidateQP, "_run", lambda self, k, options: "infeasible")
-    with pytest.raises(SolverError, match="candidate 0 was not solved") as err:
+    def infeasible(problem, *args, **kwargs):
+        raise SolverError("CLARABEL did not solve dual candidate 0 to optimality",
+                          status="infeasible")
+    monkeypatch.setattr(cvxpy_qp._cvxpy, "solve", infeasible)
+    with pytest.raises(SolverError, match="candidate 0") as err:
         FastDualSolver(p, max_iter=1).solve(0)
     assert err.value.status == "infeasible"
 

@@ -24,8 +24,7 @@ def no_solving(monkeypatch):
     """Make any solver call fail loudly: errors must come from validation first."""
     def boom(*args, **kwargs):
         raise AssertionError("a solver ran before the input was validated")
-    for name in ("solve_direct", "solve_cutting_plane", "solve_dca"):
-        monkeypatch.setattr(estimators, name, boom)
+    monkeypatch.setattr(estimators, "minimize", boom)
 
 
 @pytest.mark.parametrize("params, X_, y_, error, message", [

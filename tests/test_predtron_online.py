@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
-import predtron_brute as brute
+from cvxtop.reference import predtron as brute
 from cvxtop.predtron import (Binary, FiniteProblem, Multiclass, Multilabel,
                              MultilabelRanking, Ordinal, Predtron, PredtronLink,
                              SubsetRanking)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-import predtron_brute as brute
+from cvxtop.reference import predtron as brute
 from cvxtop.predtron import (Binary, FiniteProblem, Multiclass, Multilabel,
                              MultilabelRanking, Ordinal, SubsetRanking)
 

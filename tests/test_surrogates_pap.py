@@ -56,7 +56,7 @@ def assert_same_subgradient(y, s, g, expected):
 def test_registered_names_and_convexity():
     for name in ALL:
         sur = surrogates.get(name, 2)
-        assert isinstance(sur, PapSurrogate) and sur.name == name and sur.family == "pap"
+        assert isinstance(sur, PapSurrogate) and sur.name == name and not sur.additive
         assert sur.convex == (name in CONVEX)
     assert set(ALL) <= set(surrogates.available())
 
@@ -175,7 +175,7 @@ def test_ramp_dc_parts_are_convex_with_valid_subgradients():
     rng = np.random.default_rng(19)
     for y, s, k in instances(seed=23, count=80, ties=True):
         sur = surrogates.get("pap@k-ramp", k)
-        h = sur._subtracted_subgradient(y, s, k)
+        h = sur.bind(y).subtracted_subgradient(s)
         r, g_ramp = sur.value_and_subgradient(y, s)
         g_big = g_ramp + h  # ∇G = ∇ramp + ∇H on the active piece
         big = r + bottom_rows_h(y, s, k)
@@ -209,7 +209,7 @@ def dcp_value(sur, y, s, k, convex_part=False, affine=False):
     score = cp.Variable(len(s))
     given = 2 * score - s if affine else score  # equals score at the optimum (score == s)
     if convex_part:
-        expr, constraints = sur._convex_part_expression(y, given, k)
+        expr, constraints = sur.bind(y).convex_part_expression(given)
     else:
         expr, constraints = sur.expression(y, given)
     assert expr.is_dcp() and expr.is_convex() and all(c.is_dcp() for c in constraints)

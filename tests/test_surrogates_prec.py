@@ -9,7 +9,7 @@ import pytest
 
 from cvxtop import reference as ref
 from cvxtop import surrogates
-from cvxtop._validation import ceil_fraction
+from cvxtop.cutoff import ceil_fraction
 from cvxtop.surrogates.base import DifferenceOfConvex, PrecSurrogate
 from cvxtop.surrogates.prec import PrecAvg, PrecMax, PrecRamp, PrecStruct
 from conftest import tiny_instance
@@ -59,7 +59,7 @@ def test_registered_under_the_api_names_with_convexity_flags():
     for name, (cls, convex) in expected.items():
         sur = surrogates.get(name, 2)
         assert type(sur) is cls and isinstance(sur, PrecSurrogate)
-        assert sur.convex is convex and sur.family == "prec"
+        assert sur.convex is convex and sur.additive
         assert name in surrogates.available()
     assert isinstance(surrogates.get("prec@k-ramp", 1), DifferenceOfConvex)
 
@@ -193,19 +193,19 @@ def top_positive_sum(y, s, k):
 
 
 def test_ramp_difference_of_convex_parts():
-    ramp = PrecRamp(1)
     rng = np.random.default_rng(8)
     for y, s in instances(seed=9, count=60):
         for k in every_k(y):
             # G = ramp + H, as a DCP expression
-            g_expr, g_cons = ramp._convex_part_expression(y, cp.Constant(s), k)
+            bound = PrecRamp(k).bind(y)
+            g_expr, g_cons = bound.convex_part_expression(cp.Constant(s))
             assert g_expr.is_convex()
             problem = cp.Problem(cp.Minimize(g_expr), g_cons)
             problem.solve(solver=cp.CLARABEL)
             big_g = ref.prec_ramp(y, s, k) + top_positive_sum(y, s, k)
             assert problem.value == pytest.approx(big_g, abs=SOLVER_TOL)
             # a subgradient of the convex H, ties included
-            h_sub = ramp._subtracted_subgradient(y, s, k)
+            h_sub = bound.subtracted_subgradient(s)
             big_h = top_positive_sum(y, s, k)
             for s2 in s + random_directions(rng, len(s), 12):
                 assert top_positive_sum(y, s2, k) >= big_h + h_sub @ (s2 - s) - 1e-9
@@ -253,7 +253,7 @@ def test_literal_form_matches_reference(name):
     for y, s in instances(seed=16, count=40):
         for k in every_k(y):
             sur = surrogates.get(name, k)
-            expr = sur._literal_expression(y, cp.Constant(s), k)
+            expr = sur.literal_expression(y, cp.Constant(s))
             assert expr.is_convex()
             assert expr.value == pytest.approx(REFERENCE[name](y, s, k), abs=1e-9)
 
@@ -271,8 +271,8 @@ def test_compact_and_literal_forms_give_the_same_regularized_optimum(name):
             compact.solve(solver=cp.CLARABEL)
             v = cp.Variable(3)
             literal = cp.Problem(cp.Minimize(
-                0.5 * cp.sum_squares(v) + 2.0 * surrogates.get(name, k)._literal_expression(
-                    y, X @ v, k)))
+                0.5 * cp.sum_squares(v) + 2.0 * surrogates.get(name, k).literal_expression(
+                    y, X @ v)))
             literal.solve(solver=cp.CLARABEL)
             assert compact.value == pytest.approx(literal.value, abs=SOLVER_TOL)
             at_solution = 0.5 * w.value @ w.value + 2.0 * surrogates.get(name, k).value(

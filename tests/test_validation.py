@@ -7,6 +7,7 @@ import pytest
 
 from cvxtop import metrics, reference
 from cvxtop import _validation as v
+from cvxtop import cutoff
 
 Y = np.array([1, 0, 1, 0, 0])
 S = np.array([0.3, 0.1, 0.2, 0.5, -1.0])
@@ -137,13 +138,13 @@ def test_average_option():
 
 
 def test_prec_kappa_resolution():
-    assert v.resolve_prec_k(0.25, 10) == 3
-    assert v.resolve_prec_k(1.0, 7) == 7
-    assert v.resolve_prec_k(0.3, 10) == 3  # exact: not 4
-    assert v.ceil_fraction(0.1, 100_000) == 10_000  # the decimal 0.1, not its binary value
-    assert v.ceil_fraction(1 / 3, 3) == 1
-    assert v.resolve_prec_k(4, 10) == 4
+    assert cutoff.prec_cutoff(0.25, 10) == 3
+    assert cutoff.prec_cutoff(1.0, 7) == 7
+    assert cutoff.prec_cutoff(0.3, 10) == 3  # exact: not 4
+    assert cutoff.ceil_fraction(0.1, 100_000) == 10_000  # the decimal 0.1, not its binary value
+    assert cutoff.ceil_fraction(1 / 3, 3) == 1
+    assert cutoff.prec_cutoff(4, 10) == 4
     with pytest.raises(ValueError, match=r"k must lie in \(0, 1\]"):
-        v.resolve_prec_k(1.5, 10)
+        cutoff.prec_cutoff(1.5, 10)
     with pytest.raises(ValueError, match="k must satisfy 1 <= k <= 10"):
-        v.resolve_prec_k(11, 10)
+        cutoff.prec_cutoff(11, 10)

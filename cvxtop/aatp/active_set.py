@@ -54,7 +54,7 @@ from threadpoolctl import threadpool_limits
 
 from ..exceptions import SolverError
 from ..gram import Gram
-from ..metrics import tau_cutoff
+from ..cutoff import tau_cutoff
 from .box_qp import solve_box_qp
 from .problem import CERTIFICATE_RTOL, AATPProblem, CandidateSolution
 from .selection import GAP_ATOL

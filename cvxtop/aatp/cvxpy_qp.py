@@ -12,13 +12,13 @@ The status is kept on the result.
 
 from __future__ import annotations
 
-import warnings
 from abc import ABC, abstractmethod
 from typing import Callable, Sequence
 
 import cvxpy as cp
 import numpy as np
 
+from .. import _cvxpy
 from ..exceptions import SolverError
 from .problem import AATPProblem, CandidateSolution, certify, solution_from_alpha
 
@@ -59,25 +59,20 @@ class CvxpyCandidateQP(ABC):
                 progress(1)
         return solutions
 
-    def _run(self, k: int, options: dict) -> str:
-        try:
-            with warnings.catch_warnings():  # inaccurate solutions are certified or refused
-                warnings.filterwarnings("ignore", message="Solution may be inaccurate")
-                self.cvxpy_problem.solve(solver=cp.CLARABEL, **options)
-        except cp.error.SolverError as exc:
-            raise SolverError(f"{self.name}: Clarabel failed on candidate {k}: {exc}",
-                              status="solver_error") from None
-        return self.cvxpy_problem.status
-
     def solve(self, k: int) -> CandidateSolution:
         """Solve candidate ``k`` (Clarabel starts cold; if it misses the tightened
         tolerances it is run again with its defaults)."""
         self.candidate_row.value = self.problem.factor[k]
-        status = self._run(k, CLARABEL_OPTIONS)
+        what = f"{self.name} candidate {k}"
+        try:
+            status = _cvxpy.solve(self.cvxpy_problem, "CLARABEL", CLARABEL_OPTIONS, what=what,
+                                  accept_inaccurate=True, warn=False)
+        except SolverError:
+            status = None
         if status != cp.OPTIMAL:  # badly scaled data: Clarabel's own tolerances may do better
-            status = self._run(k, {})
-        if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
-            raise SolverError(f"{self.name}: candidate {k} was not solved", status=status)
-        n_iter = int(self.cvxpy_problem.solver_stats.num_iters or 0)
+            # an inaccurate answer is accepted here because the certificate below decides
+            status = _cvxpy.solve(self.cvxpy_problem, "CLARABEL", {}, what=what,
+                                  accept_inaccurate=True, warn=False)
+        n_iter = _cvxpy.iterations(self.cvxpy_problem)
         solution = solution_from_alpha(self.problem, k, self._alpha(), n_iter, status)
         return certify(solution, self.name)

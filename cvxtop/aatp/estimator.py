@@ -176,6 +176,9 @@ class AATP(BaseEstimator):
         linear kernel with more features than half the sample).
     n_iter_ : int
         Solver iterations of the chosen candidate.
+    result_ : cvxtop.solvers.SolveResult
+        The chosen candidate's solve: ``coef`` its dual point ``α``, ``lower_bound`` its dual
+        objective, ``gap`` its certified relative duality gap.
     n_fallbacks_ : int
         Candidates that ``solver="fast"`` could not certify on its main path: handed to the
         cvxpy reference (interior point on a factor, badly scaled data) or to a dense
@@ -317,6 +320,7 @@ class AATP(BaseEstimator):
         self.duality_gap_ = final.duality_gap
         self.n_iter_ = final.n_iter
         self.engine_ = plan.engine
+        self.result_ = solution.result(plan.engine)
         self.dual_coef_ = np.bincount(problem.slot_item,
                                       weights=problem.slot_sign * solution.alpha,
                                       minlength=problem.n_items)

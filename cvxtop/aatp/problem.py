@@ -27,7 +27,9 @@ import numpy as np
 
 from .._validation import check_fraction, check_labels, check_same_length, check_scores
 from ..exceptions import SolverError
-from ..metrics import tau_cutoff, top_quantile
+from ..solvers.result import SolveResult
+from ..cutoff import tau_cutoff
+from ..metrics import top_quantile
 
 __all__ = [
     "CERTIFICATE_RTOL",
@@ -225,6 +227,15 @@ class CandidateSolution:
     @property
     def duality_gap(self) -> float:
         return self.objective - self.dual_objective
+
+    def result(self, method: str) -> SolveResult:
+        """This candidate's solve as a :class:`cvxtop.solvers.SolveResult`: the dual
+        objective is its lower bound, the relative duality gap its certificate."""
+        gap = self.duality_gap / max(abs(self.objective), 1e-12)
+        return SolveResult(coef=self.alpha, objective=self.objective, status="optimal",
+                           method=method, n_iter=self.n_iter, lower_bound=self.dual_objective,
+                           gap=gap, message=f"candidate {self.candidate}: {self.status}, "
+                                            f"duality gap {self.duality_gap:.2e}")
 
 
 def primal_dual_values(problem: AATPProblem, k: int, alpha: np.ndarray

@@ -14,7 +14,7 @@ p-norm link of Corollaries 6 and 8), :class:`KernelPredtron` (Section 2.3). Exac
 from __future__ import annotations
 
 from .base import Problem
-from .batch import BatchResult, batch_objective, batch_reference, linear_loss
+from .batch import batch_objective, batch_reference, linear_loss
 from .finite import Binary, FiniteProblem, Multiclass, Ordinal
 from .kernel import KernelPredtron
 from .multilabel import MULTILABEL_LOSSES, Multilabel
@@ -35,7 +35,6 @@ __all__ = [
     "Predtron",
     "PredtronLink",
     "KernelPredtron",
-    "BatchResult",
     "batch_reference",
     "batch_objective",
     "linear_loss",

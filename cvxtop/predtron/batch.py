@@ -3,44 +3,25 @@
 ``min_W Σ_τ ψ(W X_τ, y_τ) + (λ/2)‖W‖²`` (papers/004 eq. (2) summed over a data set). Every
 problem's :meth:`~cvxtop.predtron.base.Problem.psi_expression` is DCP (for rankings through
 the dual of the assignment LP over the Birkhoff polytope), so the problem is a convex QP-like
-cone program. The result is certified: the solver must report an optimal status, and the
-objective is re-evaluated at the returned weights with the numpy ψ, its distance to the
-solver's value reported as ``gap``. Use it to see where the online methods end up.
+cone program. The solver must report an optimal status, and the objective is re-evaluated
+at the returned weights with the numpy ψ (``objective``, next to the solver's own value).
+Use it to see where the online methods end up.
 """
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import dataclass
 from typing import Any
 
 import cvxpy as cp
 import numpy as np
 
+from .. import _cvxpy
 from .._validation import check_positive
-from ..exceptions import SolverError
+from ..solvers.result import SolveResult
 from ._model import as_rows, check_batch, check_problem, coef_view, mean_loss, n_outputs
 from .base import Problem
 
-__all__ = ["BatchResult", "batch_reference", "batch_objective", "linear_loss"]
-
-
-@dataclass(frozen=True)
-class BatchResult:
-    """Solution of :func:`batch_reference`.
-
-    ``coef``: the weights, shaped like ``Predtron.coef_``; ``objective``: the objective at
-    ``coef`` evaluated with the numpy ψ; ``solver_objective``: the solver's optimal value;
-    ``gap``: ``|objective − solver_objective|``; ``status`` and ``solver`` as reported by
-    cvxpy.
-    """
-
-    coef: np.ndarray
-    objective: float
-    solver_objective: float
-    gap: float
-    status: str
-    solver: str
+__all__ = ["batch_reference", "batch_objective", "linear_loss"]
 
 
 def _as_model(problem: Problem, coef: Any, n_features: int) -> np.ndarray:
@@ -81,9 +62,12 @@ def linear_loss(problem: Problem, coef: Any, X: Any, y: Any) -> float:
 
 
 def batch_reference(problem: Problem, X: Any, y: Any, lam: float = 1.0,
-                    solver: str = "CLARABEL", accept_inaccurate: bool = False) -> BatchResult:
+                    solver: str = "CLARABEL", accept_inaccurate: bool = False) -> SolveResult:
     """Minimize ``Σ_τ ψ(W X_τ, y_τ) + (λ/2)‖W‖²`` exactly with cvxpy.
 
+    Returns a :class:`cvxtop.solvers.SolveResult`: ``coef`` shaped like ``Predtron.coef_``,
+    ``objective`` re-evaluated at it with the numpy ψ and ``solver_value`` the solver's
+    optimal value (there is no dual certificate: ``gap`` and ``lower_bound`` are ``None``).
     Raises :class:`cvxtop.SolverError` unless the solver reports an optimal solution; with
     ``accept_inaccurate=True`` an ``optimal_inaccurate`` status only warns.
     """
@@ -102,18 +86,13 @@ def batch_reference(problem: Problem, X: Any, y: Any, lam: float = 1.0,
         constraints.extend(cons)
     program = cp.Problem(cp.Minimize(cp.sum(cp.hstack(risk)) + 0.5 * lam * cp.sum_squares(V)),
                          constraints)
-    try:
-        program.solve(solver=solver)
-    except cp.error.SolverError as exc:
-        raise SolverError(f"{solver} failed on the Predtron batch problem: {exc}",
-                          program.status) from None
-    if program.status == cp.OPTIMAL_INACCURATE and accept_inaccurate:
-        warnings.warn(f"{solver} returned an inaccurate solution", RuntimeWarning, stacklevel=2)
-    elif program.status != cp.OPTIMAL:
-        raise SolverError(f"{solver} did not solve the Predtron batch problem", program.status)
+    status = _cvxpy.solve(program, solver, what="the Predtron batch problem",
+                          accept_inaccurate=accept_inaccurate)
     weights = np.asarray(V.value, dtype=np.float64)
     objective = _objective(problem, weights, X, Y, lam)
-    return BatchResult(coef=np.array(coef_view(problem, weights)), objective=objective,
-                       solver_objective=float(program.value),
-                       gap=abs(objective - float(program.value)), status=program.status,
-                       solver=solver)
+    return SolveResult(coef=np.array(coef_view(problem, weights)), objective=objective,
+                       status=status, method=f"cvxpy ({solver})",
+                       n_iter=_cvxpy.iterations(program),
+                       solver_value=float(program.value),
+                       message=f"objective {objective:.10g}, solver value "
+                               f"{float(program.value):.10g}")

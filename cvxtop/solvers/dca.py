@@ -19,8 +19,8 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from ..surrogates.base import DifferenceOfConvex
-from .direct import run_cvxpy
+from .. import _cvxpy
+from ..surrogates.base import Bound, DifferenceOfConvex
 from .objective import RankingObjective
 from .result import SolveResult
 
@@ -47,7 +47,7 @@ def solve_dca(objective: RankingObjective, w0: np.ndarray, *, tol: float = 1e-8,
     scores = Z @ w
     h = cp.Parameter(n)
     convex_part, constraints = objective.mean_over_groups(scores,
-                                                          surrogate._convex_part_expression)
+                                                          Bound.convex_part_expression)
     problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + C * (convex_part - h @ scores)),
                          constraints)
 
@@ -58,13 +58,14 @@ def solve_dca(objective: RankingObjective, w0: np.ndarray, *, tol: float = 1e-8,
         s = Z @ current
         lin = np.zeros(n)
         for p in parts:
-            lin[p.index] = surrogate._subtracted_subgradient(p.y, s[p.index], p.k)
+            lin[p.index] = p.bound.subtracted_subgradient(s[p.index])
         lin /= len(parts)
         if previous_h is not None and np.array_equal(lin, previous_h):
             break
         h.value = lin
         previous_h = lin
-        run_cvxpy(problem, solver, solver_options, accept_inaccurate, "a convex-concave step")
+        _cvxpy.solve(problem, solver, solver_options, what="a convex-concave step",
+                     accept_inaccurate=accept_inaccurate)
         candidate = np.asarray(w.value, dtype=np.float64)
         new_value = objective.value(candidate)
         if new_value >= value - tol * max(abs(value), 1.0):
@@ -72,5 +73,6 @@ def solve_dca(objective: RankingObjective, w0: np.ndarray, *, tol: float = 1e-8,
                 current, value = candidate, new_value
             break
         current, value = candidate, new_value
-    return SolveResult(current, value, None, None, "local", "convex-concave procedure", it,
-                       f"local solution after {it} convex-concave step(s)")
+    return SolveResult(coef=current, objective=value, status="local",
+                       method="convex-concave procedure", n_iter=it,
+                       message=f"local solution after {it} convex-concave step(s)")

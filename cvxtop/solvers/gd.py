@@ -84,8 +84,9 @@ def solve_gd(objective: RankingObjective, *, step: str = "line-search", eta0: fl
             w = w - eta0 / np.sqrt(t) * grad
             if callback is not None:
                 callback(t, best, None)
-    status = "optimal" if gap is not None and gap <= tol else "max_iter"
+    status = "optimal" if gap is not None and gap <= tol else "completed"
     message = (f"best objective {best:.6g} after {t} steps"
                + (f", certified relative gap {gap:.2e}" if gap is not None else ""))
-    return SolveResult(best_w, best, lower if certify else None, gap, status,
-                       f"gd ({step})", t, message)
+    return SolveResult(coef=best_w, objective=best, status=status, method=f"gd ({step})",
+                       n_iter=t, lower_bound=lower if certify else None, gap=gap,
+                       message=message)

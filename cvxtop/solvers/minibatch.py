@@ -1,9 +1,9 @@
 """Epoch loops of the mini-batch methods (perceptrons and SGD) over arrays or memmaps.
 
 Without groups a batch is ``batch_size`` consecutive items of the (reshuffled, if asked)
-order, with the cut-off of :func:`cvxtop.solvers.sgd.batch_cutoff`. With groups every batch
-is one group with its own cut-off: the lists of a ranking problem are natural batches
-(``papers/000`` Section 4 notes that the perceptrons then need no mini-batching).
+order, with the surrogate's batch cut-off (``Surrogate.batch_cutoff``). With groups every
+batch is one group with its own cut-off: the lists of a ranking problem are natural batches
+(Kar et al. 2015, Section 4, note that the perceptrons then need no mini-batching).
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ import numpy as np
 
 from .batches import batch_slices
 from .objective import RankingObjective
+from ..surrogates.base import Bound
 from .perceptron import PerceptronState, perceptron_step
-from .sgd import BlockFWState, SGDState, batch_cutoff, block_fw_step, sgd_step
+from .sgd import BlockFWState, SGDState, block_fw_step, sgd_step
 
 __all__ = ["MinibatchConfig", "run_perceptron", "run_sgd"]
 
@@ -34,34 +35,31 @@ class MinibatchConfig:
     progress: bool = False
 
 
-def _batches(objective: RankingObjective, k: int | float, config: MinibatchConfig,
-             rng: np.random.Generator
-             ) -> Iterator[tuple[slice | np.ndarray, np.ndarray, int | None]]:
-    """(index, labels, cut-off) of each batch of one epoch; the cut-off is None where the
-    surrogate is undefined on the batch."""
+def _batches(objective: RankingObjective, config: MinibatchConfig, rng: np.random.Generator
+             ) -> Iterator[tuple[slice | np.ndarray, Bound | None]]:
+    """(index, surrogate bound to the batch) of each batch of one epoch; the bound is
+    ``None`` where the surrogate is undefined on the batch."""
     if objective.groups is not None:
         parts = objective.parts
         order = rng.permutation(len(parts)) if config.shuffle else range(len(parts))
         for g in order:
-            yield parts[g].index, parts[g].y, parts[g].k
+            yield parts[g].index, parts[g].bound
         return
-    y = objective.y
+    y, surrogate = objective.y, objective.surrogate
     n_pos = int(y.sum())
     for idx in batch_slices(len(y), config.batch_size, config.shuffle, rng):
         yb = y[idx]
-        yield idx, yb, batch_cutoff(objective.surrogate, k, n_pos, yb)
+        kb = surrogate.batch_cutoff(n_pos, int(np.count_nonzero(yb)), len(yb))
+        yield idx, None if kb is None else surrogate.bind_cutoff(yb, kb)
 
 
-def _no_batch_error(objective: RankingObjective, k: int | float,
-                    config: MinibatchConfig) -> ValueError:
+def _no_batch_error(objective: RankingObjective, config: MinibatchConfig) -> ValueError:
     """The error for a run in which no mini-batch had a cut-off, so nothing was learned
     (rather than returning the zero model)."""
-    need = ("a relevant item" if objective.surrogate.family == "prec"
-            else f"a relevant item and k = {k} irrelevant ones")
     return ValueError(
         f"batch_size={config.batch_size} is too small for {objective.surrogate.name} on these "
-        f"data: no mini-batch had {need}, so no step was taken; increase batch_size "
-        "(or pass groups that each hold such items)")
+        f"data: no mini-batch had {objective.surrogate.batch_requirement()}, so no step was "
+        "taken; increase batch_size (or pass groups that each hold such items)")
 
 
 def _fixed_batches(objective: RankingObjective, config: MinibatchConfig) -> bool:
@@ -87,9 +85,8 @@ def _epochs(config: MinibatchConfig, label: str, seconds: list[float]) -> Iterat
             seconds.append(time.perf_counter() - start)
 
 
-def run_perceptron(state: PerceptronState, objective: RankingObjective, k: int | float,
-                   variant: str, config: MinibatchConfig, rng: np.random.Generator
-                   ) -> list[float]:
+def run_perceptron(state: PerceptronState, objective: RankingObjective, variant: str,
+                   config: MinibatchConfig, rng: np.random.Generator) -> list[float]:
     """Run Algorithm 1 or 2 for up to ``config.epochs`` passes; return the seconds of each
     epoch run.
 
@@ -103,18 +100,18 @@ def run_perceptron(state: PerceptronState, objective: RankingObjective, k: int |
     with closing(_epochs(config, f"perceptron@k-{variant}", seconds)) as epochs:
         for _ in epochs:
             before = state.mistakes
-            for idx, yb, kb in _batches(objective, k, config, rng):
-                if kb is not None:
-                    perceptron_step(state, Z[idx], yb, kb, variant)
+            for idx, batch in _batches(objective, config, rng):
+                if batch is not None:
+                    perceptron_step(state, Z[idx], batch.y, batch.k, variant)
             if fixed and state.mistakes == before:
                 break
     if state.batches == 0:
-        raise _no_batch_error(objective, k, config)
+        raise _no_batch_error(objective, config)
     return seconds
 
 
-def run_sgd(objective: RankingObjective, k: int | float, config: MinibatchConfig,
-            rng: np.random.Generator, learning_rate: str, eta0: float, average: bool,
+def run_sgd(objective: RankingObjective, config: MinibatchConfig, rng: np.random.Generator,
+            learning_rate: str, eta0: float, average: bool,
             radius: float | None) -> tuple[np.ndarray, list[float], int]:
     """Run SGD for up to ``config.epochs`` passes with the step rule ``learning_rate``.
 
@@ -125,35 +122,36 @@ def run_sgd(objective: RankingObjective, k: int | float, config: MinibatchConfig
     batches skipped (no cut-off).
     """
     if learning_rate == "line-search":
-        return _run_block_frank_wolfe(objective, k, config, rng)
-    return _run_subgradient_steps(objective, k, config, rng, learning_rate, eta0, average,
-                                  radius)
+        return _run_block_frank_wolfe(objective, config, rng)
+    return _run_subgradient_steps(objective, config, rng, learning_rate, eta0, average, radius)
+
+
+def _additive(objective: RankingObjective) -> bool:
+    """Whether the batch losses add up to the list's loss (a surrogate whose batch losses
+    add, on one list); otherwise they are averaged (normalized risks, group means)."""
+    return objective.surrogate.additive and objective.groups is None
 
 
 def _batch_weight(objective: RankingObjective, n_blocks: int) -> float:
-    """Weight of one batch surrogate in the batch-decomposed objective: prec@k batch
-    losses (counts) add up to the list's loss; pAp@k risks and group means average."""
-    if objective.surrogate.family == "prec" and objective.groups is None:
-        return objective.C
-    return objective.C / n_blocks
+    """Weight of one batch surrogate in the batch-decomposed objective."""
+    return objective.C if _additive(objective) else objective.C / n_blocks
 
 
-def _run_block_frank_wolfe(objective: RankingObjective, k: int | float,
-                           config: MinibatchConfig, rng: np.random.Generator
-                           ) -> tuple[np.ndarray, list[float], int]:
+def _run_block_frank_wolfe(objective: RankingObjective, config: MinibatchConfig,
+                           rng: np.random.Generator) -> tuple[np.ndarray, list[float], int]:
     """Block-coordinate Frank-Wolfe over a partition drawn once (see :mod:`.sgd`)."""
     Z, surrogate = objective.Z, objective.surrogate
-    blocks = [(idx, yb, kb) for idx, yb, kb in _batches(objective, k, config, rng)
-              if kb is not None]
+    blocks = [(idx, batch) for idx, batch in _batches(objective, config, rng)
+              if batch is not None]
     if not blocks:
-        raise _no_batch_error(objective, k, config)
+        raise _no_batch_error(objective, config)
     if objective.groups is None and config.shuffle and not isinstance(Z, np.memmap):
         # The partition is fixed, so gather each block's rows once, in one call, into a
         # contiguous copy (in-memory data only) instead of gathering scattered rows at every
         # visit; on n = 10⁶, d = 100 this halves the epoch time.
-        Z = Z[np.concatenate([idx for idx, _, _ in blocks])]
-        starts = np.cumsum([0] + [len(yb) for _, yb, _ in blocks])
-        blocks = [(slice(a, b), yb, kb) for (_, yb, kb), a, b in zip(blocks, starts, starts[1:])]
+        Z = Z[np.concatenate([idx for idx, _ in blocks])]
+        starts = np.cumsum([0] + [batch.n for _, batch in blocks])
+        blocks = [(slice(a, b), batch) for (_, batch), a, b in zip(blocks, starts, starts[1:])]
     n_batches = (objective.n_groups if objective.groups is not None
                  else -(-len(objective.y) // config.batch_size))
     weight = _batch_weight(objective, len(blocks))
@@ -163,26 +161,26 @@ def _run_block_frank_wolfe(objective: RankingObjective, k: int | float,
         for _ in epochs:
             order = rng.permutation(len(blocks)) if config.shuffle else range(len(blocks))
             for b in order:
-                idx, yb, kb = blocks[b]
-                block_fw_step(state, b, Z[idx], yb, surrogate, kb, weight)
+                idx, batch = blocks[b]
+                block_fw_step(state, b, Z[idx], batch, weight)
             if config.tol is not None:
                 w = state.w
                 primal = 0.5 * float(w @ w) + weight * sum(
-                    surrogate._value(yb, Z[idx] @ w, kb) for idx, yb, kb in blocks)
+                    batch.value(Z[idx] @ w) for idx, batch in blocks)
                 if primal - state.dual_value <= config.tol * max(abs(primal), 1e-12):
                     break
     return state.w.copy(), seconds, n_batches - len(blocks)
 
 
-def _run_subgradient_steps(objective: RankingObjective, k: int | float,
-                           config: MinibatchConfig, rng: np.random.Generator,
-                           learning_rate: str, eta0: float, average: bool,
-                           radius: float | None) -> tuple[np.ndarray, list[float], int]:
+def _run_subgradient_steps(objective: RankingObjective, config: MinibatchConfig,
+                           rng: np.random.Generator, learning_rate: str, eta0: float,
+                           average: bool, radius: float | None
+                           ) -> tuple[np.ndarray, list[float], int]:
     """Stochastic subgradient steps ``"inverse"`` or ``"sqrt"`` (see :mod:`.sgd`)."""
     Z, surrogate = objective.Z, objective.surrogate
     state = SGDState(np.zeros(Z.shape[1]))
     n = len(objective.y)
-    per_item_scale = surrogate.family == "prec" and objective.groups is None
+    per_item_scale = _additive(objective)
 
     def model() -> np.ndarray:
         return state.average if average else state.w
@@ -191,19 +189,18 @@ def _run_subgradient_steps(objective: RankingObjective, k: int | float,
     seconds: list[float] = []
     with closing(_epochs(config, f"sgd {surrogate.name}", seconds)) as epochs:
         for _ in epochs:
-            for idx, yb, kb in _batches(objective, k, config, rng):
-                if kb is None:
+            for idx, batch in _batches(objective, config, rng):
+                if batch is None:
                     state.skipped += 1
                     continue
-                # a batch's count-scale prec@k loss stands for n/b times as many items
-                scale = n / len(yb) if per_item_scale else 1.0
-                sgd_step(state, Z[idx], yb, surrogate, kb, objective.C, scale, learning_rate, eta0,
-                         radius)
+                # an additive batch loss stands for n/b times as many items
+                scale = n / batch.n if per_item_scale else 1.0
+                sgd_step(state, Z[idx], batch, objective.C, scale, learning_rate, eta0, radius)
             if config.tol is not None:
                 value = objective.value(model())
                 if previous - value <= config.tol * max(abs(value), 1e-12):
                     break
                 previous = value
     if state.t == 0:
-        raise _no_batch_error(objective, k, config)
+        raise _no_batch_error(objective, config)
     return model().copy(), seconds, state.skipped

@@ -4,29 +4,39 @@
 
 where ``Z`` is the feature matrix (``X`` for linear scores, a factor ``F`` with ``K = F Fᵀ``
 for kernel scores, see :mod:`cvxtop.gram`) and ``L`` is a surrogate of the scores or, with
-groups, the mean over groups of the per-group surrogate (``papers/001`` eq. (17) applied to
-the surrogate). The objective validates labels, groups and ``k`` once, so that solvers can
-call the surrogate's private faces in their inner loops.
+groups, the mean over groups of the per-group surrogate (Hiranandani et al. 2020, eq. (17),
+applied to the surrogate). The objective binds the surrogate to each list once (``k``
+resolved, index sets cached), so that solvers call the bound faces in their inner loops.
 """
 
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
-import cvxpy as cp
 import numpy as np
 
-from ..surrogates.base import Surrogate
+from ..groups import Groups
+from ..surrogates.base import Bound, Surrogate
 
-__all__ = ["RankingObjective"]
+__all__ = ["RankingObjective", "Part"]
 
 
-@dataclass
-class _Group:
+@dataclass(frozen=True)
+class Part:
+    """One list of the loss: the positions of its items and the surrogate bound to them."""
+
     index: np.ndarray
-    y: np.ndarray
-    k: int
+    bound: Bound
+
+    @property
+    def y(self) -> np.ndarray:
+        return self.bound.y
+
+    @property
+    def k(self) -> int:
+        return self.bound.k
 
 
 @dataclass
@@ -42,48 +52,40 @@ class RankingObjective:
     surrogate : Surrogate
     C : float
         Weight of the loss, > 0.
-    groups : array of shape (n,) of int codes 0..G-1, optional
-        Group of each item; ``None`` means one list.
-    group_ids : array of shape (G,), optional
-        The user's id of each group code, used in error messages.
+    groups : Groups or array of shape (n,), optional
+        The list of each item (a :class:`cvxtop.groups.Groups`, or one id per item);
+        ``None`` means one list.
     skip_degenerate : bool
         Leave out groups on which the surrogate is undefined (no relevant item, ``k`` out of
         range) instead of raising; :attr:`n_skipped` counts them.
     """
 
-    Z: np.ndarray
+    Z: Any
     y: np.ndarray
     surrogate: Surrogate
     C: float
-    groups: np.ndarray | None = None
-    group_ids: np.ndarray | None = None
+    groups: Groups | None = None
     skip_degenerate: bool = False
-    parts: list[_Group] = field(init=False, repr=False)
+    parts: list[Part] = field(init=False, repr=False)
     n_skipped: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
         if self.groups is None:
-            self.parts = [_Group(np.arange(len(self.y)), self.y, self.surrogate.resolve_k(self.y))]
+            self.parts = [Part(np.arange(len(self.y)), self.surrogate._bind(self.y))]
             return
-        order = np.argsort(self.groups, kind="stable")
-        bounds = np.flatnonzero(np.diff(self.groups[order])) + 1
+        if not isinstance(self.groups, Groups):
+            self.groups = Groups.of(self.groups, len(self.y))
         parts = []
-        for index in np.split(order, bounds):
-            yg = self.y[index]
+        for code, index in enumerate(self.groups):
             try:
-                k = self.surrogate.resolve_k(yg)
+                parts.append(Part(index, self.surrogate._bind(self.y[index])))
             except ValueError as exc:
                 if not self.skip_degenerate:
-                    code = int(self.groups[index[0]])
-                    gid = code if self.group_ids is None else self.group_ids[code]
-                    gid = gid.item() if isinstance(gid, np.generic) else gid
                     raise ValueError(
-                        f"group {gid!r} is degenerate for {self.surrogate.name}: {exc}; pass "
-                        "skip_degenerate_groups=True to leave such groups out"
-                    ) from None
+                        f"group {self.groups.id(code)!r} is degenerate for "
+                        f"{self.surrogate.name}: {exc}; pass skip_degenerate_groups=True to "
+                        "leave such groups out") from None
                 self.n_skipped += 1
-                continue
-            parts.append(_Group(index, yg, k))
         if not parts:
             raise ValueError(f"every group is degenerate for {self.surrogate.name}")
         if self.n_skipped:
@@ -101,16 +103,21 @@ class RankingObjective:
         """The resolved cut-off of each group."""
         return [p.k for p in self.parts]
 
+    def with_surrogate(self, surrogate: Surrogate) -> "RankingObjective":
+        """The same data and C with another surrogate (the start of the convex-concave
+        procedure)."""
+        return RankingObjective(self.Z, self.y, surrogate, self.C, self.groups,
+                                self.skip_degenerate)
+
     # ---- numpy faces -----------------------------------------------------------------
     def loss_and_score_gradient(self, s: np.ndarray) -> tuple[float, np.ndarray]:
         """``L`` at the scores ``s`` and a subgradient with respect to ``s``."""
         if self.groups is None:
-            p = self.parts[0]
-            return self.surrogate._value_and_subgradient(p.y, s, p.k)
+            return self.parts[0].bound.value_and_subgradient(s)
         g = np.zeros_like(s)
         total = 0.0
         for p in self.parts:
-            v, gp = self.surrogate._value_and_subgradient(p.y, s[p.index], p.k)
+            v, gp = p.bound.value_and_subgradient(s[p.index])
             total += v
             g[p.index] = gp
         m = len(self.parts)
@@ -119,9 +126,8 @@ class RankingObjective:
     def loss(self, s: np.ndarray) -> float:
         """``L`` at the scores ``s``."""
         if self.groups is None:
-            p = self.parts[0]
-            return float(self.surrogate._value(p.y, s, p.k))
-        return float(np.mean([self.surrogate._value(p.y, s[p.index], p.k) for p in self.parts]))
+            return self.parts[0].bound.value(s)
+        return float(np.mean([p.bound.value(s[p.index]) for p in self.parts]))
 
     def value(self, w: np.ndarray) -> float:
         """The objective ``P(w)``."""
@@ -137,21 +143,18 @@ class RankingObjective:
         return 0.5 * float(w @ w) + self.C * loss, w + self.C * (self.Z.T @ g), loss, g
 
     # ---- cvxpy face ------------------------------------------------------------------
-    def loss_expression(self, s: cp.Expression) -> tuple[cp.Expression, list[cp.Constraint]]:
+    def loss_expression(self, s: Any) -> tuple[Any, list]:
         """DCP expression of ``L`` in the affine scores ``s`` (convex surrogates only)."""
-        if not self.surrogate.convex:
-            raise ValueError(f"{self.surrogate.name} is not convex: it has no DCP expression")
-        return self.mean_over_groups(s, self.surrogate._expression)
+        return self.mean_over_groups(s, Bound.expression)
 
-    def part_scores(self, s, part: _Group):
-        """The scores of one group (all of ``s`` without groups)."""
-        return s if self.groups is None else s[part.index]
+    def mean_over_groups(self, s: Any, build: Callable[[Bound, Any], tuple[Any, list]]
+                         ) -> tuple[Any, list]:
+        """Mean over groups of ``build(bound_g, s_g) -> (expr, constraints)``."""
+        import cvxpy as cp
 
-    def mean_over_groups(self, s: cp.Expression, build) -> tuple[cp.Expression, list]:
-        """Mean over groups of ``build(y_g, s_g, k_g) -> (expr, constraints)``."""
         terms, constraints = [], []
         for p in self.parts:
-            expr, cons = build(p.y, self.part_scores(s, p), p.k)
+            expr, cons = build(p.bound, s if self.groups is None else s[p.index])
             terms.append(expr)
             constraints.extend(cons)
         mean = terms[0] if len(terms) == 1 else cp.sum(cp.hstack(terms)) / len(terms)

@@ -1,4 +1,5 @@
-"""One result object for every solver, so their answers are comparable."""
+"""One result object for every solver (TopRanker's engines, AATP's and Predtron's batch
+solves), so that their answers are comparable."""
 
 from __future__ import annotations
 
@@ -6,42 +7,77 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SolveResult"]
+__all__ = ["SolveResult", "STATUSES"]
+
+#: The statuses a :class:`SolveResult` can carry, and what each means.
+STATUSES: dict[str, str] = {
+    "optimal": "an optimum: certified by a duality gap at most the requested tolerance (exact "
+               "engines, AATP), or reported optimal by the cvxpy solver where no certificate "
+               "exists (an uncertified direct solve, Predtron's batch problem)",
+    "optimal_inaccurate": "the cvxpy solver reported an inaccurate optimum, returned because "
+                          "the caller accepted inaccurate solutions",
+    "max_iter": "stopped at its iteration limit before reaching its target (returned, with "
+                "its gap, only when inaccurate solutions are accepted)",
+    "local": "a local method (the convex-concave procedure) stopped where the objective no "
+             "longer decreases; no global guarantee",
+    "converged": "an approximate method met its own stopping rule",
+    "completed": "an approximate method ran its whole budget (epochs or steps)",
+}
+
+_SUCCESS = ("optimal", "local", "converged", "completed")
 
 
-@dataclass
+@dataclass(frozen=True, kw_only=True)
 class SolveResult:
     """What a solver returns.
 
     Attributes
     ----------
-    coef : array of shape (d,)
-        The solution ``w``.
+    coef : array
+        The solution (``w``; for a kernel model the coefficients in the factor's basis).
     objective : float
-        ``P(w) = ½‖w‖² + C·L(y, Zw)`` evaluated exactly in numpy at ``coef``.
-    lower_bound : float or None
-        A lower bound on the optimal value, when the method provides a rigorous one (the
-        cutting plane's dual bound); ``None`` otherwise.
-    gap : float or None
-        Relative optimality gap ``(objective − lower_bound)/|objective|``, certified by a
-        rigorous lower bound; ``None`` for methods without a certificate (and, for the raw
-        direct engine without certification, the relative difference between ``objective``
-        and the solver's optimal value).
+        The objective evaluated exactly in numpy at ``coef``.
     status : str
-        ``"optimal"``, or the stopping reason (``"max_iter"``, ``"inaccurate"``, ...).
-    engine : str
-        Which method produced the result.
+        One of :data:`STATUSES`.
+    method : str
+        The method that produced the result (e.g. ``"cutting-plane"``).
     n_iter : int
-        Iterations (cutting-plane rounds, solver iterations, epochs, ...).
+        Iterations (cutting-plane rounds, solver iterations, steps, epochs, ...).
+    lower_bound : float or None
+        A rigorous lower bound on the optimal value, when the method has one.
+    gap : float or None
+        ``(objective − lower_bound)/|objective|``: the certified relative gap, or ``None``.
     message : str
         A human-readable summary.
+    solver_value : float or None
+        The cvxpy solver's own optimal value, for raw cvxpy solves.
+    epoch_times : array or None
+        Mini-batch methods: the seconds of each epoch.
+    mistakes : int or None
+        Perceptrons: the cumulative prec@k loss Δ_T^C over the batches seen.
+    n_batches_skipped : int or None
+        Mini-batch methods: batches on which the surrogate was undefined.
     """
 
     coef: np.ndarray
     objective: float
-    lower_bound: float | None
-    gap: float | None
     status: str
-    engine: str
+    method: str
     n_iter: int
+    lower_bound: float | None = None
+    gap: float | None = None
     message: str = ""
+    solver_value: float | None = None
+    epoch_times: np.ndarray | None = None
+    mistakes: int | None = None
+    n_batches_skipped: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"status must be one of {sorted(STATUSES)}, got {self.status!r}")
+
+    @property
+    def success(self) -> bool:
+        """Whether the method ended as it should (an optimum, a local solution, or its own
+        stopping rule or budget), as opposed to an inaccurate answer or an iteration limit."""
+        return self.status in _SUCCESS

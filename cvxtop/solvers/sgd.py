@@ -1,8 +1,8 @@
-"""Mini-batch stochastic subgradient descent (``papers/000`` Algorithm 3, SGD@k-avg with
+"""Mini-batch stochastic subgradient descent (Kar et al. 2015, Algorithm 3, SGD@k-avg with
 Algorithm 4's subgradient, and the same scheme for every convex surrogate).
 
 Each step takes a mini-batch ``B``, evaluates the surrogate *on the batch* (with the batch's
-own cut-off, see :func:`batch_cutoff`) and moves along a stochastic subgradient of
+own cut-off, the surrogate's ``batch_cutoff``) and moves along a stochastic subgradient of
 
 * the regularized objective of the contract, ``½‖w‖² + C·L(y, Xw)`` (default), where the
   batch surrogates stand for the full one: the batches' count-scale prec@k losses add up to
@@ -36,44 +36,14 @@ which is why the result is always scored on the full data afterwards.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 
-from .._validation import ceil_fraction
-from ..surrogates.base import Surrogate
+from ..surrogates.base import Bound
 
-__all__ = ["SGDState", "sgd_step", "BlockFWState", "block_fw_step", "batch_cutoff",
-           "LEARNING_RATES"]
+__all__ = ["SGDState", "sgd_step", "BlockFWState", "block_fw_step", "LEARNING_RATES"]
 
 LEARNING_RATES = ("line-search", "inverse", "sqrt")
-
-
-def batch_cutoff(surrogate: Surrogate, k: int | float, n_pos_total: int | None,
-                 y: np.ndarray) -> int | None:
-    """The surrogate's cut-off on a mini-batch, or ``None`` if it is undefined there.
-
-    prec@k: ``ceil(κ·n₊(batch))`` (at least 1) with κ the given float, or ``k/n₊`` of the
-    whole list for an int ``k`` (``min(k, n₊(batch))`` on a stream, where ``n₊`` of the
-    whole list, ``n_pos_total``, is unknown); the batch needs a relevant item. pAp@k: the
-    given ``k``; the batch needs a relevant item and at least ``k`` irrelevant ones.
-    """
-    return _cutoff(surrogate.family, k, n_pos_total, int(np.count_nonzero(y)), len(y))
-
-
-@lru_cache(maxsize=4096)
-def _cutoff(family: str, k: int | float, n_pos_total: int | None, n_pos: int,
-            n: int) -> int | None:
-    """:func:`batch_cutoff` from the batch's counts (memoized: a run meets few distinct
-    counts, and the exact rational ``ceil`` is slow next to a batch step)."""
-    if n_pos == 0:
-        return None
-    if family == "prec":
-        if not isinstance(k, float) and n_pos_total is None:
-            return min(int(k), n_pos)
-        kappa = float(k) if isinstance(k, float) else int(k) / n_pos_total
-        return min(n_pos, max(1, ceil_fraction(kappa, n_pos)))
-    return int(k) if n - n_pos >= int(k) else None
 
 
 @dataclass
@@ -89,14 +59,13 @@ class SGDState:
         self.average = self.w.copy()
 
 
-def sgd_step(state: SGDState, Z: np.ndarray, y: np.ndarray, surrogate: Surrogate, k: int,
-             C: float, scale: float, learning_rate: str, eta0: float,
-             radius: float | None) -> None:
-    """One stochastic subgradient step on the batch ``(Z, y)`` with cut-off ``k``, then the
-    running average of the iterates (see the module docstring)."""
+def sgd_step(state: SGDState, Z: np.ndarray, batch: Bound, C: float, scale: float,
+             learning_rate: str, eta0: float, radius: float | None) -> None:
+    """One stochastic subgradient step on the batch ``Z`` (the surrogate bound to its labels,
+    with the batch's cut-off), then the running average of the iterates (module docstring)."""
     state.t += 1
     t = state.t
-    _, g = surrogate._value_and_subgradient(y, Z @ state.w, k)
+    _, g = batch.value_and_subgradient(Z @ state.w)
     grad = (C * scale) * (Z.T @ g)
     if radius is None:
         grad += state.w
@@ -138,12 +107,12 @@ class BlockFWState:
         return float(self.offsets.sum()) - 0.5 * float(self.w @ self.w)
 
 
-def block_fw_step(state: BlockFWState, block: int, Z: np.ndarray, y: np.ndarray,
-                  surrogate: Surrogate, k: int, weight: float) -> None:
+def block_fw_step(state: BlockFWState, block: int, Z: np.ndarray, batch: Bound,
+                  weight: float) -> None:
     """One line-searched step on batch ``block`` of weight ``weight`` (``C`` included)."""
     state.t += 1
     s = Z @ state.w
-    loss, g = surrogate._value_and_subgradient(y, s, k)
+    loss, g = batch.value_and_subgradient(s)
     vertex = -weight * (Z.T @ g)
     offset = weight * (loss - float(g @ s))
     step = vertex - state.parts[block]

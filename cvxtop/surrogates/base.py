@@ -9,32 +9,37 @@ cut-off ``k`` fixed. Every surrogate offers
 * :meth:`Surrogate.expression`: a DCP-convex cvxpy expression of an affine score
   expression, with any auxiliary constraints (convex surrogates only).
 
-:mod:`cvxtop.reference` holds the brute-force fourth face that the others are tested against.
+The fourth face is the surrogate's :attr:`~Surrogate.definition`: the brute-force
+enumeration in :mod:`cvxtop.reference` that the others are tested against
+(:mod:`cvxtop.surrogates.checks`).
 
-Subclasses implement the private faces ``_value``, ``_subgradient`` and ``_expression`` on
-validated inputs (``y`` an ``int64`` 0/1 array, ``s`` a finite ``float64`` array, ``k``
-an int already checked against the family's range); solvers call these directly after
-validating once. ``_value_and_subgradient`` may be overridden to share a sort.
+A surrogate also owns its family's rules, so that solvers and estimators never ask which
+family they hold: how ``k`` is resolved on a list (:meth:`~Surrogate.resolve_k`), which
+classes a list needs (:meth:`~Surrogate.require_classes`), the cut-off on a mini-batch
+(:meth:`~Surrogate.batch_cutoff`), whether batch losses add up to the list's loss
+(:attr:`~Surrogate.additive`), the convex surrogate that starts the convex-concave
+procedure of a non-convex one (:attr:`~Surrogate.dca_start`) and the size of its cvxpy form
+(:meth:`~Surrogate.dcp_size`).
+
+:meth:`Surrogate.bind` fixes the labels once: the :class:`Bound` it returns has ``k``
+resolved and the index sets of the two classes cached, and its faces skip validation. It
+is what solvers call in their loops. Subclasses implement the private faces on a bound
+list: ``_value``, ``_subgradient`` or ``_value_and_subgradient`` (one sort for both), and
+``_expression`` for convex surrogates.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar
 
-import cvxpy as cp
 import numpy as np
 
-from .._validation import (
-    check_int_in_range,
-    check_labels,
-    check_same_length,
-    check_scores,
-    require_classes,
-    resolve_prec_k,
-)
+from .._validation import check_labels, check_same_length, check_scores, require_classes
+from ..cutoff import ceil_fraction, pap_cutoff, prec_cutoff
 
-__all__ = ["Surrogate", "PrecSurrogate", "PapSurrogate", "DifferenceOfConvex"]
+__all__ = ["Surrogate", "Bound", "PrecSurrogate", "PapSurrogate", "DifferenceOfConvex"]
 
 
 class Surrogate(ABC):
@@ -44,10 +49,17 @@ class Surrogate(ABC):
     name: ClassVar[str]
     #: Whether the surrogate is convex in the scores (then ``expression`` is available).
     convex: ClassVar[bool]
-    #: ``"prec"`` (papers/000, loss scale) or ``"pap"`` (papers/001, normalized risk).
-    family: ClassVar[str]
-    #: Whether the DCP form needs one term per (positive, negative) pair (O(n₊·n₋) size).
-    pairwise_dcp: ClassVar[bool] = False
+    #: The brute-force definition ``f(y_true, y_score, k)`` in :mod:`cvxtop.reference`.
+    definition: ClassVar[Callable[[Any, Any, int], float]]
+    #: Whether the losses of a partition of a list into batches add up to the list's loss
+    #: (prec@k's counts do); otherwise batch losses are averaged (normalized risks).
+    additive: ClassVar[bool]
+    #: Registry name of the convex surrogate whose optimum starts the convex-concave
+    #: procedure of a non-convex one (``None`` for convex surrogates).
+    dca_start: ClassVar[str | None] = None
+    #: Perceptron@k variant ("avg" or "max", Kar et al. 2015, Algorithms 1 and 2) that
+    #: minimizes this surrogate online, if any.
+    perceptron: ClassVar[str | None] = None
 
     def __init__(self, k: Any) -> None:
         self.k = k
@@ -55,47 +67,80 @@ class Surrogate(ABC):
     def __repr__(self) -> str:
         return f"cvxtop.surrogates.get({self.name!r}, k={self.k!r})"
 
-    # ---- validation ------------------------------------------------------------------
+    # ---- family rules ----------------------------------------------------------------
     @abstractmethod
     def resolve_k(self, y: np.ndarray) -> int:
-        """Check the labels and ``self.k`` for this family; return the integer cut-off."""
+        """Check the labels' classes and ``self.k`` for this family; return the cut-off."""
 
-    def _checked(self, y_true: Any, y_score: Any) -> tuple[np.ndarray, np.ndarray, int]:
+    @abstractmethod
+    def require_classes(self, y: np.ndarray, name: str = "y") -> None:
+        """Raise ``ValueError`` naming ``name`` if ``y`` lacks a class the family needs."""
+
+    @abstractmethod
+    def batch_cutoff(self, n_pos_total: int | None, n_pos: int, n: int) -> int | None:
+        """The cut-off on a mini-batch with ``n_pos`` relevant items of ``n``, or ``None`` if
+        the surrogate is undefined there; ``n_pos_total`` is the whole list's ``n₊``
+        (``None`` on a stream, where it is unknown)."""
+
+    @abstractmethod
+    def batch_requirement(self) -> str:
+        """What a mini-batch must hold for the surrogate to be defined (for messages)."""
+
+    def dcp_size(self, n_pos: int, n_neg: int) -> int:
+        """Number of auxiliary variables of the cvxpy form on one list (about; the solvers'
+        size policy compares it with a threshold)."""
+        return n_pos + n_neg
+
+    # ---- binding ---------------------------------------------------------------------
+    def bind(self, y_true: Any, name: str = "y_true") -> Bound:
+        """The surrogate on the labels ``y_true``: ``k`` resolved, index sets cached."""
+        y = check_labels(y_true, name)
+        return self._bind(y)
+
+    def _bind(self, y: np.ndarray) -> Bound:
+        """:meth:`bind` for labels already validated (an ``int64`` 0/1 array)."""
+        return self.bind_cutoff(y, self.resolve_k(y))
+
+    def bind_cutoff(self, y: np.ndarray, k: int) -> Bound:
+        """The surrogate on validated labels with a given cut-off (a mini-batch's, from
+        :meth:`batch_cutoff`), without checking it against the labels."""
+        return Bound(self, y, int(k), np.flatnonzero(y == 1), np.flatnonzero(y == 0))
+
+    def _checked(self, y_true: Any, y_score: Any) -> tuple[Bound, np.ndarray]:
         y = check_labels(y_true, "y_true")
         s = check_scores(y_score, "y_score")
         check_same_length(y_true=y, y_score=s)
-        return y, s, self.resolve_k(y)
+        return self._bind(y), s
 
     # ---- public faces ----------------------------------------------------------------
     def value(self, y_true: Any, y_score: Any) -> float:
         """The surrogate at the scores ``y_score``, exactly as the paper defines it."""
-        y, s, k = self._checked(y_true, y_score)
-        return float(self._value(y, s, k))
+        bound, s = self._checked(y_true, y_score)
+        return bound.value(s)
 
     def subgradient(self, y_true: Any, y_score: Any) -> np.ndarray:
         """A subgradient with respect to the scores, shape ``(n,)``."""
-        y, s, k = self._checked(y_true, y_score)
-        return self._subgradient(y, s, k)
+        bound, s = self._checked(y_true, y_score)
+        return bound.subgradient(s)
 
     def value_and_subgradient(self, y_true: Any, y_score: Any) -> tuple[float, np.ndarray]:
         """Both faces at once (one sort where the implementation allows)."""
-        y, s, k = self._checked(y_true, y_score)
-        v, g = self._value_and_subgradient(y, s, k)
-        return float(v), g
+        bound, s = self._checked(y_true, y_score)
+        return bound.value_and_subgradient(s)
 
-    def expression(self, y_true: Any, score_expr: cp.Expression
-                   ) -> tuple[cp.Expression, list[cp.Constraint]]:
+    def expression(self, y_true: Any, score_expr: Any) -> tuple[Any, list]:
         """A DCP-convex cvxpy expression of the affine ``score_expr`` and its constraints.
 
         Minimizing the expression subject to the constraints (over the auxiliary variables
         they introduce) gives the surrogate's value. Raises ``ValueError`` for a
         non-convex surrogate.
         """
+        import cvxpy as cp
+
         if not self.convex:
             raise ValueError(
                 f"{self.name} is not convex, so it has no DCP expression; minimize it with a "
-                "local method (TopRanker's convex-concave procedure) instead"
-            )
+                "local method (TopRanker's convex-concave procedure) instead")
         y = check_labels(y_true, "y_true")
         if not isinstance(score_expr, cp.Expression):
             raise TypeError(
@@ -105,52 +150,125 @@ class Surrogate(ABC):
                 f"score_expr must have shape ({len(y)},) to match y_true, got {score_expr.shape}")
         if not score_expr.is_affine():
             raise ValueError("score_expr must be affine in the optimization variables")
-        k = self.resolve_k(y)
-        expr, constraints = self._expression(y, score_expr, k)
-        return expr, list(constraints)
+        return self._bind(y).expression(score_expr)
 
-    # ---- private faces (validated inputs) --------------------------------------------
+    # ---- private faces (a bound list, validated scores) ------------------------------
+    def _value(self, b: Bound, s: np.ndarray) -> float:
+        return self._value_and_subgradient(b, s)[0]
+
+    def _subgradient(self, b: Bound, s: np.ndarray) -> np.ndarray:
+        return self._value_and_subgradient(b, s)[1]
+
     @abstractmethod
-    def _value(self, y: np.ndarray, s: np.ndarray, k: int) -> float:
+    def _value_and_subgradient(self, b: Bound, s: np.ndarray) -> tuple[float, np.ndarray]:
         ...
 
-    @abstractmethod
-    def _subgradient(self, y: np.ndarray, s: np.ndarray, k: int) -> np.ndarray:
-        ...
-
-    def _value_and_subgradient(self, y: np.ndarray, s: np.ndarray, k: int
-                               ) -> tuple[float, np.ndarray]:
-        return self._value(y, s, k), self._subgradient(y, s, k)
-
-    def _expression(self, y: np.ndarray, s: cp.Expression, k: int
-                    ) -> tuple[cp.Expression, list[cp.Constraint]]:
+    def _expression(self, b: Bound, s: Any) -> tuple[Any, list]:
         raise NotImplementedError  # only reached for convex surrogates, which override it
 
 
+@dataclass(frozen=True, eq=False)
+class Bound:
+    """A surrogate on one list's labels: ``k`` resolved, the relevant (``pos``) and
+    irrelevant (``neg``) positions cached. Its faces take validated float64 scores."""
+
+    surrogate: Surrogate
+    y: np.ndarray
+    k: int
+    pos: np.ndarray
+    neg: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return len(self.y)
+
+    @property
+    def n_pos(self) -> int:
+        return len(self.pos)
+
+    @property
+    def n_neg(self) -> int:
+        return len(self.neg)
+
+    def value(self, s: np.ndarray) -> float:
+        return float(self.surrogate._value(self, s))
+
+    def subgradient(self, s: np.ndarray) -> np.ndarray:
+        return self.surrogate._subgradient(self, s)
+
+    def value_and_subgradient(self, s: np.ndarray) -> tuple[float, np.ndarray]:
+        value, grad = self.surrogate._value_and_subgradient(self, s)
+        return float(value), grad
+
+    def expression(self, s: Any) -> tuple[Any, list]:
+        """DCP expression of the affine scores ``s`` (convex surrogates)."""
+        if not self.surrogate.convex:
+            raise ValueError(f"{self.surrogate.name} is not convex: it has no DCP expression")
+        expr, constraints = self.surrogate._expression(self, s)
+        return expr, list(constraints)
+
+    def convex_part_expression(self, s: Any) -> tuple[Any, list]:
+        """DCP expression of ``G`` for a difference of convex functions ``G − H``."""
+        expr, constraints = self.surrogate._convex_part_expression(self, s)
+        return expr, list(constraints)
+
+    def subtracted_subgradient(self, s: np.ndarray) -> np.ndarray:
+        """A subgradient of ``H`` for a difference of convex functions ``G − H``."""
+        return self.surrogate._subtracted_subgradient(self, s)
+
+
 class PrecSurrogate(Surrogate):
-    """prec@k surrogates of ``papers/000``: loss scale (irrelevant items in the top k).
+    """prec@k surrogates (Kar et al. 2015): loss scale, the number of irrelevant items in
+    the top ``k``. ``k`` is an int with ``1 <= k <= n₊`` or a float κ in (0, 1] meaning
+    ``ceil(κ·n₊)`` (:func:`cvxtop.cutoff.prec_cutoff`); a list needs a relevant item."""
 
-    ``k`` is an int with ``1 <= k <= n₊`` or a float κ in (0, 1] meaning ``ceil(κ·n₊)``.
-    """
-
-    family: ClassVar[str] = "prec"
+    additive: ClassVar[bool] = True
+    dca_start: ClassVar[str | None] = None
 
     def resolve_k(self, y: np.ndarray) -> int:
         n_pos, _ = require_classes(y, negative=False, context=f"{self.name} needs n₊ >= 1")
-        return resolve_prec_k(self.k, n_pos, "k")
+        return prec_cutoff(self.k, n_pos, "k")
+
+    def require_classes(self, y: np.ndarray, name: str = "y") -> None:
+        require_classes(y, name, negative=False)
+
+    def batch_cutoff(self, n_pos_total: int | None, n_pos: int, n: int) -> int | None:
+        """``ceil(κ·n₊(batch))`` (at least 1) for a float κ, ``k/n₊`` of the whole list for
+        an int ``k`` (``min(k, n₊(batch))`` on a stream); ``None`` without a relevant item."""
+        if n_pos == 0:
+            return None
+        k = self.k
+        if not isinstance(k, float) and n_pos_total is None:
+            return min(int(k), n_pos)
+        kappa = float(k) if isinstance(k, float) else int(k) / n_pos_total
+        return min(n_pos, max(1, ceil_fraction(kappa, n_pos)))
+
+    def batch_requirement(self) -> str:
+        return "a relevant item"
 
 
 class PapSurrogate(Surrogate):
-    """pAp@k surrogates of ``papers/001``: risk normalized by ``1/(βk)``, β = min(n₊, k).
+    """pAp@k surrogates (Hiranandani et al. 2020): risk normalized by ``1/(βk)``,
+    β = min(n₊, k). ``k`` is an int with ``1 <= k <= n₋`` (:func:`cvxtop.cutoff.pap_cutoff`);
+    a list needs a relevant item and ``k`` irrelevant ones."""
 
-    ``k`` is an int with ``1 <= k <= n₋``; at least one relevant item is required.
-    """
-
-    family: ClassVar[str] = "pap"
+    additive: ClassVar[bool] = False
 
     def resolve_k(self, y: np.ndarray) -> int:
         _, n_neg = require_classes(y, context=f"{self.name} needs n₊ >= 1 and n₋ >= k")
-        return check_int_in_range(self.k, "k", 1, n_neg, "the number of irrelevant items n₋")
+        return pap_cutoff(self.k, n_neg, "k")
+
+    def require_classes(self, y: np.ndarray, name: str = "y") -> None:
+        require_classes(y, name)
+
+    def batch_cutoff(self, n_pos_total: int | None, n_pos: int, n: int) -> int | None:
+        """The given ``k``, or ``None`` without a relevant item or ``k`` irrelevant ones."""
+        if n_pos == 0 or n - n_pos < int(self.k):
+            return None
+        return int(self.k)
+
+    def batch_requirement(self) -> str:
+        return f"a relevant item and k = {self.k} irrelevant ones"
 
 
 class DifferenceOfConvex:
@@ -161,11 +279,10 @@ class DifferenceOfConvex:
     ``½‖w‖² + C·(G(Xw) − h·Xw)`` with ``h`` a subgradient of ``H``.
     """
 
-    def _convex_part_expression(self, y: np.ndarray, s: cp.Expression, k: int
-                                ) -> tuple[cp.Expression, list[cp.Constraint]]:
+    def _convex_part_expression(self, b: Bound, s: Any) -> tuple[Any, list]:
         """DCP expression of ``G`` (and its auxiliary constraints)."""
         raise NotImplementedError
 
-    def _subtracted_subgradient(self, y: np.ndarray, s: np.ndarray, k: int) -> np.ndarray:
+    def _subtracted_subgradient(self, b: Bound, s: np.ndarray) -> np.ndarray:
         """A subgradient of ``H`` at the scores ``s``."""
         raise NotImplementedError

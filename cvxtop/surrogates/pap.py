@@ -1,12 +1,12 @@
-"""Surrogates of the pAp@k risk, ``papers/001`` (Hiranandani, Vijitbenjaronk, Koyejo, Jain,
-ICML 2020), each with three faces that agree exactly (value, subgradient, cvxpy expression).
+"""Surrogates of the pAp@k risk of Hiranandani et al. 2020, each with three faces that agree
+exactly (value, subgradient, cvxpy expression).
 
 Notation: ``s`` the scores, ``s⁺``/``s⁻`` those of the n₊ positives and n₋ negatives,
 β = min(n₊, k), ``z`` the k highest negative scores, ``h_ij = (1 + s_j − s_i)₊`` the
 margin-1 hinge of positive i against negative j. The risk of eq. (1) is the fraction of the
 βk pairs (top-β positive, top-k negative) with ``s_i <= s_j``; every surrogate below is on
-that scale (normalized by 1/(βk); 1/(n₊k) for ``pauc-struct``). Closed forms, checked in
-``tests/test_surrogates_pap.py`` against the enumerations of :mod:`cvxtop.reference`:
+that scale (normalized by 1/(βk); 1/(n₊k) for ``pauc-struct``). Closed forms, checked
+against the enumerations of :mod:`cvxtop.reference`:
 
 * ``pap@k-avg``, eq. (10): ``(1/k) Σ_{j ∈ top-k} (1 + s_j − mean(s⁺))₊``;
 * ``pap@k-max``, eq. (9) with min over Z₊ (appendix eq. (24)):
@@ -23,22 +23,21 @@ over a set of positives against a set of negatives then comes from prefix sums a
 ``searchsorted`` (see :func:`_row_hinges`), in O(n + n₊ log n₊ + k log k + (n₊ + k) log n)
 time and O(n) memory, with no pair matrix.
 
-The cvxpy forms of max, TS and pauc-struct need one epigraph variable per (positive,
-negative) pair; the sizes in each docstring leave out the n score variables that
-:func:`_pair_scores` adds when ``score_expr`` is not itself a variable.
+The cvxpy forms live in :mod:`._pap_dcp`; those of max, TS and pauc-struct need one
+epigraph variable per (positive, negative) pair.
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
-import cvxpy as cp
 import numpy as np
 
-from . import register
-from .base import DifferenceOfConvex, PapSurrogate
+from .. import reference
+from .registry import register
+from .base import Bound, DifferenceOfConvex, PapSurrogate
 
 __all__ = ["PapAvg", "PapMax", "PapTightStruct", "PapRamp", "PapTightStructPaper",
            "PaucStruct"]
@@ -48,12 +47,12 @@ __all__ = ["PapAvg", "PapMax", "PapTightStruct", "PapRamp", "PapTightStructPaper
 # numpy: the sorted view of one list and sums of pair hinges without pairs
 # ----------------------------------------------------------------------------------------
 
-def _top_negatives(y: np.ndarray, s: np.ndarray, k: int) -> np.ndarray:
-    """Indices of k highest-scored negatives, in no particular order (O(n₋)).
+def _top_negatives(b: Bound, s: np.ndarray) -> np.ndarray:
+    """Indices of the k highest-scored negatives, in no particular order (O(n₋)).
 
     Negatives tied at the cut are interchangeable: every face depends on their scores only.
     """
-    neg = np.flatnonzero(y == 0)
+    neg, k = b.neg, b.k
     return neg[np.argpartition(s[neg], len(neg) - k)[len(neg) - k:]]
 
 
@@ -67,10 +66,9 @@ class _Ranked:
     neg: np.ndarray
 
     @classmethod
-    def of(cls, y: np.ndarray, s: np.ndarray, k: int) -> _Ranked:
-        pos_idx = np.flatnonzero(y == 1)
-        pos_idx = pos_idx[np.argsort(s[pos_idx], kind="stable")]
-        neg_idx = _top_negatives(y, s, k)
+    def of(cls, b: Bound, s: np.ndarray) -> _Ranked:
+        pos_idx = b.pos[np.argsort(s[b.pos], kind="stable")]
+        neg_idx = _top_negatives(b, s)
         neg_idx = neg_idx[np.argsort(s[neg_idx], kind="stable")]
         return cls(pos_idx, s[pos_idx], neg_idx, s[neg_idx])
 
@@ -137,84 +135,28 @@ def _pair_block(grad: np.ndarray | None, weight: float, r: _Ranked, part: slice,
 
 
 # ----------------------------------------------------------------------------------------
-# cvxpy: pair epigraphs, one LP block per negative row
-# ----------------------------------------------------------------------------------------
-
-def _split(y: np.ndarray, s: cp.Expression) -> tuple[cp.Expression, cp.Expression]:
-    return s[np.flatnonzero(y == 1)], s[np.flatnonzero(y == 0)]
-
-
-def _pair_scores(y: np.ndarray, s: cp.Expression
-                 ) -> tuple[cp.Expression, cp.Expression, list[cp.Constraint]]:
-    """Positive and negative scores for pair constraints, bound to a score variable.
-
-    Each pair constraint then touches one score per side instead of a copy of the affine
-    expression (d + 1 entries per side for s = Xw): O(n₊·n₋ + n·d) nonzeros in place of
-    O(n₊·n₋·d), at the price of n variables and n equalities (none if s is a variable).
-    """
-    if isinstance(s, cp.Variable):
-        return *_split(y, s), []
-    score = cp.Variable(s.shape)
-    return *_split(y, score), [score == s]
-
-
-def _sum_largest(rows: cp.Expression, k: int) -> cp.Expression:
-    """``cp.sum_largest(rows, k)``, as a plain sum when k takes every entry: cvxpy 1.9's
-    canonicalization of ``sum_largest(x, len(x))`` fails once x holds a value (a re-solve)."""
-    return cp.sum(rows) if k == rows.shape[0] else cp.sum_largest(rows, k)
-
-
-def _largest_pair_rows(s_pos: cp.Expression, s_neg: cp.Expression, margin: float, m: int
-                       ) -> tuple[cp.Expression, list[cp.Constraint]]:
-    """For each negative j an upper bound ``r_j`` on ``sum_largest_i((margin + s_j − s_i)₊, m)``
-    whose minimum over the auxiliary variables is exact.
-
-    Epigraph variables ``H_ij >= 0``, ``H_ij >= margin + s_j − s_i − t_j`` and (when m < n₊)
-    ``t_j >= 0`` give ``r_j = m·t_j + Σ_i H_ij``: the LP form
-    ``sum_largest(v, m) = min_t m·t + Σ_i (v_i − t)₊``, whose minimizer (the m-th largest
-    entry of v ≥ 0) is ≥ 0, so ``t_j >= 0`` loses nothing and ``(v_i − t)₊`` with
-    ``v_i = (x)₊`` equals ``max(0, x − t)``. For m = n₊ the sum of all entries needs no t.
-    Size: n₊·n₋ pair variables, plus n₋ when m < n₊.
-    """
-    n_pos, n_neg = s_pos.shape[0], s_neg.shape[0]
-    hinge = cp.Variable((n_neg, n_pos), nonneg=True)
-    margins = margin + s_neg[:, None] - s_pos[None, :]
-    if m == n_pos:
-        return cp.sum(hinge, axis=1), [hinge >= margins]
-    level = cp.Variable(n_neg, nonneg=True)
-    return m * level + cp.sum(hinge, axis=1), [hinge >= margins - level[:, None]]
-
-
-def _top_k_pair_hinges(y: np.ndarray, s: cp.Expression, k: int
-                       ) -> tuple[cp.Expression, list[cp.Constraint]]:
-    """``Σ_{j ∈ top-k} Σ_{all i} (1 + s_j − s_i)₊`` (unnormalized): n₊·n₋ pair variables."""
-    s_pos, s_neg, bind = _pair_scores(y, s)
-    rows, constraints = _largest_pair_rows(s_pos, s_neg, 1.0, s_pos.shape[0])
-    return _sum_largest(rows, k), bind + constraints
-
-
-# ----------------------------------------------------------------------------------------
 # the surrogates
 # ----------------------------------------------------------------------------------------
 
 class _PapFace(PapSurrogate):
     """Value and subgradient from one pass of ``_evaluate`` (one sort for both)."""
 
+    #: Whether the cvxpy form needs one variable per (positive, negative) pair.
+    pairwise_dcp: ClassVar[bool] = False
+
     @abstractmethod
-    def _evaluate(self, y: np.ndarray, s: np.ndarray, k: int, grad: np.ndarray | None
-                  ) -> float:
+    def _evaluate(self, b: Bound, s: np.ndarray, grad: np.ndarray | None) -> float:
         """The value; when ``grad`` is an array of zeros, also add the subgradient to it."""
 
-    def _value(self, y: np.ndarray, s: np.ndarray, k: int) -> float:
-        return self._evaluate(y, s, k, None)
+    def _value(self, b: Bound, s: np.ndarray) -> float:
+        return self._evaluate(b, s, None)
 
-    def _subgradient(self, y: np.ndarray, s: np.ndarray, k: int) -> np.ndarray:
-        return self._value_and_subgradient(y, s, k)[1]
-
-    def _value_and_subgradient(self, y: np.ndarray, s: np.ndarray, k: int
-                               ) -> tuple[float, np.ndarray]:
+    def _value_and_subgradient(self, b: Bound, s: np.ndarray) -> tuple[float, np.ndarray]:
         grad = np.zeros(len(s))
-        return self._evaluate(y, s, k, grad), grad
+        return self._evaluate(b, s, grad), grad
+
+    def dcp_size(self, n_pos: int, n_neg: int) -> int:
+        return n_pos * n_neg + n_pos + n_neg if self.pairwise_dcp else n_pos + n_neg
 
 
 @register
@@ -231,20 +173,22 @@ class PapAvg(_PapFace):
 
     name: ClassVar[str] = "pap@k-avg"
     convex: ClassVar[bool] = True
+    definition = staticmethod(reference.pap_avg)
 
-    def _evaluate(self, y, s, k, grad):
-        pos = y == 1
-        top = _top_negatives(y, s, k)
-        margins = 1.0 + s[top] - s[pos].mean()
+    def _evaluate(self, b, s, grad):
+        k = b.k
+        top = _top_negatives(b, s)
+        margins = 1.0 + s[top] - s[b.pos].mean()
         active = margins > 0
         if grad is not None:
             grad[top] = active / k
-            grad[pos] = -np.count_nonzero(active) / (k * np.count_nonzero(pos))
+            grad[b.pos] = -np.count_nonzero(active) / (k * b.n_pos)
         return float(margins[active].sum()) / k
 
-    def _expression(self, y, s, k):
-        s_pos, s_neg = _split(y, s)
-        return _sum_largest(cp.pos(1 + s_neg - cp.sum(s_pos) / s_pos.shape[0]), k) / k, []
+    def _expression(self, b, s):
+        from . import _pap_dcp
+
+        return _pap_dcp.avg(b.pos, b.neg, s, b.k), []
 
 
 @register
@@ -264,16 +208,16 @@ class PapMax(_PapFace):
     name: ClassVar[str] = "pap@k-max"
     convex: ClassVar[bool] = True
     pairwise_dcp: ClassVar[bool] = True
+    definition = staticmethod(reference.pap_max)
 
-    def _evaluate(self, y, s, k, grad):
-        r = _Ranked.of(y, s, k)
+    def _evaluate(self, b, s, grad):
+        r = _Ranked.of(b, s)
         return _pair_block(grad, r.scale, r, r.bottom(r.beta), 1.0)
 
-    def _expression(self, y, s, k):
-        s_pos, s_neg, bind = _pair_scores(y, s)
-        beta = min(s_pos.shape[0], k)
-        rows, constraints = _largest_pair_rows(s_pos, s_neg, 1.0, beta)
-        return _sum_largest(rows, k) / (beta * k), bind + constraints
+    def _expression(self, b, s):
+        from . import _pap_dcp
+
+        return _pap_dcp.pap_max(b.pos, b.neg, s, b.k)
 
 
 @register
@@ -309,9 +253,10 @@ class PapTightStruct(_PapFace):
     name: ClassVar[str] = "pap@k-ts"
     convex: ClassVar[bool] = True
     pairwise_dcp: ClassVar[bool] = True
+    definition = staticmethod(reference.pap_ts)
 
-    def _evaluate(self, y, s, k, grad):
-        r = _Ranked.of(y, s, k)
+    def _evaluate(self, b, s, grad):
+        r = _Ranked.of(b, s)
         penalty = r.n_pos - r.beta
         thr_a = 1.0 + r.neg
         a, a_active = _row_hinges(r.pos, thr_a)
@@ -323,16 +268,10 @@ class PapTightStruct(_PapFace):
                                    active[m])
         return r.scale * float(np.where(margin1, a - penalty, b).sum())
 
-    def _expression(self, y, s, k):
-        s_pos, s_neg, constraints = _pair_scores(y, s)
-        n_pos = s_pos.shape[0]
-        beta = min(n_pos, k)
-        a, a_constraints = _largest_pair_rows(s_pos, s_neg, 1.0, n_pos)
-        constraints += a_constraints
-        if beta < n_pos:
-            b, b_constraints = _largest_pair_rows(s_pos, s_neg, 0.0, n_pos)
-            a, constraints = cp.maximum(a - (n_pos - beta), b), constraints + b_constraints
-        return _sum_largest(a, k) / (beta * k), constraints
+    def _expression(self, b, s):
+        from . import _pap_dcp
+
+        return _pap_dcp.tight_struct(b.pos, b.neg, s, b.k)
 
 
 @register
@@ -349,14 +288,16 @@ class PaucStruct(_PapFace):
     name: ClassVar[str] = "pauc-struct"
     convex: ClassVar[bool] = True
     pairwise_dcp: ClassVar[bool] = True
+    definition = staticmethod(reference.pauc_struct)
 
-    def _evaluate(self, y, s, k, grad):
-        r = _Ranked.of(y, s, k)
-        return _pair_block(grad, 1.0 / (r.n_pos * k), r, slice(None), 1.0)
+    def _evaluate(self, b, s, grad):
+        r = _Ranked.of(b, s)
+        return _pair_block(grad, 1.0 / (r.n_pos * b.k), r, slice(None), 1.0)
 
-    def _expression(self, y, s, k):
-        total, constraints = _top_k_pair_hinges(y, s, k)
-        return total / (np.count_nonzero(y) * k), constraints
+    def _expression(self, b, s):
+        from . import _pap_dcp
+
+        return _pap_dcp.pauc_struct(b.pos, b.neg, s, b.k)
 
 
 @register
@@ -375,19 +316,23 @@ class PapRamp(_PapFace, DifferenceOfConvex):
     name: ClassVar[str] = "pap@k-ramp"
     convex: ClassVar[bool] = False
     pairwise_dcp: ClassVar[bool] = True
+    definition = staticmethod(reference.pap_ramp)
+    dca_start: ClassVar[str | None] = "pap@k-avg"
 
-    def _evaluate(self, y, s, k, grad):
-        r = _Ranked.of(y, s, k)
+    def _evaluate(self, b, s, grad):
+        r = _Ranked.of(b, s)
         return _pair_block(grad, r.scale, r, r.top(r.beta), 1.0)
 
-    def _convex_part_expression(self, y, s, k):
+    def _convex_part_expression(self, b, s):
         """``G`` as a DCP expression: n₊·n₋ pair variables."""
-        total, constraints = _top_k_pair_hinges(y, s, k)
-        return total / (min(np.count_nonzero(y), k) * k), constraints
+        from . import _pap_dcp
 
-    def _subtracted_subgradient(self, y, s, k):
+        total, constraints = _pap_dcp.top_k_pair_hinges(b.pos, b.neg, s, b.k)
+        return total / (min(b.n_pos, b.k) * b.k), constraints
+
+    def _subtracted_subgradient(self, b, s):
         """A subgradient of ``H`` (the active pairs of the bottom n₊ − β positives)."""
-        r = _Ranked.of(y, s, k)
+        r = _Ranked.of(b, s)
         grad = np.zeros(len(s))
         _pair_block(grad, r.scale, r, r.bottom(r.n_pos - r.beta), 1.0)
         return grad
@@ -408,8 +353,9 @@ class PapTightStructPaper(_PapFace):
 
     name: ClassVar[str] = "pap@k-ts-paper"
     convex: ClassVar[bool] = False
+    definition = staticmethod(reference.pap_ts_paper)
 
-    def _evaluate(self, y, s, k, grad):
-        r = _Ranked.of(y, s, k)
+    def _evaluate(self, b, s, grad):
+        r = _Ranked.of(b, s)
         return (_pair_block(grad, r.scale, r, r.top(r.beta), 1.0, inclusive=True)
                 + _pair_block(grad, r.scale, r, r.bottom(r.n_pos - r.beta), 0.0, inclusive=True))

@@ -1,29 +1,10 @@
-"""Brute-force definitions for tiny instances: the ground truth of cvxtop.
+"""Brute-force definitions of pAp@k and its surrogates (Hiranandani et al. 2020), by
+enumeration of the top sets and of every valid ordering matrix π. Risks are normalized by
+``1/(βk)``, β = min(n₊, k) (``1/(n₊k)`` for the pAUC structural bound), for
+``1 <= k <= n₋`` and ``n₊ >= 1``.
 
-Every function here evaluates a metric or surrogate *by literal enumeration of its
-definition in the paper*: all candidate labelings, all subsets, all orderings. Nothing is
-simplified with a closed form, so these functions are slow (exponential) and independent of
-the fast code in :mod:`cvxtop.metrics` and :mod:`cvxtop.surrogates`, which is tested
-against them.
-
-Use them in your own tests too: if you implement one of these surrogates, compare it with
-the function here on many random instances with up to about 8 items per class. Instances
-whose enumeration would exceed :data:`MAX_ENUMERATION` candidates are refused with a
-``ValueError``.
-
-Conventions (the same as the rest of cvxtop):
-
-* ``y`` holds 0/1 labels, ``s`` the scores of the same items;
-* prec@k quantities (``papers/000``, Kar, Narasimhan & Jain 2015) are on the *loss* scale
-  of eq. (1): the number of irrelevant items among the top ``k``, for ``1 <= k <= n₊``;
-* pAp@k quantities (``papers/001``, Hiranandani et al. 2020) are risks normalized by
-  ``1/(βk)``, β = min(n₊, k) (``1/(n₊k)`` for the pAUC structural bound), for
-  ``1 <= k <= n₋`` and ``n₊ >= 1``;
-* tied scores at a cut are resolved pessimistically: the loss is the largest over all
-  orderings consistent with the scores.
-
-Orderings matrices π (``001`` Section 4): ``π[i, j] = 1`` when positive ``i`` is ranked
-below negative ``j``. A matrix is *valid* when some total order of the items induces it;
+Orderings matrices π (Section 4): ``π[i, j] = 1`` when positive ``i`` is ranked below
+negative ``j``. A matrix is *valid* when some total order of the items induces it;
 :func:`valid_orderings` enumerates exactly these (see its docstring for why the enumeration
 is complete), and :func:`valid_orderings_by_permutation` does the same by listing every
 total order, for checking.
@@ -34,166 +15,16 @@ from __future__ import annotations
 import itertools
 import math
 from functools import lru_cache
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
-from ._validation import (
-    check_int_in_range,
-    check_labels,
-    check_same_length,
-    check_scores,
-    require_classes,
-)
+from .._validation import check_int_in_range, require_classes
+from ._common import guard as _guard, inputs as _inputs, subsets as _subsets
 
-__all__ = [
-    "MAX_ENUMERATION",
-    "valid_orderings",
-    "valid_orderings_by_permutation",
-    "prec_at_k_loss",
-    "prec_struct",
-    "prec_ramp",
-    "prec_max",
-    "prec_avg",
-    "pap_risk",
-    "pap_avg",
-    "pap_max",
-    "pap_ts",
-    "pap_ramp",
-    "pauc_struct",
-]
+__all__ = ["valid_orderings", "valid_orderings_by_permutation", "pap_risk", "pap_avg",
+           "pap_max", "pap_ts", "pap_ramp", "pap_ts_paper", "pauc_struct"]
 
-#: Largest number of enumerated candidates a reference function accepts.
-MAX_ENUMERATION = 3_000_000
-
-
-def _guard(count: int, what: str) -> None:
-    if count > MAX_ENUMERATION:
-        raise ValueError(
-            f"instance too large for brute-force enumeration: {what} needs {count:,} "
-            f"candidates (limit {MAX_ENUMERATION:,}); cvxtop.reference is meant for tiny "
-            "instances (up to about 8 items per class)"
-        )
-
-
-def _inputs(y_true: Any, y_score: Any) -> tuple[np.ndarray, np.ndarray]:
-    y = check_labels(y_true, "y_true")
-    s = check_scores(y_score, "y_score")
-    check_same_length(y_true=y, y_score=s)
-    return y, s
-
-
-def _subsets(n: int, size: int) -> Iterator[tuple[int, ...]]:
-    return itertools.combinations(range(n), size)
-
-
-# ----------------------------------------------------------------------------------------
-# prec@k, papers/000
-# ----------------------------------------------------------------------------------------
-
-def _prec_inputs(y_true: Any, y_score: Any, k: int) -> tuple[np.ndarray, np.ndarray, int]:
-    y, s = _inputs(y_true, y_score)
-    n_pos, _ = require_classes(y, negative=False)
-    k = check_int_in_range(k, "k", 1, n_pos, "the number of relevant items n₊")
-    _guard(math.comb(len(y), k), "the labelings with k ones")
-    return y, s, k
-
-
-def _labelings(n: int, k: int) -> Iterator[np.ndarray]:
-    """Every ŷ ∈ {0,1}^n with ‖ŷ‖₁ = k."""
-    for top in _subsets(n, k):
-        yhat = np.zeros(n, dtype=np.int64)
-        yhat[list(top)] = 1
-        yield yhat
-
-
-def _delta(y: np.ndarray, yhat: np.ndarray) -> int:
-    """Δ(y, ŷ) = Σ (1 − y_i) ŷ_i, ``000`` eq. (2)."""
-    return int(((1 - y) * yhat).sum())
-
-
-def prec_at_k_loss(y_true: Any, y_score: Any, k: int) -> int:
-    """prec@k loss, ``000`` eq. (1): irrelevant items among the top ``k``.
-
-    Enumerates every set of ``k`` items that some score-sorting permutation places first
-    (all sets T with min_T s >= max_{not T} s) and returns the largest count of irrelevant
-    items in such a set (ties resolved pessimistically).
-    """
-    y, s = _inputs(y_true, y_score)
-    k = check_int_in_range(k, "k", 1, len(y), "the number of items")
-    _guard(math.comb(len(y), k), "the candidate top-k sets")
-    worst = -1
-    for top in _subsets(len(y), k):
-        inside = np.zeros(len(y), dtype=bool)
-        inside[list(top)] = True
-        if k < len(y) and s[inside].min() < s[~inside].max():
-            continue
-        worst = max(worst, int((1 - y[inside]).sum()))
-    return worst
-
-
-def prec_struct(y_true: Any, y_score: Any, k: int) -> float:
-    """Struct surrogate, ``000`` eq. (3): max over ‖ŷ‖₁ = k of Δ(y, ŷ) + Σ (ŷ_i − y_i) s_i."""
-    y, s, k = _prec_inputs(y_true, y_score, k)
-    return max(_delta(y, yh) + float((yh - y) @ s) for yh in _labelings(len(y), k))
-
-
-def _top_sum(values: np.ndarray, m: int) -> float:
-    """max over subsets of size m of the sum, by enumeration."""
-    if m == 0:
-        return 0.0
-    return max(float(values[list(c)].sum()) for c in _subsets(len(values), m))
-
-
-def prec_ramp(y_true: Any, y_score: Any, k: int) -> float:
-    """Ramp surrogate, ``000`` eq. (4).
-
-    max over ‖ŷ‖₁ = k of {Δ(y, ŷ) + Σ ŷ_i s_i} minus the max over ‖ỹ‖₁ = k with
-    K(y, ỹ) = k (ỹ selects k positives) of Σ ỹ_i s_i.
-    """
-    y, s, k = _prec_inputs(y_true, y_score, k)
-    first = max(_delta(y, yh) + float(yh @ s) for yh in _labelings(len(y), k))
-    return first - _top_sum(s[y == 1], k)
-
-
-def prec_max(y_true: Any, y_score: Any, k: int) -> float:
-    """Max surrogate, ``000`` eq. (6).
-
-    max over ‖ŷ‖₁ = k of {Δ(y, ŷ) + Σ (ŷ_i − y_i) s_i + max over ỹ ⪯ (1 − ŷ)·y with
-    ‖ỹ‖₁ = n₊ − k of Σ ỹ_i s_i}.
-    """
-    y, s, k = _prec_inputs(y_true, y_score, k)
-    n_pos = int(y.sum())
-    best = -np.inf
-    for yh in _labelings(len(y), k):
-        free_pos = s[(y == 1) & (yh == 0)]
-        inner = _top_sum(free_pos, n_pos - k)
-        best = max(best, _delta(y, yh) + float((yh - y) @ s) + inner)
-    return float(best)
-
-
-def prec_avg(y_true: Any, y_score: Any, k: int) -> float:
-    """Avg surrogate, ``000`` eq. (7).
-
-    max over ‖ŷ‖₁ = k of {Δ(y, ŷ) + Σ s_i (ŷ_i − y_i) + (1/C(ŷ)) Σ (1 − ŷ_i) y_i s_i} with
-    C(ŷ) = (n₊ − K(y, ŷ)) / (n₊ − k). When ŷ leaves no positive out (possible only for
-    k = n₊) the last sum is empty and contributes 0.
-    """
-    y, s, k = _prec_inputs(y_true, y_score, k)
-    n_pos = int(y.sum())
-    best = -np.inf
-    for yh in _labelings(len(y), k):
-        missed = (1 - yh) * y
-        value = _delta(y, yh) + float((yh - y) @ s)
-        if missed.any():  # 1/C(ŷ) = (n₊ − k) / (n₊ − K(y, ŷ)), finite when ŷ misses a positive
-            value += (n_pos - k) / (n_pos - int(y @ yh)) * float(missed @ s)
-        best = max(best, value)
-    return float(best)
-
-
-# ----------------------------------------------------------------------------------------
-# pAp@k, papers/001
-# ----------------------------------------------------------------------------------------
 
 @lru_cache(maxsize=64)
 def _valid_orderings_cached(n_rows: int, n_cols: int) -> np.ndarray:
@@ -378,3 +209,26 @@ def pauc_struct(y_true: Any, y_score: Any, k: int) -> float:
     for zn in _subsets(len(neg), k):
         best = max(best, float(np.max(loss + _full_struct_terms(pos, neg[list(zn)], pis))))
     return best / (len(pos) * k)
+
+
+def pap_ts_paper(y_true: Any, y_score: Any, k: int) -> float:
+    """What Algorithm 2 of Hiranandani et al. 2020 (lines 10-12) computes for the TS
+    surrogate, by its definition: over the top-k negatives ``z_j`` and the positives ranked
+    by score, ``(1/(βk)) Σ_j [Σ_{i ≤ β} (1 + z_j − s_(i))₊ + Σ_{i > β} (z_j − s_(i))₊]``.
+
+    Every choice of the top-k negatives and of the top-β positives that ties allow is
+    enumerated and the largest value returned (all choices agree: the sums depend on the
+    sets' scores only).
+    """
+    pos, neg, k, beta = _pap_inputs(y_true, y_score, k)
+    worst = -np.inf
+    for zp in _valid_top_sets(pos, beta):
+        top = np.zeros(len(pos), dtype=bool)
+        top[list(zp)] = True
+        for zn in _valid_top_sets(neg, k):
+            total = 0.0
+            for j in zn:
+                total += sum(max(0.0, 1.0 + neg[j] - pos[i]) for i in np.flatnonzero(top))
+                total += sum(max(0.0, neg[j] - pos[i]) for i in np.flatnonzero(~top))
+            worst = max(worst, total / (beta * k))
+    return float(worst)

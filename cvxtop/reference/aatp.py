@@ -1,5 +1,8 @@
-"""Brute-force definitions for the AATP tests (papers/003), written from the paper's text
-and independent of cvxtop.aatp's code paths."""
+"""Brute-force definitions of accuracy at the top (Boyd et al. 2012), written from the
+paper's text and independent of :mod:`cvxtop.aatp`'s code paths: the quantile of Section 2
+in exact rational arithmetic, the candidate kernel and dual objective of eq. (4) entry by
+entry, the scores of a candidate's solution, the optimum of a candidate's dual by
+enumerating every partition of its variables, and the selection rule of Section 3.2."""
 
 from __future__ import annotations
 
@@ -7,6 +10,9 @@ import itertools
 from fractions import Fraction
 
 import numpy as np
+
+__all__ = ["rho", "quantile", "kernel_k", "dual_objective", "kernel_scores",
+           "box_qp_by_enumeration", "select"]
 
 
 def rho(u: Fraction, tau: Fraction) -> Fraction:
@@ -67,6 +73,9 @@ def box_qp_by_enumeration(Q: np.ndarray, upper: np.ndarray) -> float:
     """min ½αᵀQα − 1ᵀα over 0 ≤ α ≤ u by enumerating every partition (lower, free, upper)
     and keeping the KKT points; the problem is convex, so any KKT point is optimal."""
     n = len(upper)
+    from ._common import guard
+
+    guard(3 ** n, "the partitions of the dual variables")
     best = None
     for labels in itertools.product((0, 1, 2), repeat=n):
         lab = np.array(labels)
@@ -96,29 +105,3 @@ def select(candidates, gaps, objectives, gap_atol=1e-6, objective_rtol=1e-7) -> 
     o_min = min(objectives[i] for i in pool)
     pool = [i for i in pool if objectives[i] <= o_min + objective_rtol * max(1.0, abs(o_min))]
     return int(min(candidates[i] for i in pool))
-
-
-def polish(Q: np.ndarray, upper: np.ndarray, alpha: np.ndarray) -> np.ndarray:
-    """An exact KKT point of min ½αᵀQα − 1ᵀα over [0, u] near an approximate ``alpha``
-    (an interior-point answer is only accurate to about the square root of its gap in w).
-
-    Slots are classified by ``alpha`` (near 0, near u, or free), the free ones solve
-    Q_FF α_F = 1 − Q_FU u_U (the solution nearest ``alpha`` when the face is degenerate),
-    and the result is returned only if it satisfies the KKT conditions."""
-    tol = 1e-6 * upper
-    lower, up = alpha <= tol, alpha >= upper - tol
-    free = ~(lower | up)
-    exact = np.where(up, upper, 0.0)
-    if free.any():
-        rhs = 1.0 - Q[np.ix_(free, up)] @ upper[up]
-        Qff = Q[np.ix_(free, free)]
-        sol, *_ = np.linalg.lstsq(Qff, rhs, rcond=None)
-        null = np.eye(free.sum()) - np.linalg.pinv(Qff) @ Qff
-        exact[free] = sol + null @ (alpha[free] - sol)
-    grad = Q @ exact - 1.0
-    scale = 1e-9 * (1.0 + np.abs(Q).max() * upper.max())
-    kkt = (np.all(exact >= -scale) and np.all(exact <= upper + scale)
-           and np.all(np.abs(grad[free]) <= scale)
-           and np.all(grad[lower] >= -scale) and np.all(grad[up] <= scale))
-    assert kkt, "the approximate solution does not identify an optimal face"
-    return exact

@@ -1,8 +1,11 @@
-"""Brute-force definitions of papers/004 for tiny instances, written from the paper's text.
+"""Brute-force definitions of Predtron's problems (Jain et al. 2015) for tiny instances,
+written from the paper's text.
 
 Nothing here calls the fast code in :mod:`cvxtop.predtron` beyond reading a problem's
 parameters: each loss, representation and the surrogate of eq. (2) is written out from its
-definition and enumerated over the whole prediction space.
+definition and enumerated over the whole prediction space. Predtron's problem classes are
+imported inside the functions that need them (they import cvxpy), so that
+``import cvxtop.reference`` stays light.
 """
 
 from __future__ import annotations
@@ -13,14 +16,15 @@ import math
 
 import numpy as np
 
-from cvxtop.predtron import (Binary, FiniteProblem, Multiclass, Multilabel, Ordinal,
-                             SubsetRanking)
+__all__ = ["predictions", "rep_loss", "sigma_y", "ndcg", "psi", "worst_loss", "margin"]
 
 TOL = 1e-10
 
 
 def predictions(problem):
     """Every prediction of a (tiny) problem."""
+    from ..predtron import FiniteProblem, Multilabel
+
     if isinstance(problem, FiniteProblem):
         return list(range(problem.n_predictions))
     if isinstance(problem, Multilabel):
@@ -30,6 +34,8 @@ def predictions(problem):
 
 def finite_rep_loss(problem, sigma, y):
     """rep and loss of Section 3 for Binary, Multiclass and Ordinal, from the definitions."""
+    from ..predtron import Binary, Multiclass, Ordinal
+
     if isinstance(problem, Ordinal):
         return np.eye(problem.levels)[sigma], float(abs(sigma - y))
     if isinstance(problem, Multiclass):
@@ -87,6 +93,8 @@ def ranking_rep_loss(problem, sigma, y):
 
 
 def rep_loss(problem, sigma, y):
+    from ..predtron import FiniteProblem, Multilabel, SubsetRanking
+
     if isinstance(problem, FiniteProblem):
         return finite_rep_loss(problem, sigma, y)
     if isinstance(problem, Multilabel):
@@ -98,6 +106,8 @@ def rep_loss(problem, sigma, y):
 def sigma_y(problem, y):
     """The fixed correct prediction σ_y documented by cvxtop (for rankings: y sorted in
     decreasing order, ties in document order)."""
+    from ..predtron import FiniteProblem, Multilabel
+
     if isinstance(problem, FiniteProblem):
         return int(y)
     if isinstance(problem, Multilabel):

@@ -1,0 +1,247 @@
+"""``minimize``: one entry point that owns every algorithmic choice, like
+:func:`scipy.optimize.minimize`.
+
+``minimize(objective, method, options=..., callback=...)`` minimizes a
+:class:`~cvxtop.solvers.RankingObjective` and returns a :class:`~cvxtop.solvers.SolveResult`.
+Methods:
+
+* ``"auto"`` (default): a certified optimum for a convex surrogate (``"direct"`` for small
+  problems, ``"cutting-plane"`` above, by :func:`exact_method`), the convex-concave
+  procedure for a difference of convex functions;
+* ``"direct"``: one cvxpy program, certified by the cutting plane warm-started there;
+* ``"cutting-plane"``: the 1-slack cutting plane with a rigorous dual bound;
+* ``"dca"``: the convex-concave procedure from the exact optimum of the surrogate's convex
+  start (``Surrogate.dca_start``), a local method;
+* ``"gd"``: full-batch subgradient descent;
+* ``"sgd"``: mini-batch stochastic methods (block Frank-Wolfe or subgradient steps);
+* ``"perceptron"``: Perceptron@k-avg or -max (Kar et al. 2015, Algorithms 1 and 2).
+
+``options`` is a dict of the method's options (:data:`OPTIONS` lists them with their
+defaults); an unknown key is a ``ValueError``. ``options["progress"]`` shows a tqdm bar.
+``callback(iteration, upper, lower)`` is called after every round of the iterative exact
+methods and every GD step (``lower`` is ``None`` without a bound).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import _cvxpy, surrogates
+from .._threads import single_threaded_blas
+from ..surrogates.base import DifferenceOfConvex, Surrogate
+from .cutting_plane import solve_cutting_plane
+from .dca import solve_dca
+from .direct import solve_direct
+from .gd import STEP_RULES, solve_gd
+from .minibatch import MinibatchConfig, run_perceptron, run_sgd
+from .objective import RankingObjective
+from .perceptron import PerceptronState
+from .result import SolveResult
+
+__all__ = ["minimize", "exact_method", "check_method", "METHODS", "OPTIONS", "DIRECT_MAX_ITEMS",
+           "DIRECT_MAX_SIZE"]
+
+#: Under ``method="auto"`` the direct engine solves problems with at most this many items
+#: whose cvxpy forms have at most :data:`DIRECT_MAX_SIZE` auxiliary variables in all
+#: (``Surrogate.dcp_size``); larger problems go to the cutting plane.
+DIRECT_MAX_ITEMS = 500
+DIRECT_MAX_SIZE = 2500
+
+_EXACT = {"tol": 1e-6, "max_iter": 2000, "cvx_solver": "CLARABEL", "solver_options": None,
+          "accept_inaccurate": False}
+_BATCHES = {"batch_size": 500, "epochs": 25, "shuffle": True, "random_state": None}
+
+#: Each method's options and their defaults (``progress=False`` is accepted by all).
+OPTIONS: dict[str, dict[str, Any]] = {
+    "direct": {**_EXACT, "certify": True},
+    "cutting-plane": {**_EXACT, "w0": None, "capacity": 64, "patience": 10,
+                      "step_fraction": 0.1},
+    "dca": {**_EXACT, "start_method": "auto"},
+    "gd": {"learning_rate": "line-search", "eta0": 1.0, "max_iter": 1000, "tol": 1e-6,
+           "w0": None},
+    "sgd": {**_BATCHES, "learning_rate": "line-search", "eta0": 1.0, "average": True,
+            "radius": None, "early_stopping": False, "tol": 1e-6},
+    "perceptron": dict(_BATCHES),
+}
+OPTIONS["auto"] = {**OPTIONS["cutting-plane"], **OPTIONS["dca"], "certify": True}
+METHODS = tuple(["auto", *[m for m in OPTIONS if m != "auto"]])
+
+
+def exact_method(objective: RankingObjective) -> str:
+    """The exact method ``"auto"`` picks: the convex-concave procedure for a non-convex
+    surrogate, else ``"direct"`` up to :data:`DIRECT_MAX_ITEMS` items and
+    :data:`DIRECT_MAX_SIZE` auxiliary variables, else ``"cutting-plane"``."""
+    surrogate = objective.surrogate
+    if not surrogate.convex:
+        return "dca"
+    size = sum(surrogate.dcp_size(p.bound.n_pos, p.bound.n_neg) for p in objective.parts)
+    small = len(objective.y) <= DIRECT_MAX_ITEMS and size <= DIRECT_MAX_SIZE
+    return "direct" if small else "cutting-plane"
+
+
+def _options(method: str, options: dict[str, Any] | None) -> dict[str, Any]:
+    given = dict(options or {})
+    unknown = set(given) - set(OPTIONS[method]) - {"progress"}
+    if unknown:
+        raise ValueError(f"unknown option(s) {sorted(unknown)} for method {method!r}; "
+                         f"its options are {sorted(OPTIONS[method])} and 'progress'")
+    return {"progress": False, **OPTIONS[method], **given}
+
+
+def check_method(surrogate: Surrogate, method: str, options: dict[str, Any] | None = None
+                 ) -> None:
+    """Refuse a method that does not apply to the surrogate (saying which one does), an
+    unknown option or an option value the method cannot take."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    opts = _options(method, options)
+    _check_option_values(method, opts)
+    name = surrogate.name
+    if method == "perceptron" and surrogate.perceptron is None:
+        raise ValueError("solver='perceptron' runs Perceptron@k-avg or Perceptron@k-max: "
+                         f"use surrogate 'prec@k-avg' or 'prec@k-max', not {name!r}")
+    if surrogate.convex:
+        return
+    if method in ("direct", "cutting-plane", "dca", "auto") \
+            and not isinstance(surrogate, DifferenceOfConvex):
+        raise ValueError(
+            f"{name} is neither convex nor a difference of convex functions, so "
+            "solver='exact' does not apply; solver='gd' with learning_rate='sqrt' runs "
+            "subgradient descent on it as the paper does")
+    if method in ("direct", "cutting-plane"):
+        raise ValueError(f"{name} is not convex: the {method} engine needs a convex "
+                         "surrogate (method 'dca' is the local method for it)")
+    if method == "sgd" or (method == "gd" and opts["learning_rate"] != "sqrt"):
+        raise ValueError(
+            f"{name} is not convex: solver={method!r} with these settings needs a convex "
+            "surrogate (solver='gd' with learning_rate='sqrt' accepts it, without a "
+            "certificate)")
+
+
+def _check_option_values(method: str, opts: dict[str, Any]) -> None:
+    if "cvx_solver" in opts and opts["cvx_solver"] not in _cvxpy.SOLVERS:
+        raise ValueError(f"cvx_solver must be one of {_cvxpy.SOLVERS}, got "
+                         f"{opts['cvx_solver']!r}")
+    if method in ("gd", "sgd") and opts["learning_rate"] not in STEP_RULES:
+        raise ValueError(f"learning_rate must be one of {STEP_RULES}, got "
+                         f"{opts['learning_rate']!r}")
+    if method == "sgd" and opts["radius"] is not None and opts["learning_rate"] == "line-search":
+        raise ValueError("radius (the projected form) needs learning_rate='inverse' or "
+                         "'sqrt'; the line-search steps minimize the regularized objective")
+
+
+class _Progress:
+    """A tqdm bar driven by the ``(iteration, upper, lower)`` callback of a method."""
+
+    def __init__(self, total: int, label: str, enabled: bool,
+                 user: Callable[[int, float, float | None], None] | None) -> None:
+        self.user = user
+        self.bar = None
+        if enabled:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, desc=label, unit="it")
+
+    def __call__(self, it: int, upper: float, lower: float | None) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+            if lower is not None:
+                self.bar.set_postfix(gap=f"{(upper - lower) / max(abs(upper), 1e-12):.1e}")
+        if self.user is not None:
+            self.user(it, upper, lower)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+    @property
+    def active(self) -> bool:
+        return self.bar is not None or self.user is not None
+
+
+def minimize(objective: RankingObjective, method: str = "auto", *,
+             options: dict[str, Any] | None = None,
+             callback: Callable[[int, float, float | None], None] | None = None
+             ) -> SolveResult:
+    """Minimize ``objective`` with ``method`` (module docstring); return a
+    :class:`SolveResult`. Raises ``ValueError`` for a method that does not apply to the
+    surrogate or an unknown option, :class:`cvxtop.SolverError` when an exact method
+    cannot certify its answer."""
+    check_method(objective.surrogate, method, options)
+    opts = _options(method, options)
+    if method == "auto":
+        method = exact_method(objective)
+        opts = {key: value for key, value in opts.items()
+                if key in OPTIONS[method] or key == "progress"}
+    with single_threaded_blas():
+        return _dispatch(objective, method, opts, callback)
+
+
+def _dispatch(objective: RankingObjective, method: str, opts: dict[str, Any],
+              callback: Callable[[int, float, float | None], None] | None) -> SolveResult:
+    exact = {"solver_options": opts.get("solver_options"),
+             "accept_inaccurate": opts.get("accept_inaccurate", False)}
+    if method == "direct":
+        return solve_direct(objective, solver=opts["cvx_solver"], tol=opts["tol"],
+                            max_iter=opts["max_iter"], certify=opts["certify"], **exact)
+    if method == "cutting-plane":
+        progress = _Progress(opts["max_iter"], "cutting plane", opts["progress"], callback)
+        try:
+            return solve_cutting_plane(
+                objective, tol=opts["tol"], max_iter=opts["max_iter"], w0=opts["w0"],
+                solver=opts["cvx_solver"], capacity=opts["capacity"],
+                patience=opts["patience"], step_fraction=opts["step_fraction"],
+                callback=progress if progress.active else None, **exact)
+        finally:
+            progress.close()
+    if method == "dca":
+        return _dca(objective, opts, callback)
+    if method == "gd":
+        progress = _Progress(opts["max_iter"], "gd", opts["progress"], callback)
+        try:
+            return solve_gd(objective, step=opts["learning_rate"], eta0=opts["eta0"],
+                            max_iter=opts["max_iter"], tol=opts["tol"], w0=opts["w0"],
+                            callback=progress if progress.active else None)
+        finally:
+            progress.close()
+    return _minibatch(objective, method, opts)
+
+
+def _dca(objective: RankingObjective, opts: dict[str, Any],
+         callback: Callable[[int, float, float | None], None] | None) -> SolveResult:
+    """The convex-concave procedure from the exact optimum of the surrogate's convex start."""
+    surrogate = objective.surrogate
+    start = objective.with_surrogate(surrogates.get(surrogate.dca_start, surrogate.k))
+    exact = {key: opts[key] for key in _EXACT}
+    w0 = minimize(start, opts["start_method"], options={**exact, "progress": opts["progress"]},
+                  callback=callback).coef
+    return solve_dca(objective, w0, max_iter=opts["max_iter"], solver=opts["cvx_solver"],
+                     solver_options=opts["solver_options"],
+                     accept_inaccurate=opts["accept_inaccurate"])
+
+
+def _minibatch(objective: RankingObjective, method: str, opts: dict[str, Any]) -> SolveResult:
+    rng = np.random.default_rng(opts["random_state"])
+    config = MinibatchConfig(opts["batch_size"], opts["epochs"], opts["shuffle"],
+                             opts["tol"] if opts.get("early_stopping") else None,
+                             opts["progress"])
+    mistakes = skipped = None
+    if method == "perceptron":
+        variant = objective.surrogate.perceptron
+        state = PerceptronState(np.zeros(objective.Z.shape[1]))
+        seconds = run_perceptron(state, objective, variant, config, rng)
+        coef, mistakes, name = state.w, state.mistakes, f"perceptron@k-{variant}"
+    else:
+        rate = opts["learning_rate"]
+        coef, seconds, skipped = run_sgd(objective, config, rng, rate, opts["eta0"],
+                                         opts["average"], opts["radius"])
+        name = f"sgd ({rate})"
+    value = objective.value(coef)
+    stopped_early = len(seconds) < config.epochs  # a stopping rule ended the run
+    return SolveResult(coef=coef, objective=value,
+                       status="converged" if stopped_early else "completed", method=name,
+                       n_iter=len(seconds), epoch_times=np.array(seconds), mistakes=mistakes,
+                       n_batches_skipped=skipped,
+                       message=f"{name}: {len(seconds)} epoch(s), objective {value:.6g}")
