@@ -21,7 +21,6 @@ __all__ = [
     "check_matrix_dtype_preserving",
     "check_gram",
     "check_same_length",
-    "check_groups",
     "check_int_in_range",
     "check_fraction",
     "check_positive",
@@ -153,27 +152,6 @@ def check_same_length(**arrays: np.ndarray) -> int:
         detail = ", ".join(f"{n} has {m}" for n, m in lengths.items())
         raise ValueError(f"inconsistent numbers of items: {detail}")
     return next(iter(lengths.values()))
-
-
-def check_groups(groups: Any, n: int, name: str = "groups") -> np.ndarray:
-    """Return group ids as an integer array of codes 0..G-1 (in order of first sorted id)."""
-    if groups is None:
-        raise TypeError(f"{name} must be an array-like of group ids, got None")
-    arr = np.asarray(groups)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-dimensional, got shape {arr.shape}")
-    if len(arr) != n:
-        raise ValueError(f"{name} has {len(arr)} entries but there are {n} items")
-    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    if arr.dtype == object:
-        try:
-            _, codes = np.unique(arr.astype(str), return_inverse=True)
-        except Exception:
-            raise TypeError(f"{name} must hold hashable, sortable ids") from None
-        return codes.astype(np.int64)
-    _, codes = np.unique(arr, return_inverse=True)
-    return codes.astype(np.int64)
 
 
 def check_int_in_range(value: Any, name: str, low: int, high: int, high_desc: str = "") -> int:

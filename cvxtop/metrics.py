@@ -25,9 +25,9 @@ from typing import Any, Literal
 import numpy as np
 
 from .cutoff import tau_cutoff
+from .groups import Groups
 from ._validation import (
     check_fraction,
-    check_groups,
     check_int_in_range,
     check_labels,
     check_same_length,
@@ -117,12 +117,6 @@ def _pap_pairs(y: np.ndarray, s: np.ndarray, k: int) -> tuple[int, int]:
     return correct, beta * k
 
 
-def _group_slices(codes: np.ndarray) -> list[np.ndarray]:
-    order = np.argsort(codes, kind="stable")
-    bounds = np.flatnonzero(np.diff(codes[order])) + 1
-    return np.split(order, bounds)
-
-
 def pap_at_k(
     y_true: Any,
     y_score: Any,
@@ -164,19 +158,17 @@ def pap_at_k(
         k = check_int_in_range(k, "k", 1, n_neg, "the number of irrelevant items n₋")
         correct, total = _pap_pairs(y, s, k)
         return correct / total
-    codes = check_groups(groups, len(y))
+    lists = Groups.of(groups, len(y))
     k = check_int_in_range(k, "k", 1, len(y), "the number of items")
     gains, corrects, totals, skipped = [], 0, 0, 0
-    for idx in _group_slices(codes):
+    for code, idx in enumerate(lists):
         yg = y[idx]
         n_pos = int(yg.sum())
         if n_pos == 0 or len(yg) - n_pos < k:
             if not skip_degenerate:
                 reason = "no relevant item" if n_pos == 0 else f"fewer than k={k} irrelevant items"
-                gid = np.asarray(groups)[idx[0]]
-                gid = gid.item() if hasattr(gid, "item") else gid
                 raise ValueError(
-                    f"group {gid!r} has {reason}, so pAp@k is undefined there; "
+                    f"group {lists.id(code)!r} has {reason}, so pAp@k is undefined there; "
                     "pass skip_degenerate=True to leave such groups out"
                 )
             skipped += 1
