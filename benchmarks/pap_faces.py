@@ -26,8 +26,9 @@ import numpy as np
 
 from cvxtop import SolverError, metrics, surrogates
 
-NAMES = ["pap@k-avg", "pap@k-max", "pap@k-ts", "pap@k-ramp", "pap@k-ts-paper", "pauc-struct"]
-CONVEX = ["pap@k-avg", "pap@k-max", "pap@k-ts", "pauc-struct"]
+NAMES = [n for n in surrogates.available()
+         if isinstance(surrogates.get(n, 1), surrogates.PapSurrogate)]
+CONVEX = [n for n in NAMES if surrogates.get(n, 1).convex]
 
 
 def gaussian_list(rng: np.random.Generator, n: int, pos_fraction: float, d: int = 10

@@ -10,6 +10,9 @@ from types import ModuleType
 import numpy as np
 import pytest
 
+from cvxtop import surrogates
+from cvxtop.surrogates.base import Surrogate
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
@@ -36,6 +39,23 @@ def tiny_instance(rng: np.random.Generator, max_pos: int = 5, max_neg: int = 5,
         s = rng.standard_normal(n_pos + n_neg)
     perm = rng.permutation(n_pos + n_neg)
     return y[perm], s[perm]
+
+
+def registered(family: type[Surrogate] = Surrogate, convex: bool | None = None) -> list[str]:
+    """Registered surrogate names of a family (a base class), optionally only the convex or
+    non-convex ones: read from the registry, so that a new surrogate joins every test
+    parametrized by it."""
+    names = []
+    for name in surrogates.available():
+        cls = type(surrogates.get(name, 1))
+        if issubclass(cls, family) and (convex is None or cls.convex == convex):
+            names.append(name)
+    return names
+
+
+def definition(name: str):
+    """The brute-force definition of the registered surrogate ``name``."""
+    return type(surrogates.get(name, 1)).definition
 
 
 @pytest.fixture

@@ -7,8 +7,10 @@ import pytest
 
 from cvxtop import SolverError, TopRanker, surrogates
 from cvxtop.solvers import RankingObjective, solve_cutting_plane, solve_direct
+from cvxtop.surrogates import PapSurrogate, PrecSurrogate
+from conftest import registered
 
-CONVEX_PREC = ["prec@k-struct", "prec@k-max", "prec@k-avg"]
+CONVEX_PREC = registered(PrecSurrogate, convex=True)
 
 
 def ranking_data(seed: int, n: int = 120, d: int = 4, pos_rate: float = 0.3):
@@ -159,7 +161,7 @@ def test_ramp_by_convex_concave_procedure_improves_on_its_avg_start():
     assert ramp.status_ == "local" and ramp.gap_ is None
 
 
-CONVEX_PAP = ["pap@k-avg", "pap@k-max", "pap@k-ts", "pauc-struct"]
+CONVEX_PAP = registered(PapSurrogate, convex=True)
 
 
 @pytest.mark.parametrize("name", CONVEX_PAP)

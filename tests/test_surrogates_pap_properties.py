@@ -7,9 +7,11 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from cvxtop import metrics, surrogates
+from cvxtop.surrogates import PapSurrogate
+from conftest import registered
 
-NAMES = ["pap@k-avg", "pap@k-max", "pap@k-ts", "pap@k-ramp", "pap@k-ts-paper", "pauc-struct"]
-CONVEX = ["pap@k-avg", "pap@k-max", "pap@k-ts", "pauc-struct"]
+NAMES = registered(PapSurrogate)
+CONVEX = registered(PapSurrogate, convex=True)
 PROPERTY = settings(max_examples=250, deadline=None, derandomize=True)
 SCORE = st.one_of(st.integers(-4, 4).map(lambda v: v / 2), st.floats(-3, 3, width=32))
 

@@ -7,9 +7,11 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from cvxtop import metrics, surrogates
+from cvxtop.surrogates import PrecSurrogate
+from conftest import registered
 
-ALL = ["prec@k-struct", "prec@k-ramp", "prec@k-max", "prec@k-avg"]
-CONVEX = ["prec@k-struct", "prec@k-max", "prec@k-avg"]
+ALL = registered(PrecSurrogate)
+CONVEX = registered(PrecSurrogate, convex=True)
 SHIFT_INVARIANT = ["prec@k-ramp", "prec@k-max", "prec@k-avg"]
 SCORES = st.floats(-5, 5, allow_nan=False, allow_infinity=False)
 GRID_SCORES = st.integers(-4, 4).map(lambda v: v / 2.0)

@@ -55,7 +55,7 @@ class Surrogate(ABC):
     #: (prec@k's counts do); otherwise batch losses are averaged (normalized risks).
     additive: ClassVar[bool]
     #: Registry name of the convex surrogate whose optimum starts the convex-concave
-    #: procedure of a non-convex one (``None`` for convex surrogates).
+    #: procedure of a difference of convex functions (``None`` for other surrogates).
     dca_start: ClassVar[str | None] = None
     #: Perceptron@k variant ("avg" or "max", Kar et al. 2015, Algorithms 1 and 2) that
     #: minimizes this surrogate online, if any.
@@ -223,7 +223,6 @@ class PrecSurrogate(Surrogate):
     ``ceil(κ·n₊)`` (:func:`cvxtop.cutoff.prec_cutoff`); a list needs a relevant item."""
 
     additive: ClassVar[bool] = True
-    dca_start: ClassVar[str | None] = None
 
     def resolve_k(self, y: np.ndarray) -> int:
         n_pos, _ = require_classes(y, negative=False, context=f"{self.name} needs n₊ >= 1")
@@ -238,10 +237,13 @@ class PrecSurrogate(Surrogate):
         if n_pos == 0:
             return None
         k = self.k
-        if not isinstance(k, float) and n_pos_total is None:
+        if isinstance(k, float):
+            return min(n_pos, max(1, ceil_fraction(k, n_pos)))
+        if n_pos_total is None:
             return min(int(k), n_pos)
-        kappa = float(k) if isinstance(k, float) else int(k) / n_pos_total
-        return min(n_pos, max(1, ceil_fraction(kappa, n_pos)))
+        # ceil(k·n₊(batch)/n₊) in integers: through the float k/n₊ it can exceed k on the
+        # whole list (5/6 rounds up, and 0.8333333333333334·6 > 5)
+        return min(n_pos, max(1, -(-int(k) * n_pos // n_pos_total)))
 
     def batch_requirement(self) -> str:
         return "a relevant item"
