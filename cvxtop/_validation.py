@@ -9,12 +9,13 @@ estimators.
 from __future__ import annotations
 
 import numbers
+import sys
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 __all__ = [
+    "is_sparse",
     "check_labels",
     "check_scores",
     "check_matrix",
@@ -32,12 +33,19 @@ __all__ = [
 ]
 
 
+def is_sparse(value: Any) -> bool:
+    """Whether ``value`` is a scipy sparse matrix or array, without importing scipy (a
+    sparse object exists only once ``scipy.sparse`` has been imported)."""
+    sparse = sys.modules.get("scipy.sparse")
+    return sparse is not None and sparse.issparse(value)
+
+
 def _as_numeric_array(value: Any, name: str) -> np.ndarray:
     if value is None:
         raise TypeError(f"{name} must be an array-like of numbers, got None")
     if isinstance(value, (str, bytes)):
         raise TypeError(f"{name} must be an array-like of numbers, got a string")
-    if sp.issparse(value):
+    if is_sparse(value):
         raise TypeError(f"{name} is a sparse matrix, and sparse input is not supported: "
                         "pass a dense array (X.toarray())")
     try:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.datasets import load_diabetes
 
 from ._validation import check_fraction
 from .cutoff import ceil_fraction
@@ -26,6 +25,8 @@ def load_diabetes_top(fraction: float = 0.1) -> tuple[np.ndarray, np.ndarray, li
     feature_names : list of str
     """
     fraction = check_fraction(fraction, "fraction")
+    from sklearn.datasets import load_diabetes
+
     data = load_diabetes()
     target = data.target
     m = ceil_fraction(fraction, len(target))

@@ -1,0 +1,160 @@
+"""The package's import structure: every module imports on its own, the module-level import
+graph has no cycle, and the light modules load neither cvxpy nor scikit-learn."""
+
+from __future__ import annotations
+
+import ast
+import json
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import cvxtop
+
+PACKAGE = Path(cvxtop.__file__).parent
+# every module but ``cvxtop.__main__``, the script behind ``python -m cvxtop``
+MODULES = sorted(m.name for m in pkgutil.walk_packages([str(PACKAGE)], "cvxtop.")
+                 if m.name != "cvxtop.__main__")
+
+
+def run_python(code: str) -> str:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_every_module_imports_in_isolation():
+    """In one fresh interpreter, each module is imported after every cvxtop module has been
+    forgotten, so none relies on another having been imported first."""
+    code = f"""
+import importlib, json, sys, traceback
+failures = {{}}
+for name in {MODULES!r}:
+    for loaded in [m for m in sys.modules if m == "cvxtop" or m.startswith("cvxtop.")]:
+        del sys.modules[loaded]
+    try:
+        importlib.import_module(name)
+    except Exception:
+        failures[name] = traceback.format_exc(limit=3)
+print(json.dumps(failures))
+"""
+    assert json.loads(run_python(code)) == {}
+    assert len(MODULES) > 40 and "cvxtop.surrogates.checks" in MODULES
+
+
+def _module_path(name: str) -> Path:
+    parts = name.split(".")[1:]
+    package = PACKAGE.joinpath(*parts)
+    return package / "__init__.py" if package.is_dir() else package.with_suffix(".py")
+
+
+def _resolve(module: str, level: int, current: str, is_package: bool) -> str:
+    if level == 0:
+        return module
+    base = current.split(".")
+    base = base if is_package else base[:-1]
+    base = base[:len(base) - (level - 1)]
+    return ".".join([*base, module] if module else base)
+
+
+def _top_level_imports(name: str) -> set[str]:
+    """cvxtop modules that ``name`` imports when it is executed: imports at module level,
+    outside functions and ``if TYPE_CHECKING:`` blocks."""
+    path = _module_path(name)
+    tree = ast.parse(path.read_text(), str(path))
+    found: set[str] = set()
+
+    def visit(nodes):
+        for node in nodes:
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                continue
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names if a.name.startswith("cvxtop"))
+            elif isinstance(node, ast.ImportFrom):
+                target = _resolve(node.module or "", node.level, name,
+                                  path.name == "__init__.py")
+                if not target.startswith("cvxtop"):
+                    continue
+                for alias in node.names:  # `from pkg import module` imports the module
+                    sub = f"{target}.{alias.name}"
+                    found.add(sub if sub in MODULES else target)
+            elif isinstance(node, (ast.If, ast.Try, ast.With)):
+                for block in ("body", "orelse", "finalbody", "handlers"):
+                    visit(getattr(node, block, []))
+            elif isinstance(node, ast.ExceptHandler):
+                visit(node.body)
+
+    visit(tree.body)
+    found.discard(name)
+    return found
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """A cycle of the directed graph, as a path that returns to its start, or ``None``."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: finished
+
+    def walk(node: str, path: list[str]) -> list[str] | None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state and (cycle := walk(nxt, [*path, nxt])):
+                return cycle
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state and (cycle := walk(start, [start])):
+            return cycle
+    return None
+
+
+def test_module_level_import_graph_is_acyclic():
+    graph = {name: _top_level_imports(name) for name in ["cvxtop", *MODULES]}
+    assert find_cycle(graph) is None
+    # the scan sees real edges: the families import the registry, which imports the base
+    assert "cvxtop.surrogates.registry" in graph["cvxtop.surrogates.prec"]
+    assert "cvxtop.surrogates.base" in graph["cvxtop.surrogates.registry"]
+    assert "cvxtop._cvxpy" in graph["cvxtop.solvers.direct"]
+
+
+def test_the_cycle_finder_finds_cycles():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"x": {"y"}, "y": {"y"}}) == ["y", "y"]
+
+
+def test_python_dash_m_runs_the_cli():
+    done = subprocess.run([sys.executable, "-m", "cvxtop", "--help"], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0 and "demo" in done.stdout
+
+
+LIGHT = ["cvxtop", "cvxtop.metrics", "cvxtop.reference", "cvxtop.surrogates",
+         "cvxtop.cutoff", "cvxtop.groups", "cvxtop.surrogates.checks"]
+
+
+@pytest.mark.parametrize("module", LIGHT)
+def test_light_modules_load_no_solver_or_estimator_library(module):
+    heavy = ["cvxpy", "sklearn", "scipy", "clarabel", "osqp", "ecos"]
+    loaded = json.loads(run_python(
+        f"import sys, json, {module}; print(json.dumps([m for m in {heavy!r} "
+        "if m in sys.modules]))"))
+    assert loaded == []
+
+
+def test_lazy_package_attributes():
+    out = run_python(
+        "import sys, cvxtop\n"
+        "assert 'cvxtop.estimators' not in sys.modules\n"
+        "from cvxtop import TopRanker, AATP, SolverError, metrics, predtron\n"
+        "assert cvxtop.TopRanker is TopRanker and 'cvxpy' in sys.modules\n"
+        "assert set(cvxtop.__all__) <= set(dir(cvxtop))\n"
+        "print(sorted(cvxtop.__all__))")
+    assert "TopRanker" in out
+    with pytest.raises(AttributeError, match="module 'cvxtop' has no attribute 'nope'"):
+        cvxtop.nope  # noqa: B018
