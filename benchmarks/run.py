@@ -50,6 +50,7 @@ SUITE = (
               quick=("--sizes", "100", "200", "400")),
     Benchmark("aatp_scaling", "AATP: the fast solver up to 5,000 items, n_jobs speed-up",
               quick=("--sizes", "300", "600")),
+    Benchmark("import_time", "import cost of the entry points (python -X importtime)"),
     Benchmark("aatp_kernel", "AATP on full-rank and low-rank Gram matrices: float32, memory "
               "maps, the cvxpy reference"),
 )
