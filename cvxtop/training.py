@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 from sklearn.model_selection import GroupShuffleSplit, train_test_split
 
 from ._validation import check_fraction, check_labels, check_matrix
+from .cutoff import ceil_fraction, tau_cutoff
 from .estimators import TopRanker
 from .io import read_labeled_features
 from .model_io import SavedRanker, save_arrays, save_ranker
@@ -18,9 +18,10 @@ __all__ = ["fit_from_file", "aatp_from_file", "split_train_test", "metric_cutoff
 
 
 def metric_cutoff(k: int | float, y: np.ndarray) -> int:
-    """The int cut-off used to report metrics: ``k``, or ``ceil(κ·n₊)`` for a float κ."""
+    """The int cut-off used to report metrics: ``k``, or ``ceil(κ·n₊)`` for a float κ
+    (computed exactly, as in training: :func:`cvxtop.cutoff.ceil_fraction`)."""
     if isinstance(k, float):
-        return max(1, math.ceil(k * int(np.sum(y))))
+        return max(1, ceil_fraction(k, int(np.sum(y))))
     return int(k)
 
 
@@ -149,7 +150,7 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
     for part, Zp, idx in parts:
         yp = y[idx]
         report[part] = evaluate_scores(yp, model.decision_function(Zp),
-                                       k=max(1, math.ceil(tau * len(yp))), tau=tau)
+                                       k=tau_cutoff(tau, len(yp)), tau=tau)
     if model_path:
         arrays.update(dual_coef=model.dual_coef_, candidate=np.array(model.candidate_))
         save_arrays(model_path, arrays, {key: str(v) for key, v in training.items()})

@@ -170,6 +170,24 @@ def test_fit_trains_reports_and_saves(tmp_path, capsys):
     assert np.allclose(load_ranker(json_file).coef.shape, (3,))
 
 
+def test_fit_reports_the_cutoff_it_trained_on(tmp_path, capsys):
+    """--k 0.55 with n₊ = 100 items in the training part: 0.55·100 is 55.000000000000007 in
+    floating point; training and the report both use prec@55."""
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((400, 2))
+    y = np.zeros(400, dtype=int)
+    y[:200] = 1
+    X[y == 1] += 1.0
+    f = tmp_path / "train.csv"
+    f.write_text("a,b,label\n" + "\n".join(f"{a},{b},{lab}" for (a, b), lab in zip(X, y)))
+    code, out, _ = run(capsys, "fit", str(f), "--k", "0.55", "--test-size", "0.5", "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["training"]["relevant"] == 100
+    assert "prec@55" in report["train"] and "prec@56" not in report["train"]
+    assert "prec@55" in report["test"]
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--label-column", "nope"], "the header needs a label column (nope)"),
     (["--drop", "zzz"], "no column named 'zzz'"),

@@ -128,12 +128,6 @@ def test_the_cycle_finder_finds_cycles():
     assert find_cycle({"x": {"y"}, "y": {"y"}}) == ["y", "y"]
 
 
-def test_python_dash_m_runs_the_cli():
-    done = subprocess.run([sys.executable, "-m", "cvxtop", "--help"], capture_output=True,
-                          text=True, timeout=300)
-    assert done.returncode == 0 and "demo" in done.stdout
-
-
 LIGHT = ["cvxtop", "cvxtop.metrics", "cvxtop.reference", "cvxtop.surrogates",
          "cvxtop.cutoff", "cvxtop.groups", "cvxtop.surrogates.checks"]
 

@@ -12,8 +12,8 @@ model moves away from the false positives and towards false negatives:
 
 ``Δ_T^C = Σ_t Δ_t`` (the cumulative mistake value of Theorems 7 and 9) is accumulated over
 every batch seen. The caller chooses each batch's cut-off
-(:func:`cvxtop.solvers.sgd.batch_cutoff`: ``k_t = ceil(κ·n₊(batch))``) and skips batches
-without a relevant item, which have no prec@k.
+(:meth:`cvxtop.surrogates.Surrogate.batch_cutoff`: ``k_t = ceil(κ·n₊(batch))``) and skips
+batches without a relevant item, which have no prec@k.
 """
 
 from __future__ import annotations
