@@ -5,10 +5,10 @@ are those of ``AATP.fit`` alone (data generation, file writing and imports untim
 
 1. Full-rank RBF Gram matrices (Gaussian features, d = 20, ``gamma = 1/d``, C = 1,
    τ = 0.05): every candidate of the selection rule, time against n with one and two
-   joblib workers (started before the timed fit), the candidates screened, and the largest relative duality gap over the
-   candidates solved to optimality. For n up to ``--factor-max`` the interior-point
-   solver on a factor ``K = F Fᵀ`` (the engine used before the active-set solver, kept
-   for low-rank kernels) runs on the same problem.
+   joblib workers (started before the timed fit), the candidates screened, and the largest relative
+   duality gap over the candidates solved to optimality. For n up to ``--factor-max`` the
+   interior-point solver on a factor ``K = F Fᵀ`` (the engine used before the active-set solver,
+   kept for low-rank kernels) runs on the same problem.
 2. The cvxpy reference (eq. (4) compiled once, Clarabel) on the same problems for small n:
    the chosen candidate and its objective must agree.
 3. Gram storage: a full-rank RBF Gram and a rank-64 string kernel (3-mer spectrum of

@@ -9,7 +9,7 @@ Four sections, printed as markdown and written to ``benchmarks/results/approx_vs
 1. **Gap to the certified optimum against epochs and time.** On the real data sets of
    ``data/`` (one letter against the rest, MAGIC, Spambase, Ionosphere; features
    standardized), for prec@k-avg, prec@k-max and prec@k-struct at κ = 0.25 and a sweep of C
-   (the count-scale C = 1, C = 0.1 and the normalized C = 1/k of papers/000 Section 5):
+   (the count-scale C = 1, C = 0.1 and the normalized C = 1/k of Kar et al. 2015 Section 5):
    the exact optimum P* (certified) and, for full-batch GD, SGD under its three step rules
    and the perceptrons, the relative excess ``(P − P*)/|P*|`` of ``objective_`` after a
    number of epochs (one epoch = one pass over the data; a GD step is one pass), with the
@@ -19,7 +19,7 @@ Four sections, printed as markdown and written to ``benchmarks/results/approx_vs
 3. **SGD epoch cost.** One SGD epoch divided by two dense passes over the same data
    (``X @ w`` and ``X.T @ g``), measured in the same run (best of repeats, BLAS limited to
    one thread for both), on ``make_ranking_data`` for n up to 1,000,000 and two d.
-4. **letter** (papers/000 Section 6): moved to ``examples/kar_section6.py``.
+4. **letter** (Kar et al. 2015 Section 6): moved to ``examples/kar_section6.py``.
 """
 
 from __future__ import annotations
@@ -263,7 +263,7 @@ def main() -> None:
         f"{repeats} rounds that interleave all the measurements of a row; BLAS limited to "
         "one thread. Target: ratio <= 3.", "",
         markdown_table(epochs_table), "",
-        "## 4. letter (papers/000 Section 6): see `examples/kar_section6.py`", "",
+        "## 4. letter (Kar et al. 2015 Section 6): see `examples/kar_section6.py`", "",
     ]
     out = ROOT / "benchmarks" / "results"
     out.mkdir(parents=True, exist_ok=True)

@@ -1,5 +1,5 @@
-"""Cost growth of the exact grouped solve (micro pAp@k, papers/001 eq. (17)) in the number of
-users and the items per user, with each cell's certified gap.
+"""Cost growth of the exact grouped solve (micro pAp@k, Hiranandani et al. 2020 eq. (17)) in the
+number of users and the items per user, with each cell's certified gap.
 
     python benchmarks/grouped_exact.py            # full grid (about a quarter of an hour)
     python benchmarks/grouped_exact.py --quick    # small grid, under a minute

@@ -1,4 +1,4 @@
-"""Cost growth of the pAp@k surrogates' faces (papers/001), measured in one run.
+"""Cost growth of the pAp@k surrogates' faces (Hiranandani et al. 2020), measured in one run.
 
 Part 1 times ``value_and_subgradient`` (the solvers' hot path: validation, one sort of the
 positives, a partition of the negatives, prefix sums and searchsorted) for n = 10³ … 10⁶ at
@@ -33,7 +33,8 @@ CONVEX = [n for n in NAMES if surrogates.get(n, 1).convex]
 
 def gaussian_list(rng: np.random.Generator, n: int, pos_fraction: float, d: int = 10
                   ) -> tuple[np.ndarray, np.ndarray]:
-    """Features and labels as in papers/001 §7.1: positives N(1, I), negatives N(0, I)."""
+    """Features and labels as in Hiranandani et al. 2020 §7.1: positives N(1, I), negatives N(0,
+    I)."""
     n_pos = max(1, round(pos_fraction * n))
     y = np.r_[np.ones(n_pos, dtype=np.int64), np.zeros(n - n_pos, dtype=np.int64)]
     X = rng.standard_normal((n, d)) + y[:, None]
@@ -113,7 +114,8 @@ def bench_solve(sizes: list[int], pos_fraction: float, k: int, C: float, seed: i
         rows.append(cells)
         previous = totals
     print_table(f"min ½‖w‖² + C·f(y, Xw) with Clarabel, d = 10, C = {C:g}, k = {k}, "
-                f"n₊/n = {pos_fraction:g}: total s (Clarabel s), declared variables, growth per step",
+                f"n₊/n = {pos_fraction:g}: total s (Clarabel s), declared variables, "
+                "growth per step",
                 ["n", "n₊", *CONVEX], rows)
     return previous
 

@@ -1,4 +1,4 @@
-"""Cost of the Predtron surrogate ψ (papers/004 eq. (2)) against enumeration, as m grows.
+"""Cost of the Predtron surrogate ψ (Jain et al. 2015 eq. (2)) against enumeration, as m grows.
 
 Prints, in one run, the time of ``problem.psi`` and of enumerating every prediction for
 subset ranking (the linear assignment of Lemma 3 against all m! permutations) and for

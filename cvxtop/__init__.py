@@ -25,13 +25,14 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "SolverError": (".exceptions", "SolverError"),
 }
 
-__all__ = ["__version__", *_LAZY]
+__all__ = ["__version__", "metrics", "reference", "surrogates", "predtron", "TopRanker",
+           "AATP", "SolverError"]
 
-if TYPE_CHECKING:
-    from . import metrics, predtron, reference, surrogates
-    from .aatp import AATP
-    from .estimators import TopRanker
-    from .exceptions import SolverError
+if TYPE_CHECKING:  # the names as static analysis sees them
+    from . import metrics, predtron, reference, surrogates  # noqa: F401
+    from .aatp import AATP  # noqa: F401
+    from .estimators import TopRanker  # noqa: F401
+    from .exceptions import SolverError  # noqa: F401
 
 
 def __getattr__(name: str) -> Any:

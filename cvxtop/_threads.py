@@ -1,11 +1,9 @@
 """BLAS threading around the iterative solvers.
 
 The iterative solvers (cutting plane, line searches, GD, SGD, perceptrons) call BLAS on
-vectors and thin matrices thousands of times. OpenBLAS's worker threads cost more than they
-save there, and on a busy machine they stall: on the 2-core reference machine the
-cutting-plane solve of MAGIC took 4.4 s with BLAS's default two threads and 0.8 s with one,
-the 100,000 × 50 problem 43 s and 12 s (``benchmarks/exact_scaling.py``). The solvers
-therefore run with BLAS limited to one thread, restoring the caller's setting afterwards.
+vectors and thin matrices thousands of times, where OpenBLAS's worker threads cost more than
+they save (measurements in the solver guide, "BLAS threads"). The solvers therefore run
+with BLAS limited to one thread, restoring the caller's setting afterwards.
 """
 
 from __future__ import annotations

@@ -53,11 +53,11 @@ def load_paper_dataset(name: str, data_dir=None, letter: str = "A"
     folder as ``data_dir``. The letter data also ship with the package (compressed), so
     ``data_dir`` may be omitted for ``"letter"``. Relevant items (y = 1):
 
-    * ``"ionosphere"``: class ``g`` (good radar return), 225 of 351 (``papers/003`` Table 1);
-    * ``"spambase"``: spam, 1,812 of 4,597 (``003`` Appendix C);
+    * ``"ionosphere"``: class ``g`` (good radar return), 225 of 351 (Boyd et al. 2012 Table 1);
+    * ``"spambase"``: spam, 1,812 of 4,597 (Boyd et al. 2012 Appendix C);
     * ``"boston"``: ``chas = 1``, 35 of 506; the other 12 columns are the features
-      (``003`` Table 2, "feature 4");
-    * ``"letter"``: the letter ``letter`` against the rest, about 4% (``000`` Section 6);
+      (Boyd et al. 2012 Table 2, "feature 4");
+    * ``"letter"``: the letter ``letter`` against the rest, about 4% (Kar et al. 2015 Section 6);
     * ``"magic"``: class ``h`` (hadron), 6,688 of 19,020.
     """
     import gzip

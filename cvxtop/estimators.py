@@ -3,7 +3,7 @@
 ``TopRanker`` minimizes ``½‖w‖² + C·L(y, Xw)`` over linear scores (no intercept: rankings
 ignore it) for any surrogate of :mod:`cvxtop.surrogates`, or, with
 ``kernel="precomputed"``, ``½ aᵀKa + C·L(y, Ka)`` over kernel scores. With ``groups`` the
-loss is the mean over groups of the per-group surrogate (``papers/001`` eq. (17)).
+loss is the mean over groups of the per-group surrogate (Hiranandani et al. 2020 eq. (17)).
 Exact engines certify their answer; the approximate ones (perceptrons, SGD, GD) are
 scored on the same full-data objective, so their distance to the optimum can be measured.
 """
@@ -79,9 +79,9 @@ class TopRanker(BaseEstimator):
         ``"exact"``: a certified optimum (convex surrogates), or for the ramp surrogates the
         convex-concave procedure started from the avg solution (a local method).
         ``"gd"``: full-batch subgradient descent (:func:`cvxtop.solvers.solve_gd`).
-        ``"sgd"``: mini-batch stochastic subgradient descent (SGD@k-avg of ``papers/000``
+        ``"sgd"``: mini-batch stochastic subgradient descent (SGD@k-avg of Kar et al. 2015
         Algorithm 3 for ``prec@k-avg``; 1PMB for ``prec@k-struct``).
-        ``"perceptron"``: Perceptron@k-avg or Perceptron@k-max (``papers/000`` Algorithms
+        ``"perceptron"``: Perceptron@k-avg or Perceptron@k-max (Kar et al. 2015 Algorithms
         1-2) for ``prec@k-avg`` or ``prec@k-max``.
     kernel : {"linear", "precomputed"}
         With ``"precomputed"``, ``fit(K, y)`` takes the training Gram matrix and

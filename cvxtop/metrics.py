@@ -10,11 +10,10 @@ Tie conventions, used consistently:
   *irrelevant first* (the pessimistic order), so a ranking cannot gain by tying;
 * pair-based metrics (:func:`pap_at_k`, :func:`partial_auc`, and :func:`roc_auc` by default)
   count a tied (positive, negative) pair as an error, as the risk of
-  ``papers/001`` eq. (1)-(2) does. ``ties="half"`` gives the Mann-Whitney convention of
+  Hiranandani et al. 2020 eq. (1)-(2) does. ``ties="half"`` gives the Mann-Whitney convention of
   :func:`sklearn.metrics.roc_auc_score`.
 
-Papers: ``000`` = Kar, Narasimhan, Jain (ICML 2015); ``001`` = Hiranandani et al. (ICML
-2020); ``003`` = Boyd, Cortes, Mohri, Radovanovic (NIPS 2012).
+Papers: Kar et al. 2015, Hiranandani et al. 2020 and Boyd et al. 2012 (docs/references.md).
 """
 
 from __future__ import annotations
@@ -80,7 +79,7 @@ def _precision_at_k(y: np.ndarray, s: np.ndarray, k: int) -> float:
 def precision_at_k(y_true: Any, y_score: Any, k: int) -> float:
     """Fraction of relevant items among the ``k`` highest scores.
 
-    The gain form of the prec@k loss of ``papers/000`` eq. (1): ``1 - loss/k``. Tied scores
+    The gain form of the prec@k loss of Kar et al. 2015 eq. (1): ``1 - loss/k``. Tied scores
     at the cut are ordered irrelevant-first, so ties never help.
 
     Parameters
@@ -107,7 +106,8 @@ def _count_equal(sorted_asc: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 def _pap_pairs(y: np.ndarray, s: np.ndarray, k: int) -> tuple[int, int]:
-    """Correctly ordered pairs and all pairs of pAp@k for one list (eq. (1) of ``001``)."""
+    """Correctly ordered pairs and all pairs of pAp@k for one list (eq. (1) of Hiranandani et al.
+    2020)."""
     pos = s[y == 1]
     neg = s[y == 0]
     beta = min(len(pos), k)
@@ -126,12 +126,12 @@ def pap_at_k(
     average: Literal["group", "pooled"] = "group",
     skip_degenerate: bool = False,
 ) -> float:
-    """pAp@k gain: 1 minus the pAp@k risk of ``papers/001`` eq. (1).
+    """pAp@k gain: 1 minus the pAp@k risk of Hiranandani et al. 2020 eq. (1).
 
     The fraction of pairs (one of the top-β positives, one of the top-k negatives),
     β = min(n₊, k), in which the positive scores strictly higher; a tie is an error. When
-    n₊ <= k this is :func:`partial_auc` (``001`` Section 3); when n₊ >= k it equals 1
-    exactly when :func:`precision_at_k` does.
+    n₊ <= k this is :func:`partial_auc` (Hiranandani et al. 2020 Section 3); when n₊ >= k it equals
+    1 exactly when :func:`precision_at_k` does.
 
     Parameters
     ----------
@@ -142,9 +142,9 @@ def pap_at_k(
         One id per item (a user, a query). With groups the result is aggregated over the
         groups according to ``average``.
     average : {"group", "pooled"}
-        ``"group"``: the mean over groups of the per-group gain, ``001`` eq. (17) (which the
-        paper calls *micro* pAp@k). ``"pooled"``: all groups' correctly ordered pairs over
-        all their pairs.
+        ``"group"``: the mean over groups of the per-group gain, Hiranandani et al. 2020 eq. (17)
+        (which the paper calls *micro* pAp@k). ``"pooled"``: all groups' correctly ordered pairs
+        over all their pairs.
     skip_degenerate : bool
         A group without a relevant item or with fewer than ``k`` irrelevant ones has no
         pAp@k. By default this raises ``ValueError``; with ``True`` such groups are left
@@ -195,7 +195,7 @@ def _pair_gain(pos: np.ndarray, neg_sorted: np.ndarray, ties: Ties) -> float:
 
 
 def roc_auc(y_true: Any, y_score: Any, *, ties: Ties = "error") -> float:
-    """Area under the ROC curve: 1 minus the AUC risk of ``papers/001`` eq. (2).
+    """Area under the ROC curve: 1 minus the AUC risk of Hiranandani et al. 2020 eq. (2).
 
     The fraction of (positive, negative) pairs ordered correctly. ``ties="error"`` (the
     default, as in eq. (2)) counts a tied pair as wrong; ``ties="half"`` counts it as half
@@ -210,7 +210,7 @@ def partial_auc(y_true: Any, y_score: Any, k: int, *, ties: Ties = "error") -> f
     """Partial AUC over the top-``k`` negatives, pAUC(0, k/n₋], in raw form.
 
     The fraction of pairs (any positive, one of the ``k`` highest-scored negatives) ordered
-    correctly, as in ``papers/001`` Section 3 (Narasimhan & Agarwal's pAUC). It is *not*
+    correctly, as in Hiranandani et al. 2020 Section 3 (Narasimhan & Agarwal's pAUC). It is *not*
     McClish-standardized (unlike ``sklearn.metrics.roc_auc_score(max_fpr=...)``): a random
     ranking does not score 0.5 and a perfect one scores 1. A tied pair is an error unless
     ``ties="half"``.
@@ -224,7 +224,7 @@ def partial_auc(y_true: Any, y_score: Any, k: int, *, ties: Ties = "error") -> f
 
 
 def top_quantile(y_score: Any, tau: float) -> float:
-    """The largest minimizer of ``F_τ(u) = Σ_i ρ_τ(s_i − u)`` (``papers/003`` Section 2).
+    """The largest minimizer of ``F_τ(u) = Σ_i ρ_τ(s_i − u)`` (Boyd et al. 2012 Section 2).
 
     ``ρ_τ(u) = −τ·min(u, 0) + (1 − τ)·max(u, 0)``. The right derivative of ``F_τ`` at ``u``
     is ``τn − #{s > u}`` and the left one ``τn − #{s ≥ u}``, so the largest minimizer is
@@ -237,7 +237,7 @@ def top_quantile(y_score: Any, tau: float) -> float:
 
 
 def precision_at_tau(y_true: Any, y_score: Any, tau: float) -> float:
-    """P@τ of ``papers/003`` Section 5.2: precision among the items at or above the τ-quantile.
+    """P@τ of Boyd et al. 2012 Section 5.2: precision among the items at or above the τ-quantile.
 
     The cut is the rank of :func:`top_quantile`, ``ceil(τn)``; with ties at the quantile,
     irrelevant items are counted first, as in :func:`precision_at_k`.
@@ -248,7 +248,7 @@ def precision_at_tau(y_true: Any, y_score: Any, tau: float) -> float:
 
 
 def average_precision(y_true: Any, y_score: Any) -> float:
-    """Average precision (AP, ``papers/003`` Section 5.2).
+    """Average precision (AP, Boyd et al. 2012 Section 5.2).
 
     The mean, over relevant items, of the precision at each relevant item's rank, in the
     pessimistic order (ties: irrelevant first).
@@ -265,7 +265,7 @@ def _discounts(m: int) -> np.ndarray:
 
 
 def dcg_at_tau(y_true: Any, y_score: Any, tau: float) -> float:
-    """DCG@τ (``papers/003`` Section 5.2): ``Σ_{r ≤ ceil(τn)} y_(r) / log2(1 + r)``.
+    """DCG@τ (Boyd et al. 2012 Section 5.2): ``Σ_{r ≤ ceil(τn)} y_(r) / log2(1 + r)``.
 
     Binary gains, positions from 1, pessimistic order of ties.
     """
@@ -289,7 +289,7 @@ def ndcg_at_tau(y_true: Any, y_score: Any, tau: float) -> float:
 
 
 def positives_at_top(y_true: Any, y_score: Any) -> int:
-    """Positives@top (``papers/003`` Section 5.2): relevant items scored strictly above
+    """Positives@top (Boyd et al. 2012 Section 5.2): relevant items scored strictly above
     every irrelevant item. With no irrelevant item, every relevant item counts."""
     y, s = _validate(y_true, y_score)
     if np.all(y == 1):

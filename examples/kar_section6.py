@@ -1,7 +1,7 @@
-"""Reproduce Section 6 of papers/000 (Kar, Narasimhan, Jain, ICML 2015) on the letter data.
+"""Reproduce Section 6 of Kar et al. 2015 on the letter data.
 
 The paper compares its prec@κ methods with two baselines on rare-class tasks (Figures 2 and 3;
-more in the long version, papers/002 Appendix F). This script runs that comparison on the
+more in the paper's long version, Appendix F). This script runs that comparison on the
 UCI letter data shipped with cvxtop, one letter against the rest (about 4% relevant):
 
 1. **Figure 2**: test prec@0.25 against training time of Perceptron@k-avg, Perceptron@k-max,
@@ -22,7 +22,7 @@ Protocol (the paper's where it gives one): 70/30 stratified splits, one per seed
 standardized with the training split's mean and deviation; k = ceil(κ·n₊) of the training
 split, and of the test split for the test prec@κ; perceptrons and SGD with batches of 500
 and 25 epochs (SGD with cvxtop's default line-search steps). The paper gives no C; this
-script uses C = 1/k, which puts the loss on the normalized scale of papers/000 Section 5
+script uses C = 1/k, which puts the loss on the normalized scale of Kar et al. 2015 Section 5
 (the zero model's objective is 1 for avg and max). The perceptrons have no C.
 
 Writes ``figure2.png``, ``figure3ab.png``, ``figure3ce.png``, ``zero_scan.png`` and
@@ -56,7 +56,7 @@ KAPPA = 0.25
 BATCH = 500
 EPOCHS = 25
 
-#: The methods of papers/000 Section 6, as TopRanker parameters.
+#: The methods of Kar et al. 2015 Section 6, as TopRanker parameters.
 METHODS: dict[str, dict[str, Any]] = {
     "Perceptron@k-avg": dict(surrogate="prec@k-avg", solver="perceptron"),
     "Perceptron@k-max": dict(surrogate="prec@k-max", solver="perceptron"),
@@ -115,7 +115,7 @@ def letter_split(letter: str, seed: int) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 def cutoff(kappa: float, y: np.ndarray) -> int:
-    """k = ceil(κ·n₊), as TopRanker resolves a float k (papers/000 Section 2, prec@κ)."""
+    """k = ceil(κ·n₊), as TopRanker resolves a float k (Kar et al. 2015 Section 2, prec@κ)."""
     return surrogates.get("prec@k-avg", kappa).resolve_k(y)
 
 
@@ -513,7 +513,7 @@ def report(config: Config, mode: str, curves2: Curves, curves3: Curves, batches:
     seeds = ", ".join(map(str, config.seeds))
     first = config.scan_seeds[0]
     lines = [
-        f"# papers/000 Section 6 on the letter data ({mode} mode)", "",
+        f"# Kar et al. 2015 Section 6 on the letter data ({mode} mode)", "",
         f"Command: `python examples/kar_section6.py{' --quick' if mode == 'quick' else ''}` "
         f"({minutes:.1f} min on a shared machine: times are indicative). Each task is one "
         "letter against the rest of the UCI letter data (20,000 items, 16 features); 70/30 "
@@ -572,12 +572,12 @@ def report(config: Config, mode: str, curves2: Curves, curves3: Curves, batches:
         "pessimistic tie rule) or carry rounding noise. SGD@k-avg and SGD@k-max minimize the "
         "same objectives and rank with the direction of the short w they hold when the budget "
         "ends (the table above shows what longer runs do to SGD@k-avg); the perceptrons' "
-        "mistake bounds, stated against the surrogate of the best w* (papers/002 Corollary 14 "
-        "and its max analogue), cannot drop below 1, which says nothing about a loss in "
-        "[0, 1]. On such tasks a method's test prec@κ does not reflect how tight its surrogate "
-        "is. The paper never compares its methods with the optimum of their objective, which "
-        "may be why it does not report this. See "
-        "docs/findings.md item 7.", ""]
+        "mistake bounds, stated against the surrogate of the best w* (Kar et al. 2015, "
+        "Corollary 14 and its max analogue), cannot drop below 1, which says nothing about a "
+        "loss in [0, 1]. On such tasks a method's test prec@κ does not reflect how tight its "
+        "surrogate is. The paper never compares its methods with the optimum of their "
+        "objective, which may be why it does not report this. See docs/findings.md item 7.",
+        ""]
     return "\n".join(lines)
 
 

@@ -1,11 +1,11 @@
-"""Reproduce Sections 7.1 and 7.2 of papers/001 (Hiranandani et al., ICML 2020).
+"""Reproduce Sections 7.1 and 7.2 of Hiranandani et al. 2020.
 
 **Section 7.1, Table 2.** Positives N(−1_d, I), negatives N(0_d, I), d = 5. Case 1: n₊ = 10,
 k = 20; Case 2: n₊ = 20, k = 10; 160 negatives; 300 runs. Each run fits four linear rankers
 ``½‖w‖² + C·L(y, Xw)`` on one sample and scores them on it ("train") and on a fresh sample of
 the same sizes ("test"):
 
-* ``prec@k-avg``: the objective SGD@k-avg of papers/000 minimizes, solved exactly (certified),
+* ``prec@k-avg``: the objective SGD@k-avg of Kar et al. 2015 minimizes, solved exactly (certified),
   at the cut-off k' = min(k, n₊) (prec@k surrogates need k <= n₊), with C/k' so that the
   loss is on the [0, 1] scale of the others;
 * ``GD-pAp@k-avg``, ``GD-pAp@k-TS``: subgradient descent (``solver="gd"``, line-search steps,
@@ -86,7 +86,7 @@ class Method:
     paper_label: str | None
 
     def cutoff(self, case: Case) -> int:
-        """k, or k' = min(k, n₊) for a prec@k surrogate (papers/000 needs k <= n₊)."""
+        """k, or k' = min(k, n₊) for a prec@k surrogate (Kar et al. 2015 needs k <= n₊)."""
         return min(case.k, case.n_pos) if self.surrogate.startswith("prec@k") else case.k
 
     def model(self, case: Case, C: float) -> TopRanker:
@@ -106,7 +106,7 @@ LABELS = [m.label for m in METHODS]
 
 @dataclass(frozen=True)
 class PaperRow:
-    """One row of Table 2 of papers/001, as printed."""
+    """One row of Table 2 of Hiranandani et al. 2020, as printed."""
 
     prec: tuple[float, float, int]  # mean, std, runs
     prec_wins: int
@@ -148,7 +148,7 @@ def zero_is_optimal(X: np.ndarray, y: np.ndarray, k: int) -> bool:
     """Whether w = 0 minimizes ``½‖w‖² + C·L`` at every C, for L = pap@k-avg, pap@k-ts,
     pauc-struct with cut-off k, or prec@k-avg with cut-off k.
 
-    Near w = 0 every hinge is active (for prec@k-avg, papers/000 eq. (7), only the k' = 0
+    Near w = 0 every hinge is active (for prec@k-avg, Kar et al. 2015 eq. (7), only the k' = 0
     term), so each of these surrogates along ``t·u`` is
     ``L(0) + t·c·[(1/k)·sum_largest(X₋u, k) − mean(x₊)·u]`` with a constant c > 0. Hence 0
     is optimal iff the bracket is >= 0 for every u, i.e. iff mean(x₊) lies in the polytope
@@ -382,7 +382,8 @@ def conditioned_gaussian(rng: np.random.Generator, mean: np.ndarray, n: int,
 
 
 def margins(X: np.ndarray, y: np.ndarray) -> dict[str, float]:
-    """The quantities of the three conditions for f = REALIZERᵀx (papers/001 Defs. 3-5)."""
+    """The quantities of the three conditions for f = REALIZERᵀx (Hiranandani et al. 2020 Defs.
+    3-5)."""
     s = X @ REALIZER
     pos, top_neg = np.sort(s[y == 1]), s[y == 0].max()
     return {"min pos − max neg": pos[0] - top_neg,
@@ -440,7 +441,7 @@ class _TracedObjective(RankingObjective):
 
 def gd_path(X: np.ndarray, y: np.ndarray, surrogate: str, step: str, steps: int
             ) -> tuple[list[np.ndarray], SolveResult]:
-    """The iterates of GD (papers/001 Algorithm 1, from w = 0) on ``½‖w‖² + C72·L``."""
+    """The iterates of GD (Hiranandani et al. 2020 Algorithm 1, from w = 0) on ``½‖w‖² + C72·L``."""
     objective = _TracedObjective(X, y, surrogates.get(surrogate, K72), C72)
     result = solve_gd(objective, step=step, eta0=ETA0, max_iter=steps)
     return objective.iterates, result
@@ -549,9 +550,9 @@ NOTES = """## Where and why our results differ from the paper
   count strict wins only and print the runs tied on both apart.
 * **Baselines.** The paper's SGD@k-avg ran "until convergence" with an unstated step size;
   we solve the same objective to a certified optimum. prec@k-avg at k = 20 > n₊ = 10 is
-  outside the definition of papers/000 (k ≤ n₊) and the paper does not say what it ran, so
+  outside the definition of Kar et al. 2015 (k ≤ n₊) and the paper does not say what it ran, so
   Case 1 uses k' = n₊ = 10, the PRBEP case where prec@k-avg equals the struct surrogate
-  (MATH.md §1). C (λ) for Section 7.1 is not given in the paper.
+  (docs/prec-at-k.md, Definitions). C (λ) for Section 7.1 is not given in the paper.
 * **The zero model.** At w = 0 all scores tie, and avg, TS, pauc-struct and prec@k-avg
   have the same directional slopes there up to a positive factor (see `zero_is_optimal`).
   When the mean of the positives lies in the polytope of averages of k negatives, no
@@ -620,14 +621,14 @@ def main() -> None:
     names = {"sqrt": f"pap_section7_2_paper_steps{suffix}.png",
              "line-search": f"pap_section7_2_line_search{suffix}.png"}
     paper_runs = run_panels(data, "sqrt", PAPER_STEPS)
-    plot_panels(paper_runs, f"Figure 1 of papers/001: GD with steps η₀/√t (η₀ = {ETA0:g}), "
-                f"C = {C72:g}", args.out / names["sqrt"])
+    plot_panels(paper_runs, "Figure 1 of Hiranandani et al. 2020: GD with steps η₀/√t "
+                f"(η₀ = {ETA0:g}), C = {C72:g}", args.out / names["sqrt"])
     ls_runs = run_panels(data, "line-search", mode.line_search_steps)
-    plot_panels(ls_runs, f"Figure 1 of papers/001: GD with certified line-search steps, "
-                f"C = {C72:g}", args.out / names["line-search"])
+    plot_panels(ls_runs, "Figure 1 of Hiranandani et al. 2020: GD with certified line-search "
+                f"steps, C = {C72:g}", args.out / names["line-search"])
 
-    lines = [f"# papers/001 Sections 7.1-7.2 reproduced ({'quick' if args.quick else 'full'} "
-             "mode)", "",
+    lines = ["# Hiranandani et al. 2020 Sections 7.1-7.2 reproduced "
+             f"({'quick' if args.quick else 'full'} mode)", "",
              "Command: `python examples/pap_section7.py" + (" --quick`" if args.quick else "`"),
              ""]
     lines += section71_lines(results, args.C, runs)

@@ -1,4 +1,4 @@
-"""Reproduce Table 1 of papers/001 (Hiranandani et al. 2020) and measure how often its
+"""Reproduce Table 1 of Hiranandani et al. 2020 and measure how often its
 point holds over every ranking of the same list.
 
 Table 1 ranks one list of five relevant and six irrelevant items by five score functions and
@@ -32,7 +32,8 @@ import numpy as np
 from cvxtop import metrics
 from cvxtop.report import pyplot
 
-# Table 1 of papers/001: the label at each rank (rank 1 first) under each score function.
+# Table 1 of Hiranandani et al. 2020: the label at each rank (rank 1 first) under each score
+# function.
 RANKINGS: dict[str, str] = {
     "f1": "01101110000", "f2": "10111000001", "f3": "11000000111",
     "f4": "11011100000", "f5": "11101100000",
@@ -186,8 +187,8 @@ def reading(differ: int, rows: list[dict[str, str]], shapes: list[ListShape]) ->
         f"- f1 against f3 and f2 against f3 are not isolated: on Table 1's list with k = 2, AUC "
         f"orders {first['AUC against pAp@k']} of all pairs of rankings against pAp@2, and "
         f"pAUC {first['pAUC against pAp@k']}.",
-        "- When n₊ >= k, pAp@k = 1 exactly when prec@k = 1 (papers/001 Section 3), but below "
-        "the top the two still disagree: they order "
+        "- When n₊ >= k, pAp@k = 1 exactly when prec@k = 1 (Hiranandani et al. 2020 Section 3), "
+        "but below the top the two still disagree: they order "
         + ", ".join(f"{r['pAp@k against prec@k']} (n₊ = {r['n₊']}, k = {r['k']})"
                     for r in at_or_above)
         + " pairs oppositely. The paper's summary that pAp@k 'behaves like prec@k' when "
@@ -257,7 +258,7 @@ def run(shapes: tuple[ListShape, ...], out: Path, mode: str) -> str:
     verdict = ("every cell agrees" if differ == 0
                else f"{differ} cell(s) differ from the paper")
     lines = [
-        "# papers/001 Table 1 with cvxtop.metrics", "",
+        "# Hiranandani et al. 2020 Table 1 with cvxtop.metrics", "",
         f"`python examples/pap_table1.py{' --quick' if mode == 'quick' else ''}`; "
         f"{time.perf_counter() - start:.1f} s.", "",
         "## 1. Table 1, recomputed", "",

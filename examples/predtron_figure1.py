@@ -1,4 +1,4 @@
-"""Reproduce Figure 1 (a)-(c) of papers/004 (Jain, Natarajan, Tewari 2015), Section 6.
+"""Reproduce Figure 1 (a)-(c) of Jain et al. 2015, Section 6.
 
 Subset ranking with the NDCG loss, learned by Predtron (η = 1):
 
@@ -190,7 +190,7 @@ def main() -> None:
     plot_c(grid.p0_values, curves_c, args.out / "figure1c.png")
     batch = batch_rows(grid)
 
-    lines = [f"# Figure 1 of papers/004, {'quick' if args.quick else 'full'} mode",
+    lines = [f"# Figure 1 of Jain et al. 2015, {'quick' if args.quick else 'full'} mode",
              "",
              f"Mean test loss (1 − NDCG) ± standard error over {grid.reps} repetitions, "
              f"{grid.n_test} test lists each; Predtron with η = 1, passes until a pass without "
@@ -207,7 +207,8 @@ def main() -> None:
     lines += table("p0", grid.p0_values, curves_c)
     lines += ["", f"## Batch reference, (a) with n = {grid.batch_n}, λ = 1e-3", "",
               "| f | train loss online | train loss batch | test loss online | test loss batch "
-              "| objective at online w | batch optimum | objective minus solver value (abs.) | passes |",
+              "| objective at online w | batch optimum | objective minus solver value (abs.) "
+              "| passes |",
               "|---|---|---|---|---|---|---|---|---|"]
     for name, *vals, passes in batch:
         lines.append(f"| {name} | " + " | ".join(f"{v:.3g}" for v in vals) + f" | {passes} |")

@@ -1,4 +1,4 @@
-"""Claims of papers/003 checked against its own definitions; the failures are findings."""
+"""Claims of Boyd et al. 2012 checked against its own definitions; the failures are findings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The quantile, the empirical AATP loss and the problem data (papers/003 Sections 2-3.1)."""
+"""The quantile, the empirical AATP loss and the problem data (Boyd et al. 2012 Sections 2-3.1)."""
 
 from __future__ import annotations
 

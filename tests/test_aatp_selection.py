@@ -1,4 +1,5 @@
-"""Scoring a candidate and the selection rule (papers/003 Section 3.2), against brute force."""
+"""Scoring a candidate and the selection rule (Boyd et al. 2012 Section 3.2), against brute
+force."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The per-candidate QPs: eq. (2) and eq. (4) in cvxpy, the fast numpy solver, and their
-agreement with brute force (papers/003 Sections 3.2-3.3)."""
+agreement with brute force (Boyd et al. 2012 Sections 3.2-3.3)."""
 
 from __future__ import annotations
 

@@ -164,7 +164,7 @@ def test_sgd_reaches_the_certified_optimum(surrogate, grouped, rule):
 @pytest.mark.parametrize("rule, tolerance", [("line-search", 0.05), ("inverse", 0.05)])
 def test_minibatch_sgd_meets_the_issue_target(rule, tolerance):
     """The issue's setting (batches of 500, 25 epochs, otherwise defaults) at the normalized
-    C = 1/k of papers/000 Section 5: within 5% of the optimum [seen: 3e-3 and 1e-3]."""
+    C = 1/k of Kar et al. 2015 Section 5: within 5% of the optimum [seen: 3e-3 and 1e-3]."""
     X, y, _ = make_problem(3, n=2000, d=5, n_pos=200, shift=3.0)
     k = int(np.ceil(0.25 * y.sum()))
     exact = TopRanker("prec@k-avg", k=0.25, C=1 / k).fit(X, y)

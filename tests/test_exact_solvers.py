@@ -64,7 +64,8 @@ def test_auto_engine_switches_with_size():
 
 
 def test_appendix_a_struct_minimizer_has_the_wrong_sign():
-    """002 Appendix A: six points on a line, prec@1; the optimal ranking needs w > 0."""
+    """Kar et al. 2015, Appendix A: six points on a line, prec@1; the optimal ranking needs w >
+    0."""
     X = np.array([[-1.0], [-1.0], [-2.0], [-3.0], [-3.0], [-3.0]])
     y = np.array([1, 1, 1, 0, 0, 0])
     for C in (0.1, 1.0, 10.0):
@@ -145,7 +146,8 @@ def test_direct_engine_reports_solver_failure_with_status():
 def test_other_cvxpy_solvers(cvx_solver):
     X, y = ranking_data(11, n=60, d=3)
     ref = TopRanker("prec@k-struct", k=2, engine="direct").fit(X, y)
-    options = {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iter": 200000} if cvx_solver == "OSQP" else None
+    options = ({"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iter": 200000} if cvx_solver == "OSQP"
+               else None)
     other = TopRanker("prec@k-struct", k=2, engine="direct", cvx_solver=cvx_solver,
                       solver_options=options).fit(X, y)
     assert other.objective_ == pytest.approx(ref.objective_, rel=1e-5)

@@ -1,5 +1,5 @@
-"""The helpers of examples/pap_section7.py (papers/001 Sections 7.1-7.2): the AUC@k metric
-against a brute-force enumeration, the margin-condition data, the Table 2 counts, and the
+"""The helpers of examples/pap_section7.py (Hiranandani et al. 2020 Sections 7.1-7.2): the AUC@k
+metric against a brute-force enumeration, the margin-condition data, the Table 2 counts, and the
 LP deciding when the zero model is the exact minimizer."""
 
 from __future__ import annotations
@@ -113,8 +113,8 @@ def test_zero_model_lp_agrees_with_the_exact_solvers(surrogate):
 
 
 def test_figure_1c_ts_optimum_leaves_the_ramp_far_from_zero():
-    """papers/001 §7.2 reads Figure 1 (c) as "the ramp and TS surrogates converge to zero"
-    when TS is minimized on moderate-margin data. For TS as eq. (14) defines it, the certified
+    """Hiranandani et al. 2020 §7.2 reads Figure 1 (c) as "the ramp and TS surrogates converge to
+    zero" when TS is minimized on moderate-margin data. For TS as eq. (14) defines it, the certified
     regularized minimizer has TS = 0 and pAp@k risk 0 with the ramp far from 0: TS asks for
     margin 1 only on aggregate (docs/findings.md §3, ramp <= TS fails)."""
     X, y = ex.margin_data("moderate", np.random.default_rng(11))

@@ -1,5 +1,5 @@
-"""examples/pap_table1.py (papers/001 Table 1): the table's cells, the pair counting against
-an all-pairs enumeration, and a quick run end to end."""
+"""examples/pap_table1.py (Hiranandani et al. 2020 Table 1): the table's cells, the pair counting
+against an all-pairs enumeration, and a quick run end to end."""
 
 from __future__ import annotations
 
@@ -60,6 +60,6 @@ def test_quick_run_writes_the_report_and_the_figure(ex, tmp_path):
     assert (tmp_path / "pap_table1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "every cell is reproduced" in text
     assert "| 11 | 5 | 2 | 462 | 106,491 |" in text
-    # n₊ <= k: pAp@k is pAUC over the top k negatives (papers/001 Section 3), so the two
-    # never order a pair differently
+    # n₊ <= k: pAp@k is pAUC over the top k negatives (Hiranandani et al. 2020 Section 3), so the
+    # two never order a pair differently
     assert "| 11 | 5 | 6 | 462 | 106,491 | 0 (0.0%) | 0 (0.0%) |" in text

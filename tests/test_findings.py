@@ -18,10 +18,10 @@ def value(name, y, s, k):
     return surrogates.get(name, k).value(y, s)
 
 
-# ---- papers/001 Prop. 3: avg is not an upper bound on the pAp@k risk -------------------
+# ---- Hiranandani et al. 2020 Prop. 3: avg is not an upper bound on the pAp@k risk ---------------
 
 @pytest.mark.parametrize("y, s, k", [
-    ([1, 1, 1, 0, 0], [10.0, -1.0, -1.0, 0.0, 0.0], 2),  # n₊ > k (MATH.md)
+    ([1, 1, 1, 0, 0], [10.0, -1.0, -1.0, 0.0, 0.0], 2),  # n₊ > k
     ([1, 1, 0, 0], [2.0, 0.0, 0.0, 0.0], 2),              # n₊ = k = β
 ])
 def test_avg_is_not_an_upper_bound(y, s, k):
@@ -31,8 +31,8 @@ def test_avg_is_not_an_upper_bound(y, s, k):
 
 
 def eq_9(y, s, k):
-    """001 eq. (9) by enumeration: max over Z₋ and valid π of (1/(βk)) [Σ π_ij + Σ_j q_j z_j
-    − max over ordered β-subsets Z₊ of Σ_i p_i s_{z_i}] (pap_max has a min there)."""
+    """Hiranandani et al. 2020 eq. (9) by enumeration: max over Z₋ and valid π of (1/(βk)) [Σ π_ij +
+    Σ_j q_j z_j − max over ordered β-subsets Z₊ of Σ_i p_i s_{z_i}] (pap_max has a min there)."""
     y, s = np.asarray(y), np.asarray(s, dtype=float)
     pos, neg = s[y == 1], s[y == 0]
     beta = min(len(pos), k)
@@ -53,7 +53,7 @@ def test_eq_9_is_below_the_ramp_it_claims_to_equal():
             assert eq_9(y, s, k) <= ref.pap_avg(y, s, k) + 1e-12
 
 
-# ---- papers/001 Prop. 5: ramp <= avg and ramp <= TS fail -------------------------------
+# ---- Hiranandani et al. 2020 Prop. 5: ramp <= avg and ramp <= TS fail ---------------------------
 
 def random_search(seed, tries, draw, violated):
     """Draw instances with ``draw(rng)`` and return those where ``violated`` holds."""
@@ -84,7 +84,7 @@ def test_avg_below_ramp():
 
 @pytest.mark.parametrize("y, s, k, ramp", [
     ([1, 1, 0], [0.5, 0.75, 0.0], 1, 0.25),
-    ([1, 1, 0, 0, 0], [1.3459, 1.5139, 0.7813, -0.3139, 0.2645], 1, 0.2674),  # MATH.md
+    ([1, 1, 0, 0, 0], [1.3459, 1.5139, 0.7813, -0.3139, 0.2645], 1, 0.2674),
 ])
 def test_ramp_above_ts(y, s, k, ramp):
     assert ref.pap_ramp(y, s, k) == pytest.approx(ramp, abs=1e-12)
@@ -93,7 +93,7 @@ def test_ramp_above_ts(y, s, k, ramp):
     assert value("pap@k-ts", y, s, k) == 0.0
 
 
-# ---- papers/001 Algorithm 2 (TS branch) is not eq. (14) --------------------------------
+# ---- Hiranandani et al. 2020 Algorithm 2 (TS branch) is not eq. (14) ----------------------------
 
 def test_algorithm_2_value_differs_from_eq_14():
     y, s, k = [1, 1, 1, 1, 0, 0], [1.2, -0.4, -0.4, -2.1, 1.0, -0.9], 2
@@ -160,7 +160,7 @@ def test_pauc_struct_is_the_mean_over_beta_subsets_of_a_risk_bound(rng):
             assert np.mean(bounds) >= min(bounds) >= min(errors) - 1e-12
 
 
-# ---- papers/002 Appendix A: prec@k struct (Joachims) --------------------------------------
+# ---- Kar et al. 2015, Appendix A: prec@k struct (Joachims) -------------------------------
 
 X6 = np.array([-1.0, -1.0, -2.0, -3.0, -3.0, -3.0])
 Y6 = np.array([1, 1, 1, 0, 0, 0])

@@ -148,6 +148,7 @@ def test_lazy_package_attributes():
         "from cvxtop import TopRanker, AATP, SolverError, metrics, predtron\n"
         "assert cvxtop.TopRanker is TopRanker and 'cvxpy' in sys.modules\n"
         "assert set(cvxtop.__all__) <= set(dir(cvxtop))\n"
+        "assert set(cvxtop.__all__) == {'__version__', *cvxtop._LAZY}\n"
         "print(sorted(cvxtop.__all__))")
     assert "TopRanker" in out
     with pytest.raises(AttributeError, match="module 'cvxtop' has no attribute 'nope'"):

@@ -1,4 +1,4 @@
-"""examples/kar_section6.py (papers/000 Section 6 on the letter data) on a tiny configuration.
+"""examples/kar_section6.py (Kar et al. 2015 Section 6 on the letter data) on a tiny configuration.
 
 The example's core functions run end to end here, so that it cannot rot; its zero-model
 criterion is checked against certified exact fits, and its scan against two letters whose

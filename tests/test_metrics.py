@@ -57,8 +57,8 @@ def test_pap_at_k_matches_naive_and_reference(rng, ties):
 
 
 def test_pap_at_k_table1_of_the_paper():
-    # papers/001 Table 1: f1, f2, f3 rank 5 relevant and 6 irrelevant items; pAp@2 gains
-    # are 2/4, 3/4 and 1. Columns list labels from rank 1 to rank 11.
+    # Hiranandani et al. 2020 Table 1: f1, f2, f3 rank 5 relevant and 6 irrelevant items; pAp@2
+    # gains are 2/4, 3/4 and 1. Columns list labels from rank 1 to rank 11.
     for labels, expected in [
         ([0, 1, 1, 0, 1, 1, 1, 0, 0, 0, 0], 2 / 4),
         ([1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 1], 3 / 4),
@@ -79,7 +79,9 @@ def test_pap_at_k_groups_mean_and_pooled(rng):
     k = 2
     for g in range(6):
         y, s = tiny_instance(rng, min_neg=k, max_neg=6, ties=True)
-        ys.append(y); ss.append(s); gs.append(np.full(len(y), f"user{g}"))
+        ys.append(y)
+        ss.append(s)
+        gs.append(np.full(len(y), f"user{g}"))
         per_group.append(naive_pap(y, s, k))
         beta = min(int(y.sum()), k)
         correct += naive_pap(y, s, k) * beta * k

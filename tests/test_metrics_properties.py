@@ -64,7 +64,7 @@ def test_permuting_items_changes_nothing(data, k, tau, rnd):
 @settings(max_examples=300, deadline=None)
 @given(scored_lists(min_neg=1), st.integers(1, 12))
 def test_pap_reduces_to_partial_auc_when_few_positives(data, k):
-    """papers/001 Section 3: with n₊ <= k, β = n₊ and pAp@k is pAUC(0, k/n₋]."""
+    """Hiranandani et al. 2020 Section 3: with n₊ <= k, β = n₊ and pAp@k is pAUC(0, k/n₋]."""
     y, s = data
     n_pos, n_neg = int(y.sum()), int((y == 0).sum())
     k = min(max(k, n_pos), n_neg)
@@ -75,7 +75,7 @@ def test_pap_reduces_to_partial_auc_when_few_positives(data, k):
 @settings(max_examples=300, deadline=None)
 @given(scored_lists(), st.integers(1, 12))
 def test_pap_is_perfect_exactly_when_prec_at_k_is_with_many_positives(data, k):
-    """papers/001 Section 3: with n₊ >= k, pAp@k behaves like prec@k at the top."""
+    """Hiranandani et al. 2020 Section 3: with n₊ >= k, pAp@k behaves like prec@k at the top."""
     y, s = data
     n_pos, n_neg = int(y.sum()), int((y == 0).sum())
     k = min(k, n_pos, n_neg)

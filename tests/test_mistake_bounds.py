@@ -1,4 +1,4 @@
-"""Mistake bounds of Perceptron@k-avg and Perceptron@k-max (papers/000 Algorithms 1-2).
+"""Mistake bounds of Perceptron@k-avg and Perceptron@k-max (Kar et al. 2015 Algorithms 1-2).
 
 On generated streams whose margin is realized by a known unit vector ``w*`` in every batch
 (a constant cut-off ``k`` per batch, ``R`` the largest feature norm of the stream):
@@ -9,7 +9,7 @@ On generated streams whose margin is realized by a known unit vector ``w*`` in e
   ``Δ_T^C <= 4kR²/γ²`` mistakes;
 * Theorems 7 and 9: on any stream, ``Δ_T^C <= (‖w‖·R·√(4k) + √L̂_T(w))²`` for every ``w``,
   with ``L̂_T(w)`` the sum over the batches of the avg (resp. max) surrogate at ``w``;
-* the two lemmas of their proofs (papers/002 Appendix C, Lemmas 18-20), step by step.
+* the two lemmas of their proofs (Kar et al. 2015, Appendix C, Lemmas 18-20), step by step.
 """
 
 from __future__ import annotations

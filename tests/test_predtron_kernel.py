@@ -1,4 +1,4 @@
-"""Kernel Predtron (papers/004 Section 2.3, W = Σ g_i X_iᵀ)."""
+"""Kernel Predtron (Jain et al. 2015 Section 2.3, W = Σ g_i X_iᵀ)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Predtron and Predtron.Link (papers/004): the classic perceptron, the loss bounds of
+"""Predtron and Predtron.Link (Jain et al. 2015): the classic perceptron, the loss bounds of
 Theorem 1 and Corollaries 5-8 on generated separable data, streams, and bad input."""
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def separable_vector_data(problem, rng, n, p, gamma0):
 
 
 def loss_range(problem):
-    """(c_L, C_L): the smallest positive and the largest loss (papers/004 Section 2.1)."""
+    """(c_L, C_L): the smallest positive and the largest loss (Jain et al. 2015 Section 2.1)."""
     if isinstance(problem, FiniteProblem):
         entries = problem.loss_matrix
         return float(entries[entries > 0].min()), float(entries.max())

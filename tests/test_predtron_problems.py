@@ -1,4 +1,4 @@
-"""The problems of papers/004 against brute-force enumeration of their definitions."""
+"""The problems of Jain et al. 2015 against brute-force enumeration of their definitions."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def test_loss_rep_and_decoding_match_definitions(problem):
         np.testing.assert_allclose(problem.rep(sigma), rep, atol=1e-12)
         assert np.linalg.norm(problem.rep(sigma)) == pytest.approx(1.0)
         assert problem.loss(sigma, y) == pytest.approx(loss, abs=1e-12)
-        # pred(rep(σ)) = σ (papers/004 Section 2.1)
+        # pred(rep(σ)) = σ (Jain et al. 2015 Section 2.1)
         np.testing.assert_array_equal(problem.pred(problem.rep(sigma)), sigma)
     for t, y in cases(problem, 3):
         sims = [sim for *_, sim in brute.table(problem, t, y)]

@@ -1,4 +1,4 @@
-"""Subset ranking (papers/004 Section 4): Lemma 3, Lemma 4 and the constant of Corollary 5."""
+"""Subset ranking (Jain et al. 2015 Section 4): Lemma 3, Lemma 4 and the constant of Corollary 5."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The synthetic data of papers/004 Section 6."""
+"""The synthetic data of Jain et al. 2015 Section 6."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The brute-force reference against MATH.md's closed forms, the papers' examples and
-the checked facts. The closed forms here are written independently of cvxtop's fast code."""
+"""The brute-force reference against the closed forms of docs/prec-at-k.md and pap-at-k.md, the
+papers' examples and the checked facts. The closed forms here are written independently of cvxtop's
+fast code."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def hinge(x):
     return max(x, 0.0)
 
 
-# ---- closed forms of ../shared/MATH.md, section 1 --------------------------------------
+# ---- closed forms of prec@k (docs/prec-at-k.md) --------------------------------------
 
 def cf_prec_struct(y, s, k):
     return sum_largest(s + (1 - y), k) - float(y @ s)
@@ -47,7 +48,7 @@ def cf_prec_avg(y, s, k):
     return best
 
 
-# ---- closed forms of MATH.md, section 2 -------------------------------------------------
+# ---- closed forms of pAp@k (docs/pap-at-k.md) -------------------------------------------
 
 def cf_pap(y, s, k, which):
     pos = np.sort(s[y == 1])[::-1]
@@ -65,8 +66,8 @@ def cf_pap(y, s, k, which):
         best = -np.inf
         for t in range(k + 1):
             val = (beta - len(pos)) * t + sum(
-                sum(hinge(1 + neg[l] - p) for l in range(t))
-                + sum(hinge(neg[l] - p) for l in range(t, k)) for p in pos)
+                sum(hinge(1 + neg[j] - p) for j in range(t))
+                + sum(hinge(neg[j] - p) for j in range(t, k)) for p in pos)
             best = max(best, val)
         return best / (beta * k)
     return sum(hinge(1 + z - p) for p in rows for z in neg) / (beta * k)
@@ -111,7 +112,7 @@ def test_pap_reference_matches_closed_forms(rng, brute, which, ties):
 
 
 def test_pap_risk_equals_theorem_1_max_min_of_auc_risk(rng):
-    """papers/001 Theorem 1 / eq. (5)."""
+    """Hiranandani et al. 2020 Theorem 1 / eq. (5)."""
     for _ in range(100):
         y, s = tiny_instance(rng, ties=True)
         pos, neg = s[y == 1], s[y == 0]
@@ -125,7 +126,7 @@ def test_pap_risk_equals_theorem_1_max_min_of_auc_risk(rng):
 
 
 def test_prec_surrogates_bound_the_loss_in_order(rng):
-    """000 Section 3: ramp, avg and max upper-bound prec@k and ramp <= avg <= max."""
+    """Kar et al. 2015 Section 3: ramp, avg and max upper-bound prec@k and ramp <= avg <= max."""
     for _ in range(150):
         y, s = tiny_instance(rng, ties=bool(rng.integers(2)))
         for k in range(1, int(y.sum()) + 1):
@@ -135,7 +136,7 @@ def test_prec_surrogates_bound_the_loss_in_order(rng):
 
 
 def test_prec_avg_equals_struct_at_prbep(rng):
-    """000 Section 3.4: for k = n₊ the avg surrogate is Joachims' struct surrogate."""
+    """Kar et al. 2015 Section 3.4: for k = n₊ the avg surrogate is Joachims' struct surrogate."""
     for _ in range(100):
         y, s = tiny_instance(rng, ties=True)
         k = int(y.sum())
@@ -143,8 +144,8 @@ def test_prec_avg_equals_struct_at_prbep(rng):
 
 
 def test_struct_is_not_an_upper_bound_appendix_a():
-    """002 Appendix A: six points in one dimension, k = 1. With w < 0 prec@1 loss is 1, but
-    the struct surrogate is 1 - |w| (and goes to -inf)."""
+    """Kar et al. 2015, Appendix A: six points in one dimension, k = 1. With w < 0 prec@1 loss is 1,
+    but the struct surrogate is 1 - |w| (and goes to -inf)."""
     x = np.array([-1.0, -1.0, -2.0, -3.0, -3.0, -3.0])
     y = np.array([1, 1, 1, 0, 0, 0])
     for w in (-0.5, -2.0, -10.0):
@@ -155,11 +156,11 @@ def test_struct_is_not_an_upper_bound_appendix_a():
 
 
 def test_pap_findings_of_math_md():
-    # avg is not an upper bound (contrary to 001 Prop. 3)
+    # avg is not an upper bound (contrary to Hiranandani et al. 2020 Prop. 3)
     y, s = [1, 1, 1, 0, 0], [10.0, -1.0, -1.0, 0.0, 0.0]
     assert ref.pap_risk(y, s, 2) == 0.5
     assert ref.pap_avg(y, s, 2) == 0.0
-    # ramp <= TS fails (contrary to 001 Prop. 5)
+    # ramp <= TS fails (contrary to Hiranandani et al. 2020 Prop. 5)
     y, s = [1, 1, 0, 0, 0], [1.3459, 1.5139, 0.7813, -0.3139, 0.2645]
     assert ref.pap_ramp(y, s, 1) == pytest.approx(0.2674)
     assert ref.pap_ts(y, s, 1) == 0.0

@@ -1,4 +1,4 @@
-"""The pAp@k surrogates of papers/001: each face against the brute-force reference, the
+"""The pAp@k surrogates of Hiranandani et al. 2020: each face against the brute-force reference, the
 subgradient inequality, the DCP forms solved with cvxpy, and bad input."""
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def test_registered_names_and_convexity():
 # ---- value against cvxtop.reference ----------------------------------------------------
 
 def pair_matrix_values(y, s, k):
-    """The closed forms of MATH.md §2 with an explicit pair matrix: O(n₊·n₋), for mid sizes
+    """The closed forms of docs/pap-at-k.md with an explicit pair matrix: O(n₊·n₋), for mid sizes
     where enumeration is impossible."""
     pos = np.sort(s[y == 1])[::-1]
     z = np.sort(s[y == 0])[::-1][:k]
@@ -93,8 +93,8 @@ def test_value_matches_pair_matrix_at_mid_sizes(ties):
 # ---- subgradients ----------------------------------------------------------------------
 
 def algorithm_2_ts(y, s, k):
-    """papers/001 Algorithm 2 for 'TS', written literally: lines 1 and 10 sort, line 11 builds
-    π̄, line 12 the gradient; the value is the function that gradient differentiates."""
+    """Hiranandani et al. 2020 Algorithm 2 for 'TS', written literally: lines 1 and 10 sort, line 11
+    builds π̄, line 12 the gradient; the value is the function that gradient differentiates."""
     pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
     top_neg = neg[np.argsort(-s[neg], kind="stable")][:k]            # line 1
     ranked = pos[np.argsort(-s[pos], kind="stable")]                  # line 10
@@ -207,8 +207,9 @@ def test_ramp_convex_part_minus_subtracted_part_is_the_ramp():
 
 
 def ts_by_t_blocks(y, s, k):
-    """TS as MATH.md §2 writes it in LP form: for each t, the dual of the selection LP
-    min Σu_j + tα + (k−t)γ s.t. a_j <= u_j + α, b_j <= u_j + γ, u >= 0; the max over t."""
+    """TS as the per-t blocks of docs/pap-at-k.md ("The closed form of TS") in LP form: for each t,
+    the dual of the selection LP min Σu_j + tα + (k−t)γ s.t. a_j <= u_j + α, b_j <= u_j + γ, u >= 0;
+    the max over t."""
     pos, neg = s[y == 1], s[y == 0]
     beta = min(len(pos), k)
     a = np.maximum(1 + neg[:, None] - pos[None, :], 0).sum(axis=1)

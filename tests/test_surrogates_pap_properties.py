@@ -1,5 +1,5 @@
 """Property tests (hypothesis) of the pAp@k surrogates: the bounds and orderings that hold,
-convexity along lines, shift invariance and the margin conditions of papers/001 §4."""
+convexity along lines, shift invariance and the margin conditions of Hiranandani et al. 2020 §4."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def realize_margins(y, s, k, top_gap, rest_gap):
 @PROPERTY
 @given(pap_lists())
 def test_surrogates_vanish_under_their_margin_conditions(data):
-    """papers/001 Props. 1, 4 and 6 (and Prop. 3's second half)."""
+    """Hiranandani et al. 2020 Props. 1, 4 and 6 (and Prop. 3's second half)."""
     y, s, k = data
     tol = 1e-12
     strong = values(y, realize_margins(y, s, k, 1.0, 1.0), k)  # strong β-margin

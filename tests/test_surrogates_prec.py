@@ -1,5 +1,5 @@
-"""The prec@k surrogates of papers/000: every face against the brute-force reference,
-subgradient inequalities, the hierarchy, papers/002 Appendix A, and bad input."""
+"""The prec@k surrogates of Kar et al. 2015: every face against the brute-force reference,
+subgradient inequalities, the hierarchy, Kar et al. 2015, Appendix A, and bad input."""
 
 from __future__ import annotations
 
@@ -71,7 +71,8 @@ def test_fraction_kappa_means_ceil_kappa_npos(name, kappa):
 
 
 def closed_form(name, y, s, k):
-    """MATH.md §1 closed forms, one loop over j, for instances too big to enumerate."""
+    """The closed forms of docs/prec-at-k.md, one loop over j, for instances too big to
+    enumerate."""
     pos, neg = np.sort(s[y == 1]), np.sort(s[y == 0])[::-1]
     top = np.sort(s + 1 - y)[::-1][:k].sum()
     if name == "prec@k-struct":
@@ -100,7 +101,7 @@ def test_value_matches_closed_form_on_medium_instances(name):
 
 
 def algorithm_4(y, s, k):
-    """papers/000 Algorithm 4 as printed (a loop over k'), on a generic instance: the
+    """Kar et al. 2015 Algorithm 4 as printed (a loop over k'), on a generic instance: the
     subgradient with respect to the scores of the maximizing candidate."""
     pos, neg = np.flatnonzero(y), np.flatnonzero(y == 0)
     pos, neg = pos[np.argsort(-s[pos])], neg[np.argsort(-s[neg])]
@@ -253,7 +254,7 @@ def test_avg_equals_struct_when_k_is_npos():
             surrogates.get("prec@k-struct", 1.0).value(y, s), abs=1e-12)
 
 
-# papers/002 Appendix A: relevant points at x = -1, -1, -2, irrelevant ones at -3, -3, -3.
+# Kar et al. 2015, Appendix A: relevant points at x = -1, -1, -2, irrelevant ones at -3, -3, -3.
 APPENDIX_X = np.array([-1.0, -1.0, -2.0, -3.0, -3.0, -3.0])
 APPENDIX_Y = np.array([1, 1, 1, 0, 0, 0])
 

@@ -1,4 +1,4 @@
-"""Every bad input of ../shared/API.md gets a clear error naming the argument."""
+"""Every bad input of the public API gets a clear error naming the argument."""
 
 from __future__ import annotations
 

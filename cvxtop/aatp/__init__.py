@@ -1,4 +1,4 @@
-"""Accuracy at the top (Boyd, Cortes, Mohri & Radovanovic, NIPS 2012; ``papers/003``).
+"""Accuracy at the top (Boyd et al. 2012).
 
 Modules, one job each:
 

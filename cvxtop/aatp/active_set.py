@@ -246,7 +246,8 @@ class ActiveSetSolver:
 
     def _restore(self, snapshot: tuple) -> None:
         state, v, sigma, scale = snapshot
-        self.state, self.v_upper, self.sigma_upper, self.scale = state.copy(), v.copy(), sigma, scale
+        self.state, self.v_upper = state.copy(), v.copy()
+        self.sigma_upper, self.scale = sigma, scale
 
     # ---- points and certificates ---------------------------------------------------------
     def _scores(self, anchor: _Anchor, v: np.ndarray, sigma: float) -> np.ndarray:
@@ -365,7 +366,8 @@ class ActiveSetSolver:
         return low_gap, max(abs(lo), abs(hi))
 
     def _quantile(self, scores: np.ndarray) -> float:
-        """The top τ-quantile of the sample points' scores (:func:`.problem.weighted_top_quantile`)."""
+        """The top τ-quantile of the sample points' scores
+        (:func:`.problem.weighted_top_quantile`)."""
         weights = self.problem.item_weight
         if weights is None:
             need = tau_cutoff(self.tau, len(scores))

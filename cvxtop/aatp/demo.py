@@ -36,7 +36,7 @@ def aatp_demo_fit(X_train: Any, y_train: Any, X_test: Any, *, tau: float = 0.05,
     start = time.perf_counter()
     model = AATP(tau=tau, C=C).fit(scaler.transform(X_train), y_train)
     seconds = time.perf_counter() - start
-    note = (f"AATP (papers/003): {len(model.candidates_)} candidate QPs, chosen quantile "
+    note = (f"AATP (Boyd et al. 2012): {len(model.candidates_)} candidate QPs, chosen quantile "
             f"point = training item {model.candidate_}, |h(z_k) - q| = "
             f"{model.candidate_gap_:.3g}, objective {model.objective_:.4g}, "
             f"certified duality gap {model.duality_gap_:.1e}.")

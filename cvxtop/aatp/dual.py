@@ -1,4 +1,4 @@
-"""The per-candidate dual QP of ``papers/003`` eqs. (3)-(4), in cvxpy.
+"""The per-candidate dual QP of Boyd et al. 2012 eqs. (3)-(4), in cvxpy.
 
 With ``K = F Fᵀ`` the candidate kernel ``K_k(z, z') = K(z, z') − K(z, z_k) − K(z_k, z')
 + K(z_k, z_k)`` is ``(f_z − f_k)·(f_z' − f_k)``, so the quadratic term of eq. (4) is::

@@ -1,4 +1,4 @@
-"""The scikit-learn estimator :class:`AATP` (accuracy at the top, ``papers/003``)."""
+"""The scikit-learn estimator :class:`AATP` (accuracy at the top, Boyd et al. 2012)."""
 
 from __future__ import annotations
 
@@ -97,7 +97,7 @@ def expected_failed_checks(estimator: "AATP") -> dict[str, str]:
 
 
 class AATP(BaseEstimator):
-    """Accuracy at the top: Boyd, Cortes, Mohri & Radovanovic (NIPS 2012), ``papers/003``.
+    """Accuracy at the top (Boyd et al. 2012).
 
     Learns a score ``h`` whose top τ-quantile holds as many relevant items, and as few
     others, as possible. For every sample point ``z_k`` it solves the QP of eq. (2) with
@@ -352,6 +352,6 @@ class AATP(BaseEstimator):
         return Kx @ self.dual_coef_ - self.dual_coef_.sum() * Kx[:, self.candidate_]
 
     def score(self, X: Any, y: Any) -> float:
-        """``1 − R̂(h)``: the AATP accuracy of ``papers/003`` Section 3.1 on ``(X, y)``,
+        """``1 − R̂(h)``: the AATP accuracy of Boyd et al. 2012 Section 3.1 on ``(X, y)``,
         with the τ-quantile of the scores of ``X``."""
         return 1.0 - aatp_loss(y, self.decision_function(X), self.tau)

@@ -1,4 +1,5 @@
-"""A dedicated numpy solver for the box-constrained duals of many candidates (``papers/003`` eq. 4).
+"""A dedicated numpy solver for the box-constrained duals of many candidates (Boyd et al. 2012 eq.
+4).
 
 For candidate ``k`` the dual is ``min φ(α) = ½‖Bᵀα‖² − 1ᵀα`` subject to ``0 ≤ α ≤ u``,
 with rows ``b_s = y_s (a_s − f_k)`` of ``B`` (``a_s`` the factor row of slot ``s``,
@@ -40,15 +41,9 @@ Design (:class:`FastDualSolver`):
   and its status says so (:data:`FALLBACK_STATUS`).
 
 The matrices involved are small, so BLAS runs on one thread; parallelism comes from
-running chunks of candidates in separate workers (``n_jobs``).
-
-Why not coordinate descent or a projected Newton method: both were tried. With ``S``
-well above the rank ``r`` the dual is very degenerate and warm starts from the
-neighbouring candidate change the active set of about 15% of the slots, so
-gradient-projection with exact face steps needed ~190 iterations per candidate at
-``n = 400`` (slower than Clarabel), and a per-candidate interior-point method was
-overhead-bound at about 0.3× of the cvxpy loop; lanes bring it to about 0.1-0.15× (see
-``benchmarks/aatp_speed.py``).
+running chunks of candidates in separate workers (``n_jobs``). Why lanes of interior-point
+methods rather than coordinate descent or projected Newton steps is told in the AATP page
+of the documentation ("Why lanes of interior points").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Kernels of the AATP estimator and the factorization ``K = F Fᵀ`` of a training Gram matrix.
 
-``papers/003`` Section 3.3 kernelizes the per-candidate QP with any positive semi-definite
+Boyd et al. 2012 Section 3.3 kernelizes the per-candidate QP with any positive semi-definite
 symmetric (PDS) kernel ``K``. Four kinds are supported:
 
 * ``"linear"``: ``K(x, x') = x·x'``; the factor is ``X`` itself (no decomposition);

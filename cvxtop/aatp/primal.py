@@ -1,4 +1,4 @@
-"""The per-candidate primal QP of ``papers/003`` eq. (2), in cvxpy.
+"""The per-candidate primal QP of Boyd et al. 2012 eq. (2), in cvxpy.
 
 For candidate ``k`` (the quantile fixed at the candidate's score, ``q̂ = w·z_k``)::
 

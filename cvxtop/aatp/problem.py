@@ -1,6 +1,6 @@
 """The AATP problem data, the quantile, the empirical loss and the per-candidate certificate.
 
-Notation of ``papers/003`` Section 3: the sample is the list ``z_1, …, z_2m`` of the
+Notation of Boyd et al. 2012 Section 3: the sample is the list ``z_1, …, z_2m`` of the
 non-preferred points ``x_i`` (sign ``y = −1``) and the preferred points ``x'_i``
 (``y = +1``). Points that occur several times (an item in several preference pairs) are
 stored once as a *slot* with a multiplicity ``c``: the hinge terms of eq. (2) and the
@@ -58,7 +58,7 @@ def weighted_top_quantile(scores: np.ndarray, tau: float,
 
     With ``weights=None`` this is :func:`cvxtop.metrics.top_quantile`. With weights it is
     the same function of the list in which score ``s_i`` is repeated ``c_i`` times
-    (``papers/003`` Section 3.1, ``Q_τ`` over all 2m points): the left derivative
+    (Boyd et al. 2012 Section 3.1, ``Q_τ`` over all 2m points): the left derivative
     ``τW − W(s ≥ u)`` is ≤ 0 exactly when ``W(s ≥ u) ≥ ceil(τW)``, so the answer is the
     largest score with at least ``ceil(τW)`` weight at or above it.
     """
@@ -80,7 +80,7 @@ def _empirical_loss(scores: np.ndarray, signs: np.ndarray, weights: np.ndarray |
 
 
 def aatp_loss(y_true: Any, y_score: Any, tau: float) -> float:
-    """The empirical AATP loss ``R̂(h)`` of ``papers/003`` Section 3.1 for labeled items.
+    """The empirical AATP loss ``R̂(h)`` of Boyd et al. 2012 Section 3.1 for labeled items.
 
     The fraction of items on the wrong side of the top τ-quantile ``q̂`` of their own
     scores: irrelevant items scored strictly above ``q̂`` plus relevant items scored
@@ -95,7 +95,7 @@ def aatp_loss(y_true: Any, y_score: Any, tau: float) -> float:
 
 
 def aatp_pairs_loss(first_score: Any, second_score: Any, tau: float) -> float:
-    """``R̂(h)`` of ``papers/003`` Section 3.1 for preference pairs ``(x_i, x'_i)``.
+    """``R̂(h)`` of Boyd et al. 2012 Section 3.1 for preference pairs ``(x_i, x'_i)``.
 
     ``first_score[i] = h(x_i)`` (the non-preferred point) and ``second_score[i] = h(x'_i)``;
     ``q̂`` is the top τ-quantile of all 2m scores and

@@ -1,4 +1,4 @@
-"""Scoring a solved candidate and the selection rule of ``papers/003`` Section 3.2.
+"""Scoring a solved candidate and the selection rule of Boyd et al. 2012 Section 3.2.
 
 For candidate ``k`` with solution ``w_k`` the scores of the sample points are
 ``h_k(z_j) = w_k·f_j = Σ_s α_s y_s [K(z_s, z_j) − K(z_k, z_j)]``; ``q̂_k`` is their top

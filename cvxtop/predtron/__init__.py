@@ -1,4 +1,4 @@
-"""Predtron: online learning for general prediction problems (papers/004, Jain, Natarajan
+"""Predtron: online learning for general prediction problems (Jain et al. 2015
 and Tewari, NIPS 2015), with an exact batch reference.
 
 Problems (:mod:`~cvxtop.predtron.base` protocol: ``pred``, ``loss``, ``psi``, ``margin``,

@@ -1,6 +1,6 @@
 """The linear score model of Predtron and the checks of its input batches.
 
-papers/004 Section 2.3: a vector-input problem scores ``t = W x`` with ``W ∈ R^{d×p}``; a
+Jain et al. 2015 Section 2.3: a vector-input problem scores ``t = W x`` with ``W ∈ R^{d×p}``; a
 matrix-input problem (subset ranking) scores ``t = X w``. Both are held here as one matrix
 ``V`` of shape ``(p, c)`` acting on the *rows* of an input: a vector ``x`` is one row
 (``c = d``, ``t = x V``, ``V = Wᵀ``) and a matrix ``X`` has one row per document

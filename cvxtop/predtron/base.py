@@ -1,7 +1,7 @@
-"""The prediction-problem protocol of Predtron (papers/004, Section 2).
+"""The prediction-problem protocol of Predtron (Jain et al. 2015, Section 2).
 
 A problem fixes a finite prediction space, a label space, a loss ``L(σ, y) >= 0`` and a
-unit-norm representation ``rep(σ) ∈ R^d`` of each prediction. From these, papers/004 defines
+unit-norm representation ``rep(σ) ∈ R^d`` of each prediction. From these, Jain et al. 2015 defines
 
 * maximum-similarity decoding, eq. (1): ``pred(t) ∈ argmax_σ <rep(σ), t>``;
 * the set of correct predictions ``Σ_y = {σ : L(σ, y) = 0}`` and one fixed member ``σ_y``
@@ -69,7 +69,8 @@ class Problem(ABC):
         return self._rep(self._validate_prediction(prediction, "prediction"))
 
     def pred(self, t: Any) -> Prediction:
-        """Maximum-similarity decoding, papers/004 eq. (1); ties are broken deterministically."""
+        """Maximum-similarity decoding, Jain et al. 2015 eq. (1); ties are broken
+        deterministically."""
         return self._pred(self._score(t))
 
     def loss(self, prediction: Prediction, y: Any) -> float:
@@ -87,12 +88,12 @@ class Problem(ABC):
         return self._correct(self._label(y))
 
     def psi(self, t: Any, y: Any) -> tuple[float, Prediction]:
-        """The surrogate of papers/004 eq. (2) and a prediction attaining its maximum."""
+        """The surrogate of Jain et al. 2015 eq. (2) and a prediction attaining its maximum."""
         value, prediction = self._psi(self._score(t), self._label(y))
         return float(value), prediction
 
     def margin(self, t: Any, y: Any) -> float:
-        """The largest γ such that ``t`` has margin γ on ``y`` (papers/004 Section 2.2).
+        """The largest γ such that ``t`` has margin γ on ``y`` (Jain et al. 2015 Section 2.2).
 
         ``0.0`` when ``t`` is not compatible with ``y`` (no positive margin) and ``inf``
         when ``t`` is compatible and every prediction is correct for ``y``.

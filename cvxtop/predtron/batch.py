@@ -1,6 +1,6 @@
 """The exact batch reference of Predtron: regularized empirical ψ-risk, solved with cvxpy.
 
-``min_W Σ_τ ψ(W X_τ, y_τ) + (λ/2)‖W‖²`` (papers/004 eq. (2) summed over a data set). Every
+``min_W Σ_τ ψ(W X_τ, y_τ) + (λ/2)‖W‖²`` (Jain et al. 2015 eq. (2) summed over a data set). Every
 problem's :meth:`~cvxtop.predtron.base.Problem.psi_expression` is DCP (for rankings through
 the dual of the assignment LP over the Birkhoff polytope), so the problem is a convex QP-like
 cone program. The solver must report an optimal status, and the objective is re-evaluated

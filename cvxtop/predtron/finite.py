@@ -1,6 +1,6 @@
 """Problems with a small prediction space, given by a representation and a loss matrix.
 
-papers/004 Section 3: binary classification (with weighted losses and the REJECT option),
+Jain et al. 2015 Section 3: binary classification (with weighted losses and the REJECT option),
 multiclass classification (0-1 loss, REJECT option) and ordinal regression (``|σ − y|``, by the
 reduction to multiclass). With ``k`` predictions in ``R^d``, eq. (1) and eq. (2) cost one
 ``k × d`` matrix-vector product: nothing here is exponential.
@@ -43,7 +43,7 @@ class FiniteProblem(Problem):
     """A problem given by its ``k × d`` representation matrix and ``k × ℓ`` loss matrix.
 
     Row ``σ`` of ``representation`` is ``rep(σ)`` (unit norm, rows distinct); entry
-    ``loss_matrix[σ, y]`` is ``L(σ, y) >= 0`` and every column holds a zero (papers/004
+    ``loss_matrix[σ, y]`` is ``L(σ, y) >= 0`` and every column holds a zero (Jain et al. 2015
     Section 2.1). Predictions are ``0 .. k−1``, labels ``0 .. ℓ−1``; ``σ_y`` is the first
     prediction with zero loss on ``y``.
     """
@@ -131,7 +131,7 @@ class FiniteProblem(Problem):
 def _with_reject(rep: np.ndarray, loss: np.ndarray, reject_costs: np.ndarray | None
                  ) -> tuple[np.ndarray, np.ndarray]:
     """Append REJECT: ``rep(REJECT) = Σ_c rep(c)/√m`` and ``L(REJECT, y) = reject_costs[y]``
-    (papers/004 Section 3, binary REJECT, extended to ``m`` classes as the text suggests)."""
+    (Jain et al. 2015 Section 3, binary REJECT, extended to ``m`` classes as the text suggests)."""
     if reject_costs is None:
         return rep, loss
     reject_rep = rep.sum(axis=0) / np.sqrt(len(rep))
@@ -139,7 +139,7 @@ def _with_reject(rep: np.ndarray, loss: np.ndarray, reject_costs: np.ndarray | N
 
 
 class Binary(FiniteProblem):
-    """Binary classification, papers/004 Section 3.
+    """Binary classification, Jain et al. 2015 Section 3.
 
     Labels and predictions are ``0``/``1`` (labels ``-1``/``+1`` and booleans are accepted and
     mapped, ``1`` = positive). ``costs = (α_0, α_1)`` gives the weighted loss
@@ -169,7 +169,7 @@ class Binary(FiniteProblem):
 
 
 class Multiclass(FiniteProblem):
-    """Multiclass classification with the 0-1 loss, papers/004 Section 3.
+    """Multiclass classification with the 0-1 loss, Jain et al. 2015 Section 3.
 
     Classes ``0 .. m−1`` are represented by the standard basis of ``R^m``, so ψ is the
     multiclass hinge ``max(0, 1 + max_{σ≠y} t_σ − t_y)``. With ``reject_cost`` (a positive
@@ -192,7 +192,7 @@ class Multiclass(FiniteProblem):
 
 
 class Ordinal(FiniteProblem):
-    """Ordinal regression with ``L(σ, y) = |σ − y|``, papers/004 Section 3.
+    """Ordinal regression with ``L(σ, y) = |σ − y|``, Jain et al. 2015 Section 3.
 
     ``levels`` ordered classes ``0 .. levels−1``, represented by the standard basis of
     ``R^levels`` (the paper's reduction to multiclass classification).

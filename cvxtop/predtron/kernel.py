@@ -1,4 +1,5 @@
-"""Kernel Predtron, following the representation ``W = Σ_i g_i X_iᵀ`` of papers/004 Section 2.3.
+"""Kernel Predtron, following the representation ``W = Σ_i g_i X_iᵀ`` of Jain et al. 2015 Section
+2.3.
 
 Every update of Algorithm 1 is rank one, so the weights stay a combination of the inputs
 seen on mistake rounds. Held as rows (see :mod:`cvxtop.predtron._model`): a vector input ``x``
@@ -45,7 +46,7 @@ class _GrowingRows:
 
 
 class KernelPredtron(OnlineLearner):
-    """Predtron (papers/004 Algorithm 1) with a kernel in place of the inner product.
+    """Predtron (Jain et al. 2015 Algorithm 1) with a kernel in place of the inner product.
 
     ``kernel`` is a name understood by :func:`sklearn.metrics.pairwise.pairwise_kernels`
     (``"linear"``, ``"rbf"``, ``"poly"``, ...) with its ``gamma``/``degree``/``coef0``, or a

@@ -1,4 +1,4 @@
-"""The p-norm link of Predtron.Link, papers/004 Corollaries 6 and 8.
+"""The p-norm link of Predtron.Link, Jain et al. 2015 Corollaries 6 and 8.
 
 Predtron.Link replaces the additive step by mirror descent with
 ``φ(W) = ½‖W‖²_{2,r}`` (the ``ℓ_r`` norm of the ``ℓ_2`` norms of the groups; groups of one
@@ -17,7 +17,7 @@ __all__ = ["paper_r", "dual_exponent", "pnorm_link"]
 
 
 def paper_r(p: int) -> float:
-    """``r = log p/(log p − 1)`` (papers/004 Cor. 6 and 8), for ``p >= 8``.
+    """``r = log p/(log p − 1)`` (Jain et al. 2015 Cor. 6 and 8), for ``p >= 8``.
 
     For ``p < e²`` the formula gives ``r > 2`` (or no value at all), where ``½‖·‖²_r`` is no
     longer ``(r − 1)``-strongly convex and the analysis does not apply; there ``r = 2``, the

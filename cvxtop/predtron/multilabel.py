@@ -1,4 +1,4 @@
-"""Multilabel classification, papers/004 Section 3 (losses) and Appendix C.2 (not included).
+"""Multilabel classification, Jain et al. 2015 Section 3 (losses) and Appendix C.2 (not included).
 
 Labels and predictions are subsets of ``m`` labels, held as 0/1 vectors, and
 ``rep(σ) = (Σ_{j∈σ} e_j − Σ_{j∉σ} e_j)/√m``, so ``pred(t) = sign(t)`` coordinatewise.
@@ -30,7 +30,7 @@ from .base import Problem
 
 __all__ = ["Multilabel", "MULTILABEL_LOSSES"]
 
-#: The subset losses of papers/004 Section 3.
+#: The subset losses of Jain et al. 2015 Section 3.
 MULTILABEL_LOSSES = ("subset_01", "hamming", "error_set_size")
 
 #: Largest number of labels ``m`` (the error-set-size surrogate builds ``m × m`` arrays).
@@ -44,7 +44,7 @@ def _binary_vectors(value: Any, name: str) -> np.ndarray:
 
 
 class Multilabel(Problem):
-    """Multilabel classification over ``m`` labels with a subset loss, papers/004 Section 3.
+    """Multilabel classification over ``m`` labels with a subset loss, Jain et al. 2015 Section 3.
 
     ``loss`` is ``"hamming"`` (default), ``"subset_01"`` or ``"error_set_size"``. A label ``y``
     and a prediction are 0/1 vectors of length ``m``; scores ``t = W x`` with ``W ∈ R^{m×p}``.

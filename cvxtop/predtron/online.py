@@ -1,4 +1,4 @@
-"""Predtron (papers/004 Algorithm 1) and Predtron.Link (Corollaries 6 and 8).
+"""Predtron (Jain et al. 2015 Algorithm 1) and Predtron.Link (Corollaries 6 and 8).
 
 Both are mistake driven: on a round whose loss is positive they take the gradient
 ``(rep(σ̃) − rep(σ_y)) · Xᵀ`` of the surrogate ψ of eq. (2), ``σ̃`` its maximizer, and step
@@ -56,7 +56,7 @@ class OnlineLearner(BaseEstimator, ABC):
     # ---- model hooks -------------------------------------------------------------------
     @abstractmethod
     def _init_model(self, n_features: int) -> None:
-        """Start from the zero predictor, papers/004 Algorithm 1 line 1."""
+        """Start from the zero predictor, Jain et al. 2015 Algorithm 1 line 1."""
 
     @abstractmethod
     def _scores(self, rows: np.ndarray) -> np.ndarray:
@@ -147,7 +147,7 @@ class OnlineLearner(BaseEstimator, ABC):
 
 
 class Predtron(OnlineLearner):
-    """Predtron, papers/004 Algorithm 1: a perceptron for a general prediction problem.
+    """Predtron, Jain et al. 2015 Algorithm 1: a perceptron for a general prediction problem.
 
     ``problem`` is one of :class:`Binary`, :class:`Multiclass`, :class:`Ordinal`,
     :class:`Multilabel`, :class:`SubsetRanking`, :class:`MultilabelRanking` or a
@@ -169,7 +169,7 @@ class Predtron(OnlineLearner):
 
 
 class PredtronLink(Predtron):
-    """Predtron.Link with the p-norm link, papers/004 Corollaries 6 (ℓ1) and 8 (group).
+    """Predtron.Link with the p-norm link, Jain et al. 2015 Corollaries 6 (ℓ1) and 8 (group).
 
     Mirror descent on ``φ = ½‖W‖²_{2,r}`` with one group per input feature (a column of
     ``W``; for subset ranking, one entry of ``w``, so the norm is ``‖w‖_r``): margins with

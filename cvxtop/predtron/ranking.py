@@ -1,4 +1,4 @@
-"""Subset ranking and multilabel ranking with the NDCG loss, papers/004 Sections 4 and 5.
+"""Subset ranking and multilabel ranking with the NDCG loss, Jain et al. 2015 Sections 4 and 5.
 
 A prediction is a permutation ``σ`` of ``m`` documents (or labels), held as the vector of
 1-based positions: ``σ[i]`` is the position of document ``i``. With a strictly decreasing
@@ -38,7 +38,7 @@ MAX_DOCUMENTS = 10_000
 
 
 def default_f(i: float) -> float:
-    """The default representation function ``f(i) = −i**1.1`` (papers/004 Section 6)."""
+    """The default representation function ``f(i) = −i**1.1`` (Jain et al. 2015 Section 6)."""
     return -float(i) ** 1.1
 
 
@@ -65,7 +65,7 @@ def _ideal_dcg(gains: np.ndarray) -> float:
 
 
 def ndcg_loss(positions: np.ndarray, y: np.ndarray) -> float:
-    """``1 − NDCG(σ, y)``, papers/004 Section 4 (0 when ``y`` has no positive gain).
+    """``1 − NDCG(σ, y)``, Jain et al. 2015 Section 4 (0 when ``y`` has no positive gain).
 
     ``positions`` are 1-based positions (a permutation of ``1..m``), ``y`` relevance grades;
     inputs are not validated (see :meth:`SubsetRanking.loss`).
@@ -102,7 +102,7 @@ def _column(expr: cp.Expression) -> cp.Expression:
 
 
 class SubsetRanking(Problem):
-    """Subset ranking with the NDCG loss, papers/004 Section 4.
+    """Subset ranking with the NDCG loss, Jain et al. 2015 Section 4.
 
     ``m`` documents per query (``m >= 2``); ``f`` a strictly decreasing function of the
     position (a callable evaluated at ``1, ..., m``, or the ``m`` values ``f(1..m)``),
@@ -196,7 +196,7 @@ class SubsetRanking(Problem):
 
 
 class MultilabelRanking(SubsetRanking):
-    """Multilabel ranking with the NDCG loss, papers/004 Section 5.
+    """Multilabel ranking with the NDCG loss, Jain et al. 2015 Section 5.
 
     The same score space as :class:`SubsetRanking` (``m`` labels to rank, ``rep(σ) =
     f(σ)/Z``, relevance vectors as labels), but the input is a vector ``x ∈ R^p`` and a matrix

@@ -1,4 +1,4 @@
-"""The synthetic subset-ranking data of papers/004 Section 6.
+"""The synthetic subset-ranking data of Jain et al. 2015 Section 6.
 
 Each instance is a matrix ``X ∈ R^{m×p0}`` (one row per document) and its relevance grades
 come from the score ``s_i = <X(i), w*>`` and the thresholds ``ζ_1 = +∞``, ``ζ_j = 1/j``

@@ -16,16 +16,16 @@ whose enumeration would exceed :data:`MAX_ENUMERATION` candidates are refused wi
 Conventions (the same as the rest of cvxtop):
 
 * ``y`` holds 0/1 labels, ``s`` the scores of the same items;
-* prec@k quantities (``papers/000``, Kar, Narasimhan & Jain 2015) are on the *loss* scale
+* prec@k quantities (Kar et al. 2015) are on the *loss* scale
   of eq. (1): the number of irrelevant items among the top ``k``, for ``1 <= k <= n₊``;
-* pAp@k quantities (``papers/001``, Hiranandani et al. 2020) are risks normalized by
+* pAp@k quantities (Hiranandani et al. 2020) are risks normalized by
   ``1/(βk)``, β = min(n₊, k) (``1/(n₊k)`` for the pAUC structural bound), for
   ``1 <= k <= n₋`` and ``n₊ >= 1``;
 * tied scores at a cut are resolved pessimistically: the loss is the largest over all
   orderings consistent with the scores.
 
-Orderings matrices π (``001`` Section 4): ``π[i, j] = 1`` when positive ``i`` is ranked
-below negative ``j``. A matrix is *valid* when some total order of the items induces it;
+Orderings matrices π (Hiranandani et al. 2020 Section 4): ``π[i, j] = 1`` when positive ``i`` is
+ranked below negative ``j``. A matrix is *valid* when some total order of the items induces it;
 :func:`valid_orderings` enumerates exactly these (see its docstring for why the enumeration
 is complete), and :func:`valid_orderings_by_permutation` does the same by listing every
 total order, for checking.

@@ -46,7 +46,7 @@ def _valid_orderings_cached(n_rows: int, n_cols: int) -> np.ndarray:
 
 
 def valid_orderings(n_rows: int, n_cols: int) -> np.ndarray:
-    """All valid ordering matrices π ∈ {0,1}^(n_rows × n_cols), ``001`` Section 4.
+    """All valid ordering matrices π ∈ {0,1}^(n_rows × n_cols), Hiranandani et al. 2020 Section 4.
 
     Returns an array of shape ``(m, n_rows, n_cols)``. A total order of ``n_rows``
     positives and ``n_cols`` negatives induces π through the order σ of the negatives and,
@@ -92,7 +92,7 @@ def _valid_top_sets(values: np.ndarray, size: int) -> list[tuple[int, ...]]:
 
 
 def pap_risk(y_true: Any, y_score: Any, k: int) -> float:
-    """pAp@k risk, ``001`` eq. (1).
+    """pAp@k risk, Hiranandani et al. 2020 eq. (1).
 
     (1/(βk)) Σ_{i ≤ β} Σ_{j ≤ k} 1[s⁺_(i) <= s⁻_(j)] over the top-β positives and top-k
     negatives. Every choice of those sets allowed by ties is enumerated and the largest
@@ -113,7 +113,7 @@ def _pair_margins(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
 
 
 def pap_ramp(y_true: Any, y_score: Any, k: int) -> float:
-    """Ramp surrogate, ``001`` eq. (8) (= eq. (6)).
+    """Ramp surrogate, Hiranandani et al. 2020 eq. (8) (= eq. (6)).
 
     max over Z₋ ⊆ S₋ (|Z₋| = k) of min over Z₊ ⊆ S₊ (|Z₊| = β) of max over valid
     π ∈ Π_{β×k} of (1/(βk)) [Σ π_ij − Σ_i p_i s_i + Σ_j q_j s_j], p and q the row and
@@ -133,7 +133,7 @@ def pap_ramp(y_true: Any, y_score: Any, k: int) -> float:
 
 
 def pap_avg(y_true: Any, y_score: Any, k: int) -> float:
-    """Avg surrogate, ``001`` eq. (10).
+    """Avg surrogate, Hiranandani et al. 2020 eq. (10).
 
     max over Z₋ (|Z₋| = k) and valid π ∈ Π_{β×k} of
     (1/(βk)) [Σ π_ij + Σ π_ij s_{z_j} − mean(s⁺) Σ π_ij].
@@ -150,7 +150,8 @@ def pap_avg(y_true: Any, y_score: Any, k: int) -> float:
 
 
 def pap_max(y_true: Any, y_score: Any, k: int) -> float:
-    """Max surrogate: ``001`` eq. (9) with the max over Z₊ replaced by a min (its eq. (24)).
+    """Max surrogate: Hiranandani et al. 2020 eq. (9) with the max over Z₊ replaced by a min (its
+    eq. (24)).
 
     max over Z₋ (|Z₋| = k) and valid π ∈ Π_{β×k} of (1/(βk)) [Σ π_ij + Σ_j q_j s_{z_j} −
     min over ordered Z₊ = (z⁺_1..z⁺_β) of Σ_i p_i s_{z⁺_i}].
@@ -178,7 +179,7 @@ def _full_struct_terms(pos: np.ndarray, zneg: np.ndarray, pis: np.ndarray) -> np
 
 
 def pap_ts(y_true: Any, y_score: Any, k: int) -> float:
-    """Tight-struct (TS) surrogate, ``001`` eq. (14).
+    """Tight-struct (TS) surrogate, Hiranandani et al. 2020 eq. (14).
 
     max over Z₋ (|Z₋| = k) and valid π ∈ Π_{n₊×k} of (1/(βk)) [Σ_{i ≤ β} Σ_j π_{(i)_π, j}
     − Σ_i p_i s_i + Σ_j q_j s_j], where (i)_π is the i-th positive in an order consistent
@@ -196,10 +197,10 @@ def pap_ts(y_true: Any, y_score: Any, k: int) -> float:
 
 
 def pauc_struct(y_true: Any, y_score: Any, k: int) -> float:
-    """Structural pAUC(0, k/n₋] bound (the SVM-pAUC baseline of ``001`` Section 7).
+    """Structural pAUC(0, k/n₋] bound (the SVM-pAUC baseline of Hiranandani et al. 2020 Section 7).
 
     max over Z₋ (|Z₋| = k) and valid π ∈ Π_{n₊×k} of (1/(n₊k)) [Σ π_ij − Σ_i p_i s_i +
-    Σ_j q_j s_j]: ``001`` eq. (4) restricted to the top-k negatives.
+    Σ_j q_j s_j]: Hiranandani et al. 2020 eq. (4) restricted to the top-k negatives.
     """
     pos, neg, k, _ = _pap_inputs(y_true, y_score, k)
     pis = valid_orderings(len(pos), k).astype(np.float64)

@@ -32,12 +32,12 @@ def _labelings(n: int, k: int) -> Iterator[np.ndarray]:
 
 
 def _delta(y: np.ndarray, yhat: np.ndarray) -> int:
-    """Δ(y, ŷ) = Σ (1 − y_i) ŷ_i, ``000`` eq. (2)."""
+    """Δ(y, ŷ) = Σ (1 − y_i) ŷ_i, Kar et al. 2015 eq. (2)."""
     return int(((1 - y) * yhat).sum())
 
 
 def prec_at_k_loss(y_true: Any, y_score: Any, k: int) -> int:
-    """prec@k loss, ``000`` eq. (1): irrelevant items among the top ``k``.
+    """prec@k loss, Kar et al. 2015 eq. (1): irrelevant items among the top ``k``.
 
     Enumerates every set of ``k`` items that some score-sorting permutation places first
     (all sets T with min_T s >= max_{not T} s) and returns the largest count of irrelevant
@@ -57,7 +57,8 @@ def prec_at_k_loss(y_true: Any, y_score: Any, k: int) -> int:
 
 
 def prec_struct(y_true: Any, y_score: Any, k: int) -> float:
-    """Struct surrogate, ``000`` eq. (3): max over ‖ŷ‖₁ = k of Δ(y, ŷ) + Σ (ŷ_i − y_i) s_i."""
+    """Struct surrogate, Kar et al. 2015 eq. (3): max over ‖ŷ‖₁ = k of Δ(y, ŷ) + Σ (ŷ_i − y_i)
+    s_i."""
     y, s, k = _prec_inputs(y_true, y_score, k)
     return max(_delta(y, yh) + float((yh - y) @ s) for yh in _labelings(len(y), k))
 
@@ -70,7 +71,7 @@ def _top_sum(values: np.ndarray, m: int) -> float:
 
 
 def prec_ramp(y_true: Any, y_score: Any, k: int) -> float:
-    """Ramp surrogate, ``000`` eq. (4).
+    """Ramp surrogate, Kar et al. 2015 eq. (4).
 
     max over ‖ŷ‖₁ = k of {Δ(y, ŷ) + Σ ŷ_i s_i} minus the max over ‖ỹ‖₁ = k with
     K(y, ỹ) = k (ỹ selects k positives) of Σ ỹ_i s_i.
@@ -81,7 +82,7 @@ def prec_ramp(y_true: Any, y_score: Any, k: int) -> float:
 
 
 def prec_max(y_true: Any, y_score: Any, k: int) -> float:
-    """Max surrogate, ``000`` eq. (6).
+    """Max surrogate, Kar et al. 2015 eq. (6).
 
     max over ‖ŷ‖₁ = k of {Δ(y, ŷ) + Σ (ŷ_i − y_i) s_i + max over ỹ ⪯ (1 − ŷ)·y with
     ‖ỹ‖₁ = n₊ − k of Σ ỹ_i s_i}.
@@ -97,7 +98,7 @@ def prec_max(y_true: Any, y_score: Any, k: int) -> float:
 
 
 def prec_avg(y_true: Any, y_score: Any, k: int) -> float:
-    """Avg surrogate, ``000`` eq. (7).
+    """Avg surrogate, Kar et al. 2015 eq. (7).
 
     max over ‖ŷ‖₁ = k of {Δ(y, ŷ) + Σ s_i (ŷ_i − y_i) + (1/C(ŷ)) Σ (1 − ŷ_i) y_i s_i} with
     C(ŷ) = (n₊ − K(y, ŷ)) / (n₊ − k). When ŷ leaves no positive out (possible only for

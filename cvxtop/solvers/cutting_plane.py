@@ -6,7 +6,7 @@ subgradient at ``s_t = Z w_t``,
 
     L(y, Z w) >= b_t + h_t·w,   h_t = Zᵀ g_t,   b_t = f_t − h_t·w_t.
 
-For prec@k-avg this is the maximizing labeling of ``papers/000`` Algorithm 4, the separation
+For prec@k-avg this is the maximizing labeling of Kar et al. 2015 Algorithm 4, the separation
 oracle of the structural-SVM view (Joachims 2005). The master problem replaces ``L`` by the
 maximum of the cuts; we solve its dual, a QP over the simplex scaled by ``C``,
 

@@ -9,7 +9,7 @@ exactly with cvxpy. Because ``H(s) >= H(s_t) + h_t·(s − s_t)``, the convex mo
 the objective and touches it at ``w_t``, so the true objective never increases. The method
 stops at a point where it no longer decreases (to ``tol``): a *local* solution of a
 non-convex problem, with no global guarantee. It is used for the ramp surrogates of
-``papers/000`` eq. (4) and ``papers/001`` eq. (8).
+Kar et al. 2015 eq. (4) and Hiranandani et al. 2020 eq. (8).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Full-batch subgradient descent on ``P(w) = ½‖w‖² + C·L(y, Zw)`` (GD-pAp@k of
-``papers/001`` Algorithm 1, and the same scheme for every convex surrogate).
+Hiranandani et al. 2020 Algorithm 1, and the same scheme for every convex surrogate).
 
 Each step is ``w ← w − η_t (w + C·Zᵀg_t)`` with ``g_t`` a score subgradient of ``L`` (for the
 TS surrogate the exact subgradient of eq. (14), not Algorithm 2's). Three step rules:

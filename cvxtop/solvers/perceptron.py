@@ -1,4 +1,4 @@
-"""Perceptron@k-avg and Perceptron@k-max (``papers/000`` Algorithms 1 and 2).
+"""Perceptron@k-avg and Perceptron@k-max (Kar et al. 2015 Algorithms 1 and 2).
 
 Each mini-batch is ranked by the current model; ``ŷ`` marks its top ``k`` items (ties at the
 cut ordered irrelevant-first, as in :func:`cvxtop.metrics.precision_at_k`) and

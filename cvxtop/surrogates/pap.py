@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -161,7 +161,8 @@ class _PapFace(PapSurrogate):
 
 @register
 class PapAvg(_PapFace):
-    """Average surrogate, ``papers/001`` eq. (10): ``(1/k) Σ_{j ∈ top-k} (1 + s_j − mean(s⁺))₊``.
+    """Average surrogate, Hiranandani et al. 2020 eq. (10): ``(1/k) Σ_{j ∈ top-k} (1 + s_j −
+    mean(s⁺))₊``.
 
     The max over valid π in eq. (10) puts every positive below the negatives with a positive
     coefficient (1 + s_j − mean(s⁺)), β rows each, which cancels β in 1/(βk). Convex, but
@@ -193,7 +194,7 @@ class PapAvg(_PapFace):
 
 @register
 class PapMax(_PapFace):
-    """Max surrogate: ``papers/001`` eq. (9) with the max over Z₊ replaced by a min (the
+    """Max surrogate: Hiranandani et al. 2020 eq. (9) with the max over Z₊ replaced by a min (the
     appendix's eq. (24)): ``(1/(βk)) Σ_{i ∈ bottom-β pos} Σ_{j ∈ top-k neg} h_ij``.
 
     Convex: for each negative the row ``Σ_{i ∈ bottom-β} h_ij`` is the sum of the β largest
@@ -222,25 +223,11 @@ class PapMax(_PapFace):
 
 @register
 class PapTightStruct(_PapFace):
-    """Tight-struct (TS) surrogate, ``papers/001`` eq. (14), exactly.
-
-    The loss term of eq. (14) counts the top-β positives *as ranked by π*: it is the sum of
-    the β smallest row sums p_i of π, ``sum_smallest(p, β) = max_t [β t − Σ_i (t − p_i)₊]``
-    (``MATH.md`` §2), which gives for each t = 0..k (z sorted decreasing)
-    ``V(t) = (β − n₊) t + Σ_{l <= t} a(z_l) + Σ_{t < l <= k} b(z_l)``, with the per-negative
-    rows ``a_j = Σ_i (1 + s_j − s_i)₊`` and ``b_j = Σ_i (s_j − s_i)₊`` over all positives, and
-    ``TS = max_t V(t) / (βk)``.
-
-    **Smaller exact form** used here: ``TS = (1/(βk)) Σ_{j ∈ top-k} max(a_j − (n₊ − β), b_j)``.
-    Proof. Write c = n₊ − β and d_j = a_j − b_j = Σ_i min(1, (1 + s_j − s_i)₊), which is
-    nondecreasing in s_j. Each term of V(t) is at most the corresponding ``max(a_j − c, b_j)``,
-    so ``max_t V(t) <= Σ_{top-k} max(a_j − c, b_j)``. Conversely, the set {j : d_j > c} is a
-    prefix z_1..z_t* of the sorted top-k negatives (d is monotone in the score), and
-    ``V(t*) = Σ_l b(z_l) + Σ_{l <= t*} (d(z_l) − c) = Σ_{top-k} [b_j + (d_j − c)₊]
-    = Σ_{top-k} max(a_j − c, b_j)``. ∎ Since ``max(a_j − c, b_j)`` is convex and
-    nondecreasing in s_j, TS is also ``sum_largest`` over all negatives of those rows; in
-    LP terms this is the dual of a single selection LP {x, y ≥ 0, x + y ≤ 1, Σ(x + y) = k}
-    (totally unimodular: a bipartite incidence matrix), which merges the k + 1 per-t blocks.
+    """Tight-struct (TS) surrogate, Hiranandani et al. 2020 eq. (14), exactly, in the closed
+    form ``TS = (1/(βk)) Σ_{j ∈ top-k} max(a_j − (n₊ − β), b_j)`` with the per-negative rows
+    ``a_j = Σ_i (1 + s_j − s_i)₊`` and ``b_j = Σ_i (s_j − s_i)₊`` over all positives (the
+    derivation from eq. (14) is in the pAp@k page of the documentation, "The closed form of
+    TS").
 
     Subgradient: from the maximizing t* and ordering, the gradient of the active piece
     ``Σ_{j ∈ A} a_j + Σ_{j ∈ B} b_j`` (A = {j : a_j − c > b_j} among the top-k, B the rest),
@@ -276,7 +263,7 @@ class PapTightStruct(_PapFace):
 
 @register
 class PaucStruct(_PapFace):
-    """Structural pAUC(0, k/n₋] bound, the SVM-pAUC baseline of ``papers/001`` Section 7
+    """Structural pAUC(0, k/n₋] bound, the SVM-pAUC baseline of Hiranandani et al. 2020 Section 7
     (eq. (4) restricted to the top-k negatives): ``(1/(n₊k)) Σ_{all i} Σ_{j ∈ top-k} h_ij``.
 
     A valid convex upper bound on the pAp@k risk: it is the average over all β-subsets Z₊ of
@@ -302,7 +289,7 @@ class PaucStruct(_PapFace):
 
 @register
 class PapRamp(_PapFace, DifferenceOfConvex):
-    """Ramp surrogate, ``papers/001`` eq. (8) (= eq. (6)):
+    """Ramp surrogate, Hiranandani et al. 2020 eq. (8) (= eq. (6)):
     ``(1/(βk)) Σ_{i ∈ top-β pos} Σ_{j ∈ top-k neg} h_ij``. Not convex when n₊ > k (Prop. 2).
 
     Difference of convex functions ``G − H``, both taken at the top-k negatives:
@@ -340,7 +327,7 @@ class PapRamp(_PapFace, DifferenceOfConvex):
 
 @register
 class PapTightStructPaper(_PapFace):
-    """What Algorithm 2 of ``papers/001`` (lines 10-12) computes for the TS surrogate, kept
+    """What Algorithm 2 of Hiranandani et al. 2020 (lines 10-12) computes for the TS surrogate, kept
     under its own name to reproduce the paper; it is *not* eq. (14).
 
     Line 11 sets ``π̄_(i)j = 1{s_(i) − z_j <= 1(i <= β)}`` with the positives ranked *by
