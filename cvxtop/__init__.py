@@ -3,13 +3,14 @@
 Public modules: :mod:`cvxtop.metrics`, :mod:`cvxtop.surrogates`, :mod:`cvxtop.reference`,
 :mod:`cvxtop.predtron`; estimators :class:`TopRanker` and :class:`AATP`. See ``README.md``.
 
-Names are imported on first use (PEP 562), so that ``import cvxtop.metrics`` or
-``import cvxtop.reference`` loads neither cvxpy nor scikit-learn.
+Names and submodules are imported on first use (PEP 562), so that ``import cvxtop.metrics``
+or ``import cvxtop.reference`` loads neither cvxpy nor scikit-learn.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -36,10 +37,14 @@ if TYPE_CHECKING:  # the names as static analysis sees them
 
 
 def __getattr__(name: str) -> Any:
-    try:
+    """A public name, or any submodule (``cvxtop.estimators`` after ``import cvxtop``),
+    imported on first use."""
+    if name in _LAZY:
         module_name, attribute = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module 'cvxtop' has no attribute {name!r}") from None
+    elif not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}"):
+        module_name, attribute = f".{name}", None
+    else:
+        raise AttributeError(f"module 'cvxtop' has no attribute {name!r}")
     module = importlib.import_module(module_name, __name__)
     value = module if attribute is None else getattr(module, attribute)
     globals()[name] = value

@@ -122,6 +122,32 @@ def test_module_level_import_graph_is_acyclic():
     assert "cvxtop._cvxpy" in graph["cvxtop.solvers.direct"]
 
 
+CORE = {"cvxtop._validation", "cvxtop.cutoff", "cvxtop.groups", "cvxtop.exceptions",
+        "cvxtop._cvxpy", "cvxtop.gram", "cvxtop._threads"}
+
+
+def layer(module: str) -> int:
+    """The layers of docs/architecture.md, bottom (0) to top (5)."""
+    if module in CORE:
+        return 0
+    if module.startswith("cvxtop.reference") or module == "cvxtop.metrics":
+        return 1
+    if module.startswith("cvxtop.surrogates"):
+        return 2
+    if module.startswith("cvxtop.solvers"):
+        return 3
+    if module.startswith(("cvxtop.estimators", "cvxtop.aatp", "cvxtop.predtron")):
+        return 4
+    return 5
+
+
+def test_modules_import_only_their_own_layer_or_below():
+    upward = [(name, target) for name in MODULES for target in _top_level_imports(name)
+              if layer(target) > layer(name)]
+    assert upward == []
+    assert layer("cvxtop.surrogates.checks") == 2 and layer("cvxtop.cli") == 5
+
+
 def test_the_cycle_finder_finds_cycles():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
@@ -149,7 +175,11 @@ def test_lazy_package_attributes():
         "assert cvxtop.TopRanker is TopRanker and 'cvxpy' in sys.modules\n"
         "assert set(cvxtop.__all__) <= set(dir(cvxtop))\n"
         "assert set(cvxtop.__all__) == {'__version__', *cvxtop._LAZY}\n"
+        "assert isinstance(cvxtop.estimators.EXPECTED_FAILED_CHECKS, dict)\n"
+        "assert cvxtop.solvers.minimize and cvxtop.cutoff.prec_cutoff(0.55, 100) == 55\n"
         "print(sorted(cvxtop.__all__))")
     assert "TopRanker" in out
     with pytest.raises(AttributeError, match="module 'cvxtop' has no attribute 'nope'"):
         cvxtop.nope  # noqa: B018
+    with pytest.raises(AttributeError, match="has no attribute '_threads_not_here'"):
+        cvxtop._threads_not_here  # noqa: B018
