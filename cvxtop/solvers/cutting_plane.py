@@ -19,9 +19,10 @@ them is at most ``tol``.
 
 Where the next cut is taken follows OCAS (Franc & Sonnenburg 2008), which needs far fewer
 rounds than taking it at the master solution (plain BMRM): the best point ``w_b`` moves to the
-minimizer of the objective on the segment towards ``w_c`` (a line search of a convex function
-of one variable, using the surrogate's subgradients and no extra matrix product, since the
-scores are affine in the step), and the next cut is taken at ``w_b + μ(w_c − w_b)``.
+minimizer of the objective on the segment towards ``w_c`` (an exact line search,
+:mod:`.line_search`, using the surrogate's values and subgradients and no extra matrix
+product, since the scores are affine in the step), and the next cut is taken at
+``w_b + μ(w_c − w_b)``.
 
 Lean by design: the master is a DPP problem compiled once per size (a power of two; the
 active cuts are parameter values, packed, with unused places masked off), and for more
@@ -43,10 +44,14 @@ import numpy as np
 from .. import _cvxpy
 from .._threads import single_threaded_blas
 from ..exceptions import SolverError
+from .line_search import line_search
 from .objective import RankingObjective
 from .result import SolveResult
 
-__all__ = ["solve_cutting_plane", "line_search"]
+__all__ = ["solve_cutting_plane"]
+
+#: Relative change of the objective below which a new point counts as no improvement.
+ROUNDING = 1e-13
 
 
 class _DualMaster:
@@ -196,55 +201,6 @@ class _CutBundle:
         return w_c, float(b @ alpha) - 0.5 * float(Ha @ Ha)
 
 
-def line_search(objective: RankingObjective, w: np.ndarray, s: np.ndarray, d: np.ndarray,
-                ds: np.ndarray, rtol: float = 1e-3, max_evals: int = 40) -> float:
-    """Approximately minimize ``φ(τ) = P(w + τd)`` over ``τ >= 0`` (``ds = Z d``).
-
-    ``φ`` is convex; its derivative ``(w + τd)·d + C·g(τ)·ds`` comes from one surrogate
-    subgradient at the scores ``s + τ ds``. The root is bracketed by doubling and found by
-    the Illinois variant of regula falsi, to a relative width ``rtol``.
-    """
-    dd = float(d @ d)
-    if dd == 0.0:
-        return 0.0
-    wd = float(w @ d)
-    evals = 0
-
-    def slope(tau: float) -> float:
-        nonlocal evals
-        evals += 1
-        _, g = objective.loss_and_score_gradient(s + tau * ds)
-        return wd + tau * dd + objective.C * float(g @ ds)
-
-    lo, f_lo = 0.0, slope(0.0)
-    if f_lo >= 0:
-        return 0.0
-    hi, f_hi = 1.0, slope(1.0)
-    while f_hi < 0 and evals < max_evals:
-        lo, f_lo = hi, f_hi
-        hi *= 2.0
-        f_hi = slope(hi)
-    side = 0
-    while evals < max_evals and hi - lo > rtol * hi and f_hi > 0:
-        x = (lo * f_hi - hi * f_lo) / (f_hi - f_lo)
-        if not lo < x < hi:
-            x = 0.5 * (lo + hi)
-        fx = slope(x)
-        if fx < 0:
-            lo, f_lo = x, fx
-            if side == -1:
-                f_hi *= 0.5
-            side = -1
-        elif fx > 0:
-            hi, f_hi = x, fx
-            if side == 1:
-                f_lo *= 0.5
-            side = 1
-        else:
-            return x
-    return lo if f_hi <= 0 else (lo * f_hi - hi * f_lo) / (f_hi - f_lo)
-
-
 def _final_bounds(objective: RankingObjective, best: np.ndarray, lower: float
                   ) -> tuple[float, float, float]:
     """Upper bound recomputed from scratch at ``best`` (the scores were updated
@@ -332,12 +288,14 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
         w_c, bound = bundle.solve_master(C)
         lower = max(lower, bound)
         s_c = Z @ w_c
-        tau = line_search(objective, best, best_s, w_c - best, s_c - best_s)
-        if tau > 0:
-            cand, cand_s = best + tau * (w_c - best), best_s + tau * (s_c - best_s)
-            cand_value = objective.value_at_scores(cand, cand_s)
-            if cand_value < upper:
-                upper, best, best_s = cand_value, cand, cand_s
+        step = line_search(objective, best, best_s, w_c - best, s_c - best_s)
+        if step.tau > 0:
+            cand = best + step.tau * (w_c - best)
+            cand_value = 0.5 * float(cand @ cand) + C * step.loss
+            # an exact step can land on the best point's own kink and "improve" it by
+            # rounding only; keep the point then (e.g. an exact zero model stays exact)
+            if cand_value < upper - ROUNDING * max(1.0, abs(upper)):
+                upper, best, best_s = cand_value, cand, best_s + step.tau * (s_c - best_s)
         gap = (upper - lower) / max(abs(upper), 1e-12)
         if callback is not None:
             callback(it, upper, lower)

@@ -1,0 +1,96 @@
+"""Exact line search of the regularized objective along a segment.
+
+Along ``w + τd`` (``τ >= 0``) the objective is
+
+    φ(τ) = ½‖w + τd‖² + C·L(s + τ·ds),   ds = Z d,
+
+a convex quadratic plus ``C`` times a convex function of one variable. Every surrogate
+evaluation at ``τ_i`` gives a line below ``L`` (its value and the slope ``g_i·ds`` of a
+subgradient), so the maximum of the lines seen is a model ``M ≤ L``. Minimizing the
+quadratic plus ``C·M`` is exact and cheap (the minimizer is at ``0``, at a line's stationary
+point or where two lines cross), and the surrogate is then evaluated there. When ``L``
+agrees with the model at that point, the point minimizes ``φ`` itself, since the model lies
+below ``L`` everywhere. For the piecewise-linear surrogates of the papers each evaluation
+adds the piece active at the model's minimizer, so the search ends after a few evaluations,
+at the exact minimizer (a kink or a stationary point), with no tolerance on ``τ``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .objective import RankingObjective
+
+__all__ = ["line_search", "LineSearch"]
+
+#: Relative agreement of ``L`` with its model at which the model's minimizer is accepted
+#: (rounding of the scores ``s + τ·ds``, not an approximation of the search).
+AGREEMENT_RTOL = 1e-11
+
+
+@dataclass(frozen=True)
+class LineSearch:
+    """The step ``tau``, the surrogate loss ``L`` at ``s + tau·ds``, the number of
+    surrogate evaluations, and whether the step is the exact minimizer."""
+
+    tau: float
+    loss: float
+    evaluations: int
+    exact: bool
+
+
+def _model_minimizer(intercepts: np.ndarray, slopes: np.ndarray, wd: float, dd: float,
+                     C: float) -> tuple[float, float]:
+    """Minimize ``½dd·τ² + wd·τ + C·max_j(a_j + m_j τ)`` over ``τ >= 0``; return the
+    minimizer and the model's ``max_j`` at it. The minimum of a convex function of one
+    variable lies at ``0``, at a stationary point of one line's piece or at a crossing of
+    two lines, so the smallest value over those candidates is the minimum."""
+    roots = -(wd + C * slopes) / dd
+    da = intercepts[:, None] - intercepts[None, :]
+    dm = slopes[None, :] - slopes[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        crossings = (da / dm)[np.abs(dm) > 0]
+    candidates = np.concatenate([[0.0], roots, crossings])
+    candidates = candidates[np.isfinite(candidates) & (candidates >= 0)]
+    model = np.max(intercepts[None, :] + slopes[None, :] * candidates[:, None], axis=1)
+    values = 0.5 * dd * candidates ** 2 + wd * candidates + C * model
+    best = int(np.argmin(values))
+    return float(candidates[best]), float(model[best])
+
+
+def line_search(objective: RankingObjective, w: np.ndarray, s: np.ndarray, d: np.ndarray,
+                ds: np.ndarray, max_evaluations: int = 30) -> LineSearch:
+    """Minimize ``φ(τ) = P(w + τd)`` over ``τ >= 0``, where ``s = Z w`` and ``ds = Z d``.
+
+    Exact for piecewise-linear surrogates (all of the papers'); otherwise, or if
+    ``max_evaluations`` is reached, the best point evaluated is returned with
+    ``exact=False``.
+    """
+    dd, wd, C = float(d @ d), float(w @ d), objective.C
+    intercepts: list[float] = []
+    slopes: list[float] = []
+    probes: list[tuple[float, float]] = []  # (τ, L(τ))
+
+    def probe(tau: float) -> float:
+        loss, g = objective.loss_and_score_gradient(s + tau * ds)
+        slope = float(g @ ds)
+        intercepts.append(loss - slope * tau)
+        slopes.append(slope)
+        probes.append((tau, loss))
+        return loss
+
+    loss0 = probe(0.0)
+    if dd == 0.0:
+        return LineSearch(0.0, loss0, 1, True)
+    while len(probes) < max_evaluations:
+        tau, model = _model_minimizer(np.array(intercepts), np.array(slopes), wd, dd, C)
+        if tau == 0.0:  # the model equals L at 0, where a line touches it
+            return LineSearch(0.0, loss0, len(probes), True)
+        loss = probe(tau)
+        if loss - model <= AGREEMENT_RTOL * max(1.0, abs(loss)):
+            return LineSearch(tau, loss, len(probes), True)
+    phi = [0.5 * dd * t * t + wd * t + C * v for t, v in probes]
+    best = int(np.argmin(phi))
+    return LineSearch(probes[best][0], probes[best][1], len(probes), False)

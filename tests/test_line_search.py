@@ -1,0 +1,78 @@
+"""The exact line search of the cutting plane: the step minimizes the objective along the
+segment (checked by one-sided slopes at the step and by a dense grid), with few surrogate
+evaluations, on every convex registered surrogate, with and without groups."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cvxtop import surrogates
+from cvxtop.solvers.line_search import line_search
+from cvxtop.solvers.objective import RankingObjective
+from cvxtop.surrogates import PrecSurrogate
+from conftest import registered
+
+
+def problem(name: str, seed: int, grouped: bool, n: int = 60, d: int = 5):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = (X[:, 0] + rng.standard_normal(n) > 0.8).astype(int)
+    groups = np.repeat(np.arange(3), n // 3) if grouped else None
+    if grouped:
+        for g in range(3):  # every group needs relevant and irrelevant items
+            idx = np.flatnonzero(groups == g)
+            y[idx[:3]], y[idx[3:10]] = 1, 0
+    k = 0.3 if isinstance(surrogates.get(name, 1), PrecSurrogate) else 2
+    return RankingObjective(X, y, surrogates.get(name, k), C=float(rng.choice([0.1, 1, 10])),
+                            groups=groups), rng
+
+
+def phi(objective, w, d, tau):
+    return objective.value(w + tau * d)
+
+
+@pytest.mark.parametrize("grouped", [False, True], ids=["one list", "groups"])
+@pytest.mark.parametrize("name", registered(convex=True))
+def test_step_minimizes_the_objective_on_the_segment(name, grouped):
+    evaluations = []
+    for seed in range(8):
+        objective, rng = problem(name, seed, grouped)
+        w = rng.standard_normal(objective.Z.shape[1]) * 0.3
+        d = rng.standard_normal(objective.Z.shape[1]) * rng.choice([0.1, 1.0, 5.0])
+        if seed % 4 == 0:  # a start on a tie grid: kinks at the start and along the way
+            w = np.round(w)
+        step = line_search(objective, w, objective.Z @ w, d, objective.Z @ d)
+        assert step.exact and step.tau >= 0
+        evaluations.append(step.evaluations)
+        best = phi(objective, w, d, step.tau)
+        assert step.loss == pytest.approx(objective.loss(objective.Z @ (w + step.tau * d)),
+                                          rel=1e-12, abs=1e-12)
+        # optimality: no better point on either side, and none on a dense grid
+        scale = 1e-7 * max(1.0, step.tau)
+        assert phi(objective, w, d, step.tau + scale) >= best - 1e-12 * max(1.0, abs(best))
+        if step.tau > 0:
+            assert phi(objective, w, d, max(0.0, step.tau - scale)) >= best - 1e-12 * max(
+                1.0, abs(best))
+        grid = np.linspace(0, 3 * max(step.tau, 1.0), 301)
+        assert min(phi(objective, w, d, t) for t in grid) >= best - 1e-10 * max(1.0, abs(best))
+    assert np.mean(evaluations) <= 8
+
+
+def test_zero_direction_and_a_direction_uphill():
+    objective, rng = problem("prec@k-avg", 0, False)
+    w = rng.standard_normal(5)
+    s = objective.Z @ w
+    none = line_search(objective, w, s, np.zeros(5), np.zeros(len(s)))
+    assert none.tau == 0.0 and none.exact and none.evaluations == 1
+    # along the ascent direction of the objective (a subgradient), the best step is 0
+    _, grad, _, _ = objective.value_and_gradient(w)
+    step = line_search(objective, w, s, grad, objective.Z @ grad)
+    assert step.exact and step.tau == 0.0
+
+
+def test_budget_returns_the_best_point_seen_and_says_so():
+    objective, rng = problem("pap@k-ts", 3, False)
+    w, d = rng.standard_normal(5), 5 * rng.standard_normal(5)
+    step = line_search(objective, w, objective.Z @ w, d, objective.Z @ d, max_evaluations=1)
+    assert not step.exact and step.evaluations == 1 and step.tau == 0.0
