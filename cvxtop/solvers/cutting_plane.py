@@ -24,13 +24,16 @@ minimizer of the objective on the segment towards ``w_c`` (an exact line search,
 product, since the scores are affine in the step), and the next cut is taken at
 ``w_b + μ(w_c − w_b)``.
 
-Lean by design: the master is a DPP problem compiled once per size (a power of two; the
-active cuts are parameter values, packed, with unused places masked off), and for more
-features than places it is given the triangular factor of the cuts instead of the cuts, so
-its cost follows the number of active cuts, not the dimension. When the slots run out,
+The master is a small QP over the simplex in the Gram matrix ``G = HᵀH`` of the cuts, kept
+up to date as cuts come and go (one product ``Hᵀh`` per round), and solved by a warm-started
+active-set method (:mod:`.simplex_qp`): successive masters differ by one cut, so it takes a
+few iterations and its cost follows the number of active cuts, not the dimension. cvxpy
+(the same QP in ``G``, polished on its support) is the reference and the fallback. When the
+slots run out,
 cuts that stayed below the model for a while are replaced by their aggregate (a convex
 combination of valid cuts is valid and keeps the last master solution feasible, so the
-bound never falls back); the capacity doubles only when every cut is in use.
+bound never falls back); that happens only once the store has reached room for a full
+active set or its memory budget.
 """
 
 from __future__ import annotations
@@ -47,85 +50,77 @@ from ..exceptions import SolverError
 from .line_search import line_search
 from .objective import RankingObjective
 from .result import SolveResult
+from .simplex_qp import solve_simplex_qp
 
 __all__ = ["solve_cutting_plane"]
 
 #: Relative change of the objective below which a new point counts as no improvement.
 ROUNDING = 1e-13
+#: Memory for stored cuts (d × slots doubles) before stale cuts are aggregated.
+STORE_BYTES = 256 * 2**20
 
 
-class _DualMaster:
-    """The master dual over a fixed number of cut slots, compiled once (DPP)."""
-
-    def __init__(self, dim: int, capacity: int, solver: str, options: dict[str, Any] | None):
-        self.solver = solver
-        self.options = options
-        self.H = cp.Parameter((dim, capacity))
-        self.b = cp.Parameter(capacity)
-        self.mask = cp.Parameter(capacity, nonneg=True)
-        self.lam = cp.Variable(capacity, nonneg=True)
-        objective = cp.Maximize(self.b @ self.lam - 0.5 * cp.sum_squares(self.H @ self.lam))
-        self.problem = cp.Problem(objective, [cp.sum(self.lam) == 1, self.lam <= self.mask])
-
-    def solve(self, H: np.ndarray, b: np.ndarray, active: np.ndarray) -> np.ndarray:
-        """Maximize over λ in the simplex restricted to ``active`` slots; return λ (exactly
-        feasible: clipped at zero and renormalized)."""
-        self.H.value = H
-        self.b.value = b
-        self.mask.value = active.astype(np.float64)
-        # an inaccurate master solution is fine: its λ is projected onto the simplex and the
-        # bound is evaluated exactly there, so it stays rigorous
-        _cvxpy.solve(self.problem, self.solver, self.options, what="the cutting-plane master",
-                     accept_inaccurate=True, warn=False)
-        lam = np.where(active, np.maximum(np.asarray(self.lam.value, dtype=np.float64), 0.0), 0.0)
-        total = lam.sum()
-        if not np.isfinite(total) or total <= 0:
-            raise SolverError("the cutting-plane master returned no usable solution",
-                              status=str(self.problem.status))
-        return _polish(lam / total, H, b)
+def _dual(lam: np.ndarray, G: np.ndarray, c: np.ndarray) -> float:
+    return float(c @ lam) - 0.5 * float(lam @ G @ lam)
 
 
-def _dual(lam: np.ndarray, H: np.ndarray, b: np.ndarray) -> float:
-    Hl = H @ lam
-    return float(b @ lam) - 0.5 * float(Hl @ Hl)
-
-
-def _polish(lam: np.ndarray, H: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _polish(lam: np.ndarray, G: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Refine an interior-point solution of the master to machine precision.
 
     On the support ``S`` of ``λ`` the master is an equality-constrained QP whose KKT
-    system ``[G_SS 1; 1ᵀ 0][λ_S; μ] = [b_S; 1]`` (``G = HᵀH``) is solved directly; the
-    refined point is kept only if it is feasible and raises the dual value, so the rigorous
-    lower bound can only improve (and tolerances near 1e-8 become reachable).
+    system ``[G_SS 1; 1ᵀ 0][λ_S; μ] = [c_S; 1]`` is solved directly; the refined point is
+    kept only if it is feasible and raises the dual value, so the rigorous lower bound can
+    only improve.
     """
     support = np.flatnonzero(lam > 1e-9 * lam.max())
     m = len(support)
-    Hs = H[:, support]
     kkt = np.zeros((m + 1, m + 1))
-    kkt[:m, :m] = Hs.T @ Hs
+    kkt[:m, :m] = G[np.ix_(support, support)]
     kkt[:m, m] = kkt[m, :m] = 1.0
-    rhs = np.r_[b[support], 1.0]
-    solution = np.linalg.lstsq(kkt, rhs, rcond=None)[0]
+    solution = np.linalg.lstsq(kkt, np.r_[c[support], 1.0], rcond=None)[0]
     refined = np.zeros_like(lam)
     refined[support] = solution[:m]
     if np.all(refined >= 0) and abs(refined.sum() - 1.0) < 1e-12 \
-            and _dual(refined, H, b) > _dual(lam, H, b):
+            and _dual(refined, G, c) > _dual(lam, G, c):
         return refined / refined.sum()
     return lam
 
 
-class _CutBundle:
-    """Cuts ``L(Zw) >= b_c + h_c·w`` in fixed slots, with pruning by aggregation."""
+def _cvxpy_master(G: np.ndarray, c: np.ndarray, solver: str,
+                  options: dict[str, Any] | None) -> np.ndarray:
+    """``max_λ cᵀλ − ½λᵀGλ`` over the simplex with cvxpy: the reference for the active-set
+    master, and its fallback. Returns λ exactly feasible (clipped and renormalized)."""
+    lam = cp.Variable(len(c), nonneg=True)
+    problem = cp.Problem(cp.Maximize(c @ lam - 0.5 * cp.quad_form(lam, cp.psd_wrap(G))),
+                         [cp.sum(lam) == 1])
+    # an inaccurate master solution is fine: its λ is projected onto the simplex and the
+    # bound is evaluated exactly there, so it stays rigorous
+    _cvxpy.solve(problem, solver, options, what="the cutting-plane master",
+                 accept_inaccurate=True, warn=False)
+    value = np.maximum(np.asarray(lam.value, dtype=np.float64), 0.0)
+    total = value.sum()
+    if not np.isfinite(total) or total <= 0:
+        raise SolverError("the cutting-plane master returned no usable solution",
+                          status=str(problem.status))
+    return _polish(value / total, G, c)
 
-    def __init__(self, dim: int, capacity: int, patience: int, solver: str,
+
+class _CutBundle:
+    """Cuts ``L(Zw) >= b_c + h_c·w`` in slots, with their Gram matrix ``G = HᵀH`` kept up
+    to date, and pruning by aggregation."""
+
+    def __init__(self, dim: int, capacity: int, patience: int, master: str, solver: str,
                  options: dict[str, Any] | None) -> None:
-        self.dim, self.patience = dim, patience
+        self.dim, self.patience, self.master = dim, patience, master
         self.solver, self.options = solver, options
-        self.masters: dict[int, _DualMaster] = {}
+        # Cuts are kept (the store doubling as needed) up to room for a full active set,
+        # 2(d + 2), within a memory budget; past that, stale cuts are aggregated.
+        self.limit = max(capacity, min(2 * (dim + 2), STORE_BYTES // (8 * max(dim, 1))))
         self._allocate(capacity)
 
     def _allocate(self, capacity: int) -> None:
         self.H = np.zeros((self.dim, capacity))
+        self.G = np.zeros((capacity, capacity))
         self.b = np.zeros(capacity)
         self.active = np.zeros(capacity, dtype=bool)
         self.idle = np.zeros(capacity, dtype=np.int64)
@@ -141,23 +136,26 @@ class _CutBundle:
         weight = self.lam[stale].sum()
         self.active[stale] = False
         if weight > 0:
-            keep = stale[0]
-            self.H[:, keep] = self.H[:, stale] @ self.lam[stale] / weight
-            self.b[keep] = float(self.b[stale] @ self.lam[stale]) / weight
+            keep, mix = stale[0], self.lam[stale] / weight
+            self.H[:, keep] = self.H[:, stale] @ mix
+            self.b[keep] = float(self.b[stale] @ mix)
+            column = self.G[:, stale] @ mix
+            column[keep] = float(mix @ self.G[np.ix_(stale, stale)] @ mix)
+            self.G[:, keep] = self.G[keep, :] = column
             self.active[keep], self.idle[keep] = True, 0
 
     def _free_slot(self) -> int:
-        """A free slot: the first unused one, else one freed by aggregating stale cuts,
-        else a new one (the capacity doubles)."""
-        if np.all(self.active):
+        """A free slot: the first unused one; else, below the slot limit, a new one (the
+        capacity doubles); else one freed by aggregating stale cuts; else a new one."""
+        if np.all(self.active) and self.H.shape[1] >= self.limit:
             self._aggregate_stale()
         free = np.flatnonzero(~self.active)
         if len(free):
             return int(free[0])
         m = self.H.shape[1]
-        H, b, idle, lam = self.H, self.b, self.idle, self.lam
+        H, G, b, idle, lam = self.H, self.G, self.b, self.idle, self.lam
         self._allocate(2 * m)
-        self.H[:, :m], self.b[:m], self.active[:m] = H, b, True
+        self.H[:, :m], self.G[:m, :m], self.b[:m], self.active[:m] = H, G, b, True
         self.idle[:m], self.lam[:m] = idle, lam
         return m
 
@@ -165,36 +163,27 @@ class _CutBundle:
         slot = self._free_slot()
         self.H[:, slot], self.b[slot] = h, offset
         self.active[slot], self.idle[slot] = True, 0
+        column = self.H.T @ h  # O(d·slots): the only product with the cuts per round
+        self.G[:, slot] = self.G[slot, :] = column
 
     def solve_master(self, C: float) -> tuple[np.ndarray, float]:
         """The master solution ``w_c`` and the rigorous dual bound ``D(α)``."""
         H, b, active = self.H, self.b, self.active
         # Scale so the master's data are O(1): with α = Cλ, D = C b·λ − ½C²‖Hλ‖².
-        scale = max(1.0, float(np.max(np.sum(H[:, active] ** 2, axis=0))))
-        # The master sees the active cuts only, packed into the smallest compiled size (a
-        # power of two) that holds them, so its cost follows the number of active cuts and
-        # not the capacity. It needs them only through ‖Hλ‖, so with more features than
-        # slots it gets the triangular factor R of H = QR (‖Rλ‖ = ‖Hλ‖): its size does not
-        # grow with d either.
         slots = np.flatnonzero(active)
-        size = max(16, 1 << (len(slots) - 1).bit_length())
-        packed_H = np.zeros((self.dim, size))
-        packed_b = np.zeros(size)
-        packed_H[:, :len(slots)] = H[:, slots] / np.sqrt(scale)
-        packed_b[:len(slots)] = b[slots] / (C * scale)
-        if self.dim > size:
-            packed_H = np.linalg.qr(packed_H, mode="r")
-        if size not in self.masters:
-            self.masters[size] = _DualMaster(len(packed_H), size, self.solver, self.options)
-        packed_lam = self.masters[size].solve(packed_H, packed_b, np.arange(size) < len(slots))
+        scale = max(1.0, float(np.max(np.diag(self.G)[slots])))
+        G, c = self.G[np.ix_(slots, slots)] / scale, b[slots] / (C * scale)
+        lam = solve_simplex_qp(G, c, self.lam[slots]) if self.master == "active-set" else None
+        if lam is None:  # the cvxpy master: the reference, and the fallback
+            lam = _cvxpy_master(G, c, self.solver, self.options)
         self.lam = np.zeros(len(b))
-        self.lam[slots] = packed_lam[:len(slots)]
+        self.lam[slots] = lam
         alpha = C * self.lam
-        Ha = H @ alpha
+        Ha = H[:, slots] @ alpha[slots]
         w_c = -Ha
         # A cut is idle while it lies strictly below the model at w_c (interior-point
         # weights are never exactly zero, so they cannot tell).
-        values = b + H.T @ w_c
+        values = b - self.G[:, slots] @ alpha[slots]  # b + Hᵀw_c, through the Gram matrix
         model = float(np.max(values[active]))
         below = values < model - 1e-9 * max(1.0, abs(model))
         self.idle = np.where(active & below, self.idle + 1, 0)
@@ -229,6 +218,7 @@ def solve_cutting_plane(
     capacity: int = 64,
     patience: int = 10,
     step_fraction: float = 0.1,
+    master: str = "active-set",
     accept_inaccurate: bool = False,
     callback: Callable[[int, float, float], None] | None = None,
 ) -> SolveResult:
@@ -250,30 +240,39 @@ def solve_cutting_plane(
     w0 : array of shape (d,), optional
         Starting point (a warm start); zeros by default.
     capacity : int
-        Initial number of cut slots (at least ``2(d + 2)``, room for a full active set).
+        Initial number of cut slots. The store doubles when every slot is in use, up to
+        room for a full active set (``2(d + 2)`` cuts, within :data:`STORE_BYTES`); past
+        that, cuts idle for ``patience`` rounds are aggregated. Storage therefore follows
+        the number of cuts the solve needs, not ``d²``.
     patience : int
         Rounds a cut must stay below the model before it may be aggregated away.
     step_fraction : float
         OCAS's μ: the next cut is taken at ``w_b + μ(w_c − w_b)``.
+    master : {"active-set", "cvxpy"}
+        The master's solver: the warm-started active-set method of :mod:`.simplex_qp`
+        (falling back to cvxpy if it does not converge), or cvxpy with ``solver`` alone
+        (the reference).
     callback : callable(round, upper, lower), optional
         Called after every round (progress bars use it).
     """
     if not objective.surrogate.convex:
         raise ValueError(f"{objective.surrogate.name} is not convex: the cutting plane needs a "
                          "convex surrogate")
+    if master not in ("active-set", "cvxpy"):
+        raise ValueError(f"master must be 'active-set' or 'cvxpy', got {master!r}")
     with single_threaded_blas():
         return _cutting_plane(objective, tol, max_iter, solver, solver_options, w0, capacity,
-                              patience, step_fraction, accept_inaccurate, callback)
+                              patience, step_fraction, master, accept_inaccurate, callback)
 
 
 def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solver: str,
                    solver_options: dict[str, Any] | None, w0: np.ndarray | None,
-                   capacity: int, patience: int, step_fraction: float,
+                   capacity: int, patience: int, step_fraction: float, master: str,
                    accept_inaccurate: bool,
                    callback: Callable[[int, float, float], None] | None) -> SolveResult:
     Z, C = objective.Z, objective.C
     d = Z.shape[1]
-    bundle = _CutBundle(d, max(capacity, 2 * (d + 2)), patience, solver, solver_options)
+    bundle = _CutBundle(d, capacity, patience, master, solver, solver_options)
     best = np.zeros(d) if w0 is None else np.asarray(w0, dtype=np.float64).copy()
     best_s = Z @ best
     query, query_s = best, best_s

@@ -57,7 +57,7 @@ _BATCHES = {"batch_size": 500, "epochs": 25, "shuffle": True, "random_state": No
 OPTIONS: dict[str, dict[str, Any]] = {
     "direct": {**_EXACT, "certify": True},
     "cutting-plane": {**_EXACT, "w0": None, "capacity": 64, "patience": 10,
-                      "step_fraction": 0.1},
+                      "step_fraction": 0.1, "master": "active-set"},
     "dca": {**_EXACT, "start_method": "auto"},
     "gd": {"learning_rate": "line-search", "eta0": 1.0, "max_iter": 1000, "tol": 1e-6,
            "w0": None},
