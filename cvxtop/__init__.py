@@ -15,16 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-#: public name -> (module, attribute or None for the module itself)
-_LAZY: dict[str, tuple[str, str | None]] = {
-    "metrics": (".metrics", None),
-    "reference": (".reference", None),
-    "surrogates": (".surrogates", None),
-    "predtron": (".predtron", None),
-    "TopRanker": (".estimators", "TopRanker"),
-    "AATP": (".aatp", "AATP"),
-    "SolverError": (".exceptions", "SolverError"),
-}
+#: class -> the module that defines it (submodules are found by name)
+_CLASSES = {"TopRanker": ".estimators", "AATP": ".aatp", "SolverError": ".exceptions"}
 
 __all__ = ["__version__", "metrics", "reference", "surrogates", "predtron", "TopRanker",
            "AATP", "SolverError"]
@@ -39,14 +31,12 @@ if TYPE_CHECKING:  # the names as static analysis sees them
 def __getattr__(name: str) -> Any:
     """A public name, or any submodule (``cvxtop.estimators`` after ``import cvxtop``),
     imported on first use."""
-    if name in _LAZY:
-        module_name, attribute = _LAZY[name]
+    if name in _CLASSES:
+        value = getattr(importlib.import_module(_CLASSES[name], __name__), name)
     elif not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}"):
-        module_name, attribute = f".{name}", None
+        value = importlib.import_module(f".{name}", __name__)
     else:
         raise AttributeError(f"module 'cvxtop' has no attribute {name!r}")
-    module = importlib.import_module(module_name, __name__)
-    value = module if attribute is None else getattr(module, attribute)
     globals()[name] = value
     return value
 

@@ -273,7 +273,7 @@ __all__ += [
 
 def reject_sparse(X: Any, name: str = "X") -> None:
     """Refuse scipy sparse input with a message that says so (dense arrays only)."""
-    if hasattr(X, "tocsr") and hasattr(X, "nnz"):
+    if is_sparse(X):
         raise TypeError(f"{name} is a sparse matrix; sparse input is not supported, "
                         f"pass a dense array ({name}.toarray())")
 

@@ -13,7 +13,7 @@ from sklearn.preprocessing import StandardScaler
 
 from . import metrics
 from .aatp.demo import aatp_demo_fit
-from .cutoff import ceil_fraction
+from .cutoff import prec_cutoff
 from .datasets import load_paper_dataset
 from .estimators import TopRanker
 
@@ -62,7 +62,7 @@ def run_demo(seed: int = 0, C: float = 1.0) -> DemoResult:
                                               random_state=seed)
     scaler = StandardScaler().fit(X_tr)
     X_tr, X_te = scaler.transform(X_tr), scaler.transform(X_te)
-    k = max(1, ceil_fraction(KAPPA, int(y_te.sum())))
+    k = prec_cutoff(KAPPA, int(y_te.sum()))
     description = [
         "cvxtop demo: rank the rare class of the letter data (Kar et al. 2015, Section 6).",
         f"Data: UCI letter recognition (shipped with cvxtop): letter {LETTER!r} against the "

@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.model_selection import GroupShuffleSplit, train_test_split
 
 from ._validation import check_fraction, check_labels, check_matrix
-from .cutoff import ceil_fraction, tau_cutoff
+from .cutoff import prec_cutoff, tau_cutoff
 from .estimators import TopRanker
 from .io import read_labeled_features
 from .model_io import SavedRanker, save_arrays, save_ranker
@@ -19,9 +19,9 @@ __all__ = ["fit_from_file", "aatp_from_file", "split_train_test", "metric_cutoff
 
 def metric_cutoff(k: int | float, y: np.ndarray) -> int:
     """The int cut-off used to report metrics: ``k``, or ``ceil(κ·n₊)`` for a float κ
-    (computed exactly, as in training: :func:`cvxtop.cutoff.ceil_fraction`)."""
+    (the rule training uses, :func:`cvxtop.cutoff.prec_cutoff`)."""
     if isinstance(k, float):
-        return max(1, ceil_fraction(k, int(np.sum(y))))
+        return prec_cutoff(k, int(np.sum(y)))
     return int(k)
 
 

@@ -41,6 +41,15 @@ def tiny_instance(rng: np.random.Generator, max_pos: int = 5, max_neg: int = 5,
     return y[perm], s[perm]
 
 
+def random_pairs(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Up to ``2n`` random preference pairs (preferred, other) of distinct items among
+    ``n``, at least one."""
+    m = int(rng.integers(1, 2 * n))
+    pairs = np.c_[rng.integers(0, n, m), rng.integers(0, n, m)]
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    return pairs if len(pairs) else np.array([[0, 1]])
+
+
 def registered(family: type[Surrogate] = Surrogate, convex: bool | None = None) -> list[str]:
     """Registered surrogate names of a family (a base class), optionally only the convex or
     non-convex ones: read from the registry, so that a new surrogate joins every test

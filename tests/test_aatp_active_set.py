@@ -16,6 +16,7 @@ from cvxtop.aatp.kernels import rbf_gram
 from cvxtop.aatp.problem import CERTIFICATE_RTOL, items_problem, pairs_problem
 from cvxtop.aatp.selection import score_candidate
 from cvxtop.gram import check_gram_matrix
+from conftest import random_pairs
 
 KINDS = ["gauss", "grid", "repeated", "merged", "pairs"]
 
@@ -35,12 +36,7 @@ def instance(rng, kind, n_max=12):
     C = float(10 ** rng.uniform(-1.5, 1.5))
     factor = gram.factor().F
     if kind == "pairs":
-        m = int(rng.integers(1, 2 * n))
-        pairs = np.c_[rng.integers(0, n, m), rng.integers(0, n, m)]
-        pairs = pairs[pairs[:, 0] != pairs[:, 1]]
-        if len(pairs) == 0:
-            pairs = np.array([[0, 1]])
-        return pairs_problem(factor, pairs, C), gram
+        return pairs_problem(factor, random_pairs(rng, n), C), gram
     y = rng.integers(0, 2, n)
     y[:2] = [1, 0]
     y = rng.permutation(y)

@@ -21,6 +21,7 @@ from cvxtop.aatp.problem import (
     pairs_problem,
     primal_dual_values,
 )
+from conftest import random_pairs
 
 KINDS = ["gauss", "grid", "repeated", "rbf", "pairs"]
 
@@ -39,12 +40,7 @@ def instance(rng, kind, n_max=9):
     C = float(10 ** rng.uniform(-1.5, 1.5))
     F = check_gram_matrix(rbf_gram(X, X, 0.5)).factor().F if kind == "rbf" else X
     if kind == "pairs":
-        m = int(rng.integers(1, 2 * n))
-        pairs = np.c_[rng.integers(0, n, m), rng.integers(0, n, m)]
-        pairs = pairs[pairs[:, 0] != pairs[:, 1]]
-        if len(pairs) == 0:
-            pairs = np.array([[0, 1]])
-        return pairs_problem(F, pairs, C)
+        return pairs_problem(F, random_pairs(rng, n), C)
     y = rng.integers(0, 2, n)
     y[:2] = [1, 0]
     return items_problem(F, rng.permutation(y), C)

