@@ -16,6 +16,7 @@ import numpy as np
 
 __all__ = [
     "is_sparse",
+    "check_features",
     "check_labels",
     "check_scores",
     "check_matrix",
@@ -110,6 +111,27 @@ def check_matrix(X: Any, name: str = "X") -> np.ndarray:
     return check_matrix_dtype_preserving(X, name).astype(np.float64, copy=False)
 
 
+def check_features(X: Any, name: str = "X") -> Any:
+    """:func:`check_matrix` for a feature matrix that may be a scipy sparse matrix or array:
+    sparse input comes back as CSR with ``float64`` entries (a copy only when the format or
+    dtype differs), its stored entries checked finite, never densified."""
+    if not is_sparse(X):
+        return check_matrix(X, name)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-dimensional, got shape {X.shape}")
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"{name} is empty (shape={X.shape}): at least 1 sample and 1 feature "
+                         "are required.")
+    if np.issubdtype(X.dtype, np.complexfloating):
+        raise ValueError(f"{name} holds complex numbers: Complex data not supported")
+    if not (np.issubdtype(X.dtype, np.number) or X.dtype == np.bool_):
+        raise TypeError(f"{name} must contain numbers or booleans, got dtype {X.dtype}")
+    X = X.tocsr().astype(np.float64, copy=False)
+    if not np.isfinite(X.data).all():
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return X
+
+
 def check_matrix_dtype_preserving(X: Any, name: str = "X") -> np.ndarray:
     """Like :func:`check_matrix`, but a ``float32`` array keeps its dtype (other numeric
     dtypes become ``float64``); memory maps of either float dtype are not copied."""
@@ -155,7 +177,7 @@ def check_gram(K: Any, name: str = "K", rtol: float = 1e-8) -> np.ndarray:
 
 def check_same_length(**arrays: np.ndarray) -> int:
     """Check that all given arrays have the same first dimension and return it."""
-    lengths = {name: len(a) for name, a in arrays.items()}
+    lengths = {name: a.shape[0] if is_sparse(a) else len(a) for name, a in arrays.items()}
     if len(set(lengths.values())) > 1:
         detail = ", ".join(f"{n} has {m}" for n, m in lengths.items())
         raise ValueError(f"inconsistent numbers of items: {detail}")

@@ -19,7 +19,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _cvxpy, surrogates
 from ._threads import single_threaded_blas
-from ._validation import check_labels, check_matrix, check_positive, check_same_length
+from ._validation import (check_features, check_labels, check_matrix, check_positive,
+                          check_same_length)
 from .gram import check_gram_matrix
 from .groups import Groups
 from .solvers import RankingObjective, SolveResult, Stream, check_method, minimize
@@ -54,6 +55,9 @@ EXPECTED_FAILED_CHECKS: dict[str, str] = {
         "check_fit2d_1feature",
         "check_dict_unchanged",
         "check_fit2d_predict1d",
+        "check_estimator_sparse_tag",
+        "check_estimator_sparse_array",
+        "check_estimator_sparse_matrix",
     )
 }
 EXPECTED_FAILED_CHECKS["check_fit2d_1sample"] = (
@@ -218,6 +222,7 @@ class TopRanker(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
         tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.sparse = self.kernel == "linear"
         return tags
 
     def _check_params(self) -> None:
@@ -278,7 +283,7 @@ class TopRanker(BaseEstimator):
                                        self.gram_rtol).factor()
             self.gram_rank_ = factor.rank
             return factor.F, factor.dual_map
-        return check_matrix(X, "X"), None
+        return check_features(X, "X"), None
 
     # ---- fitting ------------------------------------------------------------------------
     def fit(self, X: Any, y: Any, groups: Any = None) -> "TopRanker":
@@ -351,7 +356,7 @@ class TopRanker(BaseEstimator):
             raise ValueError("partial_fit needs kernel='linear'")
         surrogate = surrogates.get(self.surrogate, self.k)
         check_method(surrogate, self.solver)
-        Z = check_matrix(X, "X")
+        Z = check_features(X, "X")
         y = check_labels(y, "y")
         check_same_length(X=Z, y=y)
         if not hasattr(self, "_stream"):
@@ -374,7 +379,7 @@ class TopRanker(BaseEstimator):
             self.dual_coef_ = dual_map @ result.coef
         else:
             self.coef_ = result.coef
-        self.n_features_in_ = np.shape(X)[1]
+        self.n_features_in_ = X.shape[1] if hasattr(X, "shape") else np.shape(X)[1]
         self.objective_ = result.objective
         self.gap_ = result.gap
         self.lower_bound_ = result.lower_bound
@@ -394,7 +399,7 @@ class TopRanker(BaseEstimator):
         """Scores ``X @ coef_`` (or ``K_test_train @ dual_coef_`` for a precomputed kernel)."""
         check_is_fitted(self)
         name = "X (the test-by-train Gram matrix)" if self.kernel == "precomputed" else "X"
-        Z = check_matrix(X, name)
+        Z = check_matrix(X, name) if self.kernel == "precomputed" else check_features(X, name)
         if Z.shape[1] != self.n_features_in_:
             raise ValueError(f"{name} has {Z.shape[1]} columns but the model was fitted with "
                              f"{self.n_features_in_}")

@@ -229,8 +229,8 @@ def read_labeled_features(path: str | Path, positive: str | None = None,
       group column (``group``, ``user``, ``qid``, ...); every other column is a feature.
     * CSV without a header (``.csv`` or ``.dat``): the last column is the label, the others
       are features.
-    * svmlight (``.svm``, ``.svmlight``, ``.libsvm``, ``.txt``): labels, features, ``qid``
-      groups.
+    * svmlight (``.svm``, ``.svmlight``, ``.libsvm``, ``.txt``): labels, features (kept as
+      a scipy CSR matrix, never densified), ``qid`` groups.
     * ``.npz``: arrays ``X`` and ``y`` (and optionally ``groups``).
 
     ``label_column`` names the label column of a CSV with a header when it is not one of
@@ -262,7 +262,7 @@ def read_labeled_features(path: str | Path, positive: str | None = None,
             raise DataFileError(f"{p}: not a readable svmlight file ({exc})") from None
         if positive is not None:
             y = (y == float(positive)).astype(np.int64)
-        return LabeledData(np.asarray(X.todense()), y, qid if np.any(qid != 0) else None)
+        return LabeledData(X.tocsr(), y, qid if np.any(qid != 0) else None)  # stays sparse
     if suffix not in (".csv", ".dat", ""):
         raise DataFileError(f"{p}: unsupported file type {suffix!r} "
                             "(use .csv, .dat, .npz or svmlight)")

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ._validation import is_sparse
 from .io import DataFileError
 
 __all__ = ["SavedRanker", "save_arrays", "load_arrays", "save_ranker", "load_ranker"]
@@ -53,8 +54,12 @@ class SavedRanker:
     scale: np.ndarray
     info: dict[str, Any]
 
-    def decision_function(self, X: np.ndarray) -> np.ndarray:
-        return ((np.asarray(X, dtype=np.float64) - self.mean) / self.scale) @ self.coef
+    def decision_function(self, X: Any) -> np.ndarray:
+        """``((X − mean)/scale)·coef``, without forming the standardized matrix (``X`` may be
+        a scipy sparse matrix)."""
+        X = X if is_sparse(X) else np.asarray(X, dtype=np.float64)
+        weights = self.coef / self.scale
+        return X @ weights - float(self.mean @ weights)
 
 
 def save_ranker(path: str | Path, ranker: SavedRanker) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from sklearn.model_selection import GroupShuffleSplit, train_test_split
 
-from ._validation import check_fraction, check_labels, check_matrix
+from ._validation import check_features, check_fraction, check_labels, check_matrix, is_sparse
 from .cutoff import prec_cutoff, tau_cutoff
 from .estimators import TopRanker
 from .io import read_labeled_features
@@ -52,7 +52,10 @@ def fit_from_file(path: str, *, surrogate: str = "prec@k-avg", k: int | float = 
     """
     data = read_labeled_features(path, positive=positive, label_column=label_column,
                                  drop=drop)
-    X = check_matrix(data.X, "X")
+    X = check_features(data.X, "X")
+    if standardize and is_sparse(X):
+        raise ValueError(f"{path}: standardize needs dense features (centering a sparse matrix "
+                         "fills it in); scale the features of a sparse file beforehand")
     y = check_labels(data.y, "y (the labels of the file)")
     groups = data.groups
     if test_size:
@@ -62,7 +65,7 @@ def fit_from_file(path: str, *, surrogate: str = "prec@k-avg", k: int | float = 
     mean, scale = _standardizer(X_tr, standardize)
     model = TopRanker(surrogate, k=k, C=C, solver=solver, engine=engine, epochs=epochs,
                       batch_size=batch_size, random_state=seed, verbose=progress)
-    model.fit((X_tr - mean) / scale, y_tr, groups=g_tr)
+    model.fit((X_tr - mean) / scale if standardize else X_tr, y_tr, groups=g_tr)
     training = {
         "data": str(path), "items": len(y_tr), "relevant": int(y_tr.sum()),
         "features": X.shape[1], "surrogate": surrogate, "k": k, "C": C, "solver": solver,
@@ -126,7 +129,7 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
             [("test", K[np.ix_(te, tr)], te)] if te is not None else [])
         kernel_name = f"precomputed ({gram})"
     else:
-        X = check_matrix(data.X, "X")
+        X = check_matrix(data.X.toarray() if is_sparse(data.X) else data.X, "X")
         mean, scale = _standardizer(X[tr], standardize)
         Xs = (X - mean) / scale
         model = AATP(tau=tau, C=C, kernel=kernel, gamma=gamma, progress=progress,

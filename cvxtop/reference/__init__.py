@@ -46,7 +46,7 @@ from .pap import (
     valid_orderings,
     valid_orderings_by_permutation,
 )
-from .prec import prec_at_k_loss, prec_avg, prec_max, prec_ramp, prec_struct
+from .prec import prec_at_k_loss, prec_avg, prec_max, prec_ramp, prec_struct, prec_svmperf
 
 __all__ = [
     "MAX_ENUMERATION",
@@ -57,6 +57,7 @@ __all__ = [
     "prec_ramp",
     "prec_max",
     "prec_avg",
+    "prec_svmperf",
     "pap_risk",
     "pap_avg",
     "pap_max",

@@ -12,7 +12,7 @@ import numpy as np
 from .._validation import check_int_in_range, require_classes
 from ._common import guard as _guard, inputs as _inputs, subsets as _subsets
 
-__all__ = ["prec_at_k_loss", "prec_struct", "prec_ramp", "prec_max", "prec_avg"]
+__all__ = ["prec_at_k_loss", "prec_struct", "prec_ramp", "prec_max", "prec_avg", "prec_svmperf"]
 
 
 def _prec_inputs(y_true: Any, y_score: Any, k: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -114,3 +114,23 @@ def prec_avg(y_true: Any, y_score: Any, k: int) -> float:
             value += (n_pos - k) / (n_pos - int(y @ yh)) * float(missed @ s)
         best = max(best, value)
     return float(best)
+
+
+def prec_svmperf(y_true: Any, y_score: Any, k: int) -> float:
+    """SVMperf's prec@k loss (Joachims 2005), on the loss scale of Kar et al. 2015 eq. (1).
+
+    The largest of 0 and ``k·b/m + Σ (ŷ_i − y_i) s_i`` over every labeling ``ŷ`` that
+    predicts ``m >= k`` items, ``b >= 1`` of them irrelevant (``b/m`` is one minus the
+    precision of ``ŷ``; SVMperf's loss is ``100·b/m``). Labelings without an irrelevant item
+    have loss 0 and SVMperf leaves them out of the maximum; so does this definition.
+    """
+    y, s, k = _prec_inputs(y_true, y_score, k)
+    n = len(y)
+    _guard(2 ** n, "the labelings with at least k ones")
+    best = 0.0
+    for m in range(k, n + 1):
+        for yhat in _labelings(n, m):
+            wrong = _delta(y, yhat)
+            if wrong >= 1:
+                best = max(best, k * wrong / m + float((yhat - y) @ s))
+    return best

@@ -56,6 +56,9 @@ __all__ = ["solve_cutting_plane"]
 
 #: Relative change of the objective below which a new point counts as no improvement.
 ROUNDING = 1e-13
+#: The line search stops once its step is provably within this share of the current
+#: (absolute) gap of the line's minimum: a more exact step would not move the bounds.
+LINE_SEARCH_SHARE = 0.01
 #: Memory for stored cuts (d × slots doubles) before stale cuts are aggregated.
 STORE_BYTES = 256 * 2**20
 
@@ -287,7 +290,8 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
         w_c, bound = bundle.solve_master(C)
         lower = max(lower, bound)
         s_c = Z @ w_c
-        step = line_search(objective, best, best_s, w_c - best, s_c - best_s)
+        step = line_search(objective, best, best_s, w_c - best, s_c - best_s,
+                           tolerance=LINE_SEARCH_SHARE * (upper - lower))
         if step.tau > 0:
             cand = best + step.tau * (w_c - best)
             cand_value = 0.5 * float(cand @ cand) + C * step.loss

@@ -42,9 +42,9 @@ class LineSearch:
 
 
 def _model_minimizer(intercepts: np.ndarray, slopes: np.ndarray, wd: float, dd: float,
-                     C: float) -> tuple[float, float]:
+                     C: float) -> tuple[float, float, float]:
     """Minimize ``½dd·τ² + wd·τ + C·max_j(a_j + m_j τ)`` over ``τ >= 0``; return the
-    minimizer and the model's ``max_j`` at it. The minimum of a convex function of one
+    minimizer, the model's ``max_j`` at it and the minimum. The minimum of a convex function of one
     variable lies at ``0``, at a stationary point of one line's piece or at a crossing of
     two lines, so the smallest value over those candidates is the minimum."""
     roots = -(wd + C * slopes) / dd
@@ -57,16 +57,18 @@ def _model_minimizer(intercepts: np.ndarray, slopes: np.ndarray, wd: float, dd: 
     model = np.max(intercepts[None, :] + slopes[None, :] * candidates[:, None], axis=1)
     values = 0.5 * dd * candidates ** 2 + wd * candidates + C * model
     best = int(np.argmin(values))
-    return float(candidates[best]), float(model[best])
+    return float(candidates[best]), float(model[best]), float(values[best])
 
 
 def line_search(objective: RankingObjective, w: np.ndarray, s: np.ndarray, d: np.ndarray,
-                ds: np.ndarray, max_evaluations: int = 30) -> LineSearch:
+                ds: np.ndarray, max_evaluations: int = 30, tolerance: float = 0.0
+                ) -> LineSearch:
     """Minimize ``φ(τ) = P(w + τd)`` over ``τ >= 0``, where ``s = Z w`` and ``ds = Z d``.
 
-    Exact for piecewise-linear surrogates (all of the papers'); otherwise, or if
-    ``max_evaluations`` is reached, the best point evaluated is returned with
-    ``exact=False``.
+    Exact for piecewise-linear surrogates (all of the papers'). With ``tolerance > 0`` the
+    search stops as soon as the best point evaluated is provably within ``tolerance`` of
+    the minimum of ``φ`` (the model's minimum is a lower bound on it); that point, or the
+    best one after ``max_evaluations``, is returned with ``exact=False``.
     """
     dd, wd, C = float(d @ d), float(w @ d), objective.C
     intercepts: list[float] = []
@@ -84,13 +86,18 @@ def line_search(objective: RankingObjective, w: np.ndarray, s: np.ndarray, d: np
     loss0 = probe(0.0)
     if dd == 0.0:
         return LineSearch(0.0, loss0, 1, True)
+    best_phi, best = C * loss0, 0  # φ(τ) − ½‖w‖² of the best probe
     while len(probes) < max_evaluations:
-        tau, model = _model_minimizer(np.array(intercepts), np.array(slopes), wd, dd, C)
+        tau, model, lowest = _model_minimizer(np.array(intercepts), np.array(slopes), wd, dd,
+                                              C)
         if tau == 0.0:  # the model equals L at 0, where a line touches it
             return LineSearch(0.0, loss0, len(probes), True)
+        if best_phi - lowest <= tolerance:
+            break
         loss = probe(tau)
         if loss - model <= AGREEMENT_RTOL * max(1.0, abs(loss)):
             return LineSearch(tau, loss, len(probes), True)
-    phi = [0.5 * dd * t * t + wd * t + C * v for t, v in probes]
-    best = int(np.argmin(phi))
+        phi = 0.5 * dd * tau * tau + wd * tau + C * loss
+        if phi < best_phi:
+            best_phi, best = phi, len(probes) - 1
     return LineSearch(probes[best][0], probes[best][1], len(probes), False)

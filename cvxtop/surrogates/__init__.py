@@ -10,7 +10,7 @@ passes. A new surrogate is one class (a subclass of a family base, with its brut
 
 from __future__ import annotations
 
-from . import pap, prec  # noqa: F401  (the families register themselves on import)
+from . import pap, prec, prec_svmperf  # noqa: F401  (the families register on import)
 from .base import Bound, PapSurrogate, PrecSurrogate, Surrogate
 from .registry import available, get, register, unregister
 

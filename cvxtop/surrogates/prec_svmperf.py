@@ -1,0 +1,132 @@
+"""SVMperf's prec@k loss (Joachims 2005), the baseline of Kar et al. 2015's experiments.
+
+Joachims' structural SVM for prec@k maximizes over labelings ``ŷ`` that predict *at least*
+``k`` items, with loss ``Δ = 100·(1 − precision(ŷ))``, and its slack is never negative. On the
+loss scale of Kar et al. 2015 eq. (1) (``Δ`` divided by ``100/k``, scores in 0/1 coding),
+with ``a`` relevant and ``b`` irrelevant items predicted (``m = a + b``):
+
+    L(s) = max(0, max_{a + b >= k, b >= 1} k·b/(a + b) + sum_largest(s⁺, a) − Σs⁺
+                                                + sum_largest(s⁻, b)).
+
+Labelings without an irrelevant item (``b = 0``) have loss 0; SVMperf skips them (its
+search keeps only labelings of positive loss) and so does this surrogate. Two differences
+from the struct surrogate of Kar et al. 2015 eq. (3): eq. (3) fixes ``‖ŷ‖₁ = k`` (so
+``ŷ = y`` is not a candidate when ``k < n₊`` and the surrogate is unbounded below, while
+here ``ŷ`` may predict more than ``k`` items and the zero floor bounds it), and eq. (3)
+weights a wrong item by 1 where this one weights it by ``k/m``.
+
+For a fixed ``a`` the objective is concave in ``b``: its increment
+``k·a/((a+b)(a+b+1)) + s⁻_(b+1)`` decreases with ``b``. So the best ``b`` for every ``a`` is
+found by bisection on the increments, vectorized over ``a``: one sort of each class and
+``O(n₊ log n₋)`` further work, where SVMperf scans all ``(a, b)`` pairs.
+
+The mapping to SVMperf (``svm_perf_learn -l 4 --b 0 --p p -c C_perf``): SVMperf's labels are
+``±50/n`` and its objective is ``½‖w‖² + C_perf·ξ``, so with ``k = max(1, floor(p·n₊))`` its
+problem is this surrogate's with ``C = 100·k·C_perf/n²``, and SVMperf's weight vector is
+``(n/k)`` times cvxtop's.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .. import reference
+from .base import Bound, PrecSurrogate
+from .registry import register
+
+__all__ = ["PrecSvmperf", "svmperf_c"]
+
+
+def svmperf_c(c_perf: float, k: int, n: int) -> float:
+    """cvxtop's ``C`` for SVMperf's ``-c c_perf`` with cut-off ``k`` on ``n`` items:
+    ``100·k·c_perf/n²`` (see the module docstring)."""
+    return 100.0 * k * c_perf / n ** 2
+
+
+def _best_negative_counts(a: np.ndarray, low: np.ndarray, k: int,
+                          s_neg_desc: np.ndarray) -> np.ndarray:
+    """For each ``a``, the ``b`` in ``[low, n₋]`` maximizing
+    ``k·b/(a + b) + sum_largest(s⁻, b)``: the first ``b`` whose increment is not positive."""
+    n_neg = len(s_neg_desc)
+    lo, hi = low.copy(), np.full(len(a), n_neg)
+    while True:
+        open_ = lo < hi
+        if not open_.any():
+            return lo
+        mid = (lo + hi) // 2
+        inside = mid < n_neg
+        step = np.full(len(a), -np.inf)
+        m = a[inside] + mid[inside]
+        step[inside] = k * a[inside] / (m * (m + 1.0)) + s_neg_desc[mid[inside]]
+        stop = step <= 0
+        hi = np.where(open_ & stop, mid, hi)
+        lo = np.where(open_ & ~stop, mid + 1, lo)
+
+
+@register
+class PrecSvmperf(PrecSurrogate):
+    """SVMperf's prec@k loss (Joachims 2005), on the loss scale of Kar et al. 2015 eq. (1).
+
+    ``max(0, max over ŷ with ‖ŷ‖₁ = m >= k and b >= 1 irrelevant items of k·b/m +
+    (ŷ − y)·s)``; see the module docstring for the closed form, the differences from
+    Kar et al. 2015 eq. (3) and the mapping to SVMperf's ``-c``. Convex (a maximum of affine
+    functions of ``s``) and an upper bound on prec@k loss only up to the factor ``k/m``.
+    Subgradient: the maximizing labeling's ``ŷ − y`` (zero when the floor is active).
+    """
+
+    name: ClassVar[str] = "prec@k-svmperf"
+    convex: ClassVar[bool] = True
+    definition = staticmethod(reference.prec_svmperf)
+
+    def dcp_size(self, n_pos: int, n_neg: int) -> int:
+        n = n_pos + n_neg
+        return n * (n + 2)  # one LP dual of n + 2 variables per labeling size m = k..n
+
+    def _value_and_subgradient(self, b: Bound, s: np.ndarray) -> tuple[float, np.ndarray]:
+        grad = np.zeros(len(s))
+        if b.n_neg == 0:
+            return 0.0, grad
+        k = b.k
+        pos = b.pos[np.argsort(-s[b.pos], kind="stable")]
+        neg = b.neg[np.argsort(-s[b.neg], kind="stable")]
+        pos_sums = np.concatenate(([0.0], np.cumsum(s[pos])))
+        neg_sums = np.concatenate(([0.0], np.cumsum(s[neg])))
+        a = np.arange(b.n_pos + 1)
+        low = np.maximum(1, k - a)
+        a, low = a[low <= b.n_neg], low[low <= b.n_neg]
+        count = _best_negative_counts(a, low, k, s[neg])
+        terms = k * count / (a + count) + (pos_sums[a] - pos_sums[-1]) + neg_sums[count]
+        best = int(np.argmax(terms))
+        if terms[best] <= 0:
+            return 0.0, grad
+        grad[neg[:count[best]]] = 1.0
+        grad[pos[a[best]:]] = -1.0
+        return float(terms[best]), grad
+
+    def _expression(self, b: Bound, s: Any) -> tuple[Any, list]:
+        """``τ >= 0`` and, for every labeling size ``m = k..n``, ``τ >=`` the LP dual of
+        ``max {(s + (k/m)(1 − y))·ŷ : 0 <= ŷ <= 1, Σŷ = m, Σ_{y_i = 0} ŷ_i >= 1} − y·s``
+        (the constraint matrix is an interval matrix, so the LP's optimum is a labeling):
+        ``min_{t, r >= 0} m·t − r + Σ_i (s_i + (k/m + r)(1 − y_i) − t)₊``."""
+        import cvxpy as cp
+
+        if b.n_neg == 0:
+            return cp.Constant(0.0), []
+        n, k = b.n, b.k
+        sizes = np.arange(k, n + 1, dtype=np.float64)
+        irrelevant = (1.0 - b.y)[None, :]
+        hinge = cp.Variable((len(sizes), n), nonneg=True)
+        t = cp.Variable((len(sizes), 1))
+        r = cp.Variable((len(sizes), 1), nonneg=True)
+        tau = cp.Variable(nonneg=True)
+        ones = np.ones((len(sizes), 1))
+        scores = ones @ cp.reshape(s, (1, n), order="C")
+        constraints = [
+            hinge >= scores + (k / sizes)[:, None] * irrelevant - t @ np.ones((1, n))
+            + r @ irrelevant,
+            tau >= cp.multiply(sizes, cp.vec(t, order="F")) - cp.vec(r, order="F")
+            + cp.sum(hinge, axis=1) - b.y.astype(np.float64) @ s,
+        ]
+        return tau, constraints

@@ -1,0 +1,94 @@
+"""SVMperf's prec@k loss (Joachims 2005): the closed form against SVMperf's own search, the
+zero floor, and the mapping of SVMperf's ``-c`` onto cvxtop's ``C``. (Agreement with the
+enumeration in ``cvxtop.reference`` is checked by the conformance kit for every registered
+surrogate.)"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cvxtop import surrogates
+from cvxtop.surrogates.prec_svmperf import svmperf_c
+
+
+def svmperf_scan(y: np.ndarray, s: np.ndarray, k: int, label_scale: float = 1.0) -> float:
+    """SVMperf's search for the most violated labeling (margin rescaling, ``-l 4``), written
+    as its C code does it: every pair (a relevant items on top, d irrelevant ones at the
+    bottom predicted negative), labels ``±label_scale``, scores in ±1 coding; the slack is
+    ``max(0, best)``."""
+    sp = np.sort(s[y == 1])[::-1]
+    sn = np.sort(s[y == 0])
+    n_pos, n_neg = len(sp), len(sn)
+    sump = np.concatenate(([0.0], np.cumsum(sp)))
+    sumn = np.concatenate(([0.0], np.cumsum(sn)))
+    best = 0.0
+    for a in range(n_pos + 1):
+        for d in range(n_neg + 1):
+            predicted_neg = n_neg - d
+            if a + predicted_neg < k:
+                continue
+            loss = 100.0 * (1.0 - a / (a + predicted_neg)) if a + predicted_neg else 0.0
+            if loss <= 0:
+                continue
+            # Σ ŷ_i |y_i| s_i minus the same for y, in ±1 coding
+            value = loss + label_scale * (sump[a] - (sump[n_pos] - sump[a]) - sumn[d]
+                                          + (sumn[n_neg] - sumn[d])
+                                          - (sump[n_pos] - sumn[n_neg]))
+            best = max(best, value)
+    return best
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_closed_form_matches_svmperf_scan(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 60))
+    y = (rng.random(n) < rng.uniform(0.1, 0.9)).astype(int)
+    y[0], y[-1] = 1, 0
+    s = rng.integers(-3, 4, n) * 0.5 if seed % 3 == 0 else rng.standard_normal(n) * 3
+    k = int(rng.integers(1, y.sum() + 1))
+    value = surrogates.get("prec@k-svmperf", k).value(y, s)
+    # SVMperf's slack with unit labels, ±1 coding, is (100/k)·L at scores 50·s/k
+    assert value == pytest.approx(svmperf_scan(y, 50 * s / k, k) * k / 100, abs=1e-9)
+
+
+def test_zero_floor_where_struct_is_negative():
+    # k < n₊ and the relevant items far above: eq. (3) is negative, SVMperf's loss is 0
+    y = np.array([1, 1, 1, 0, 0])
+    s = np.array([5.0, 4.0, 3.0, -5.0, -6.0])
+    assert surrogates.get("prec@k-struct", 1).value(y, s) < -1
+    value, grad = surrogates.get("prec@k-svmperf", 1).value_and_subgradient(y, s)
+    assert value == 0.0 and not grad.any()
+    # struct falls without bound as the margin grows; the svmperf loss stays at 0
+    assert surrogates.get("prec@k-struct", 1).value(y, 10 * s) < 10 * -1
+    assert surrogates.get("prec@k-svmperf", 1).value(y, 10 * s) == 0.0
+
+
+def test_weights_wrong_items_by_k_over_m():
+    # all scores zero: a labeling of irrelevant items only, loss k
+    y = np.array([1, 1, 0, 0, 0, 0])
+    assert surrogates.get("prec@k-svmperf", 2).value(y, np.zeros(6)) == pytest.approx(2)
+    # predicting all three items (m = 3 > k = 2) gives 2·1/3; eq. (3) only sees m = 2
+    y, s = np.array([1, 1, 0]), np.array([3.0, 3.0, 0.0])
+    assert surrogates.get("prec@k-svmperf", 2).value(y, s) == pytest.approx(2 / 3)
+    assert surrogates.get("prec@k-struct", 2).value(y, s) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_c_mapping_gives_svmperf_objective(seed):
+    """SVMperf's objective ½‖v‖² + C_perf·ξ(v), labels ±50/n, equals (n/k)² times cvxtop's
+    ½‖w‖² + C·L(Xw) at v = (n/k)·w with C = 100·k·C_perf/n²."""
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(8, 40)), 3
+    X = rng.standard_normal((n, d))
+    y = (rng.random(n) < 0.4).astype(int)
+    y[:2] = 1
+    y[-1] = 0
+    p, c_perf = rng.uniform(0.2, 1.0), rng.uniform(0.1, 100)
+    k = max(1, int(np.floor(p * y.sum())))
+    w = rng.standard_normal(d)
+    C = svmperf_c(c_perf, k, n)
+    ours = 0.5 * w @ w + C * surrogates.get("prec@k-svmperf", k).value(y, X @ w)
+    v = (n / k) * w
+    theirs = 0.5 * v @ v + c_perf * svmperf_scan(y, X @ v, k, label_scale=50.0 / n)
+    assert theirs == pytest.approx((n / k) ** 2 * ours, rel=1e-10)
