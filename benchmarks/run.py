@@ -38,6 +38,8 @@ class Benchmark:
 
 SUITE = (
     Benchmark("exact_scaling", "exact engines: time against n, d and k; MAGIC and 100k x 50"),
+    Benchmark("svmperf_head_to_head", "prec@k-svmperf against SVMperf built from source "
+              "(CVXTOP_SVMPERF=PATH; skipped without it)"),
     Benchmark("dcp_forms", "literal against compact cvxpy forms of prec@k max and avg"),
     Benchmark("pap_faces", "pAp@k surrogates: numpy faces and DCP solves at growing n",
               quick=("--sizes", "1000", "10000", "--solve-sizes", "100", "200")),

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ._validation import check_fraction
 from .cutoff import ceil_fraction
 
-__all__ = ["load_diabetes_top", "load_paper_dataset", "make_ranking_data", "PAPER_DATASETS"]
+__all__ = ["load_diabetes_top", "load_paper_dataset", "make_ranking_data",
+           "make_sparse_ranking_data", "PAPER_DATASETS"]
 
 
 def load_diabetes_top(fraction: float = 0.1) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -99,9 +102,38 @@ def make_ranking_data(n: int, d: int, pos_rate: float = 0.1, noise: float = 1.0,
     pos_rate = check_fraction(pos_rate, "pos_rate")
     rng = np.random.default_rng(random_state)
     X = rng.standard_normal((n, d))
+    return X, _top_of_noisy_score(X, rng, pos_rate, noise)
+
+
+def make_sparse_ranking_data(n: int, d: int, density: float = 0.001, pos_rate: float = 0.1,
+                             noise: float = 1.0, random_state: int | None = 0
+                             ) -> tuple[Any, np.ndarray]:
+    """:func:`make_ranking_data` with a sparse CSR ``X``: about ``density·n·d`` standard
+    normal entries at uniformly random positions (drawn with replacement, duplicates
+    summed, so memory follows the entries, not ``n·d``)."""
+    import scipy.sparse as sp
+
+    if n < 2 or d < 1:
+        raise ValueError(f"need n >= 2 and d >= 1, got n={n}, d={d}")
+    density = check_fraction(density, "density")
+    pos_rate = check_fraction(pos_rate, "pos_rate")
+    rng = np.random.default_rng(random_state)
+    entries = max(1, int(round(density * n * d)))
+    X = sp.csr_matrix((rng.standard_normal(entries),
+                       (rng.integers(0, n, entries), rng.integers(0, d, entries))),
+                      shape=(n, d))
+    X.sum_duplicates()
+    return X, _top_of_noisy_score(X, rng, pos_rate, noise)
+
+
+def _top_of_noisy_score(X: Any, rng: np.random.Generator, pos_rate: float, noise: float
+                        ) -> np.ndarray:
+    """Labels: the ``pos_rate`` fraction of items with the largest ``X w* + noise·ε`` for a
+    random unit ``w*`` (at least one relevant and one irrelevant item)."""
+    n, d = X.shape
     w = rng.standard_normal(d)
     latent = X @ (w / np.linalg.norm(w)) + noise * rng.standard_normal(n)
     m = min(n - 1, max(1, ceil_fraction(pos_rate, n)))
     y = np.zeros(n, dtype=np.int64)
     y[np.argsort(-latent)[:m]] = 1
-    return X, y
+    return y

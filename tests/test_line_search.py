@@ -76,3 +76,25 @@ def test_budget_returns_the_best_point_seen_and_says_so():
     w, d = rng.standard_normal(5), 5 * rng.standard_normal(5)
     step = line_search(objective, w, objective.Z @ w, d, objective.Z @ d, max_evaluations=1)
     assert not step.exact and step.evaluations == 1 and step.tau == 0.0
+
+
+@pytest.mark.parametrize("name", ["prec@k-avg", "prec@k-svmperf", "pap@k-max"])
+def test_tolerance_bounds_the_distance_to_the_exact_step(name):
+    """With ``tolerance`` the search may stop early, but its point is within the tolerance
+    of the exact line minimum, and it never takes more evaluations than the exact search."""
+    early = 0
+    for seed in range(8):
+        objective, rng = problem(name, seed, False, n=120)
+        w = rng.standard_normal(objective.Z.shape[1]) * 0.3
+        d = rng.standard_normal(objective.Z.shape[1]) * 3.0
+        s, ds = objective.Z @ w, objective.Z @ d
+        exact = line_search(objective, w, s, d, ds)
+        exact_phi = phi(objective, w, d, exact.tau)
+        for share in (1e-1, 1e-3):
+            tolerance = share * abs(exact_phi)
+            step = line_search(objective, w, s, d, ds, tolerance=tolerance)
+            early += not step.exact
+            assert step.evaluations <= exact.evaluations
+            assert exact_phi <= phi(objective, w, d, step.tau) <= exact_phi + tolerance * (
+                1 + 1e-9)
+    assert early > 0  # the early stop was exercised

@@ -96,3 +96,16 @@ def test_svmlight_stays_sparse_through_fit_from_file(tmp_path, sparse_data):
     assert report["training"]["objective"] == pytest.approx(direct.objective_, rel=3e-6)
     with pytest.raises(ValueError, match="standardize needs dense features"):
         fit_from_file(str(path), standardize=True)
+
+
+def test_make_sparse_ranking_data_memory_follows_the_entries():
+    from cvxtop.datasets import make_sparse_ranking_data
+
+    X, y = make_sparse_ranking_data(20_000, 1_000_000, density=1e-4, random_state=3)
+    assert sp.issparse(X) and X.format == "csr" and X.shape == (20_000, 1_000_000)
+    assert abs(X.nnz - 2_000_000) < 2_000  # duplicates are rare and summed
+    assert y.sum() == 2_000 and set(np.unique(y)) == {0, 1}
+    X2, y2 = make_sparse_ranking_data(20_000, 1_000_000, density=1e-4, random_state=3)
+    assert (X2 != X).nnz == 0 and np.array_equal(y, y2)
+    with pytest.raises(ValueError, match="density"):
+        make_sparse_ranking_data(10, 10, density=0.0)

@@ -280,18 +280,19 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
     best_s = Z @ best
     query, query_s = best, best_s
     upper, lower, gap = np.inf, -np.inf, np.inf
+    best_oracle = None  # L and a score subgradient at the best point, once known
     for it in range(1, max_iter + 1):
         loss, g = objective.loss_and_score_gradient(query_s)
         value = 0.5 * float(query @ query) + C * loss
         if value < upper:
-            upper, best, best_s = value, query, query_s
+            upper, best, best_s, best_oracle = value, query, query_s, (loss, g)
         h = Z.T @ g
         bundle.add(h, loss - float(h @ query))
         w_c, bound = bundle.solve_master(C)
         lower = max(lower, bound)
         s_c = Z @ w_c
         step = line_search(objective, best, best_s, w_c - best, s_c - best_s,
-                           tolerance=LINE_SEARCH_SHARE * (upper - lower))
+                           tolerance=LINE_SEARCH_SHARE * (upper - lower), start=best_oracle)
         if step.tau > 0:
             cand = best + step.tau * (w_c - best)
             cand_value = 0.5 * float(cand @ cand) + C * step.loss
@@ -299,6 +300,7 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
             # rounding only; keep the point then (e.g. an exact zero model stays exact)
             if cand_value < upper - ROUNDING * max(1.0, abs(upper)):
                 upper, best, best_s = cand_value, cand, best_s + step.tau * (s_c - best_s)
+                best_oracle = (step.loss, step.grad)
         gap = (upper - lower) / max(abs(upper), 1e-12)
         if callback is not None:
             callback(it, upper, lower)

@@ -32,11 +32,13 @@ AGREEMENT_RTOL = 1e-11
 
 @dataclass(frozen=True)
 class LineSearch:
-    """The step ``tau``, the surrogate loss ``L`` at ``s + tau·ds``, the number of
-    surrogate evaluations, and whether the step is the exact minimizer."""
+    """The step ``tau``, the surrogate loss ``L`` at ``s + tau·ds`` and a score subgradient
+    there, the number of surrogate evaluations, and whether the step is the exact
+    minimizer."""
 
     tau: float
     loss: float
+    grad: np.ndarray
     evaluations: int
     exact: bool
 
@@ -61,43 +63,52 @@ def _model_minimizer(intercepts: np.ndarray, slopes: np.ndarray, wd: float, dd: 
 
 
 def line_search(objective: RankingObjective, w: np.ndarray, s: np.ndarray, d: np.ndarray,
-                ds: np.ndarray, max_evaluations: int = 30, tolerance: float = 0.0
-                ) -> LineSearch:
+                ds: np.ndarray, max_evaluations: int = 30, tolerance: float = 0.0,
+                start: tuple[float, np.ndarray] | None = None) -> LineSearch:
     """Minimize ``φ(τ) = P(w + τd)`` over ``τ >= 0``, where ``s = Z w`` and ``ds = Z d``.
 
     Exact for piecewise-linear surrogates (all of the papers'). With ``tolerance > 0`` the
     search stops as soon as the best point evaluated is provably within ``tolerance`` of
     the minimum of ``φ`` (the model's minimum is a lower bound on it); that point, or the
-    best one after ``max_evaluations``, is returned with ``exact=False``.
+    best one after ``max_evaluations``, is returned with ``exact=False``. ``start`` is ``L``
+    and a score subgradient at ``s`` when the caller has them already (no evaluation then).
     """
     dd, wd, C = float(d @ d), float(w @ d), objective.C
     intercepts: list[float] = []
     slopes: list[float] = []
-    probes: list[tuple[float, float]] = []  # (τ, L(τ))
+    probes: list[tuple[float, float, np.ndarray]] = []  # (τ, L(τ), subgradient)
+    evaluations = 0
 
-    def probe(tau: float) -> float:
-        loss, g = objective.loss_and_score_gradient(s + tau * ds)
+    def add(tau: float, loss: float, g: np.ndarray) -> None:
         slope = float(g @ ds)
         intercepts.append(loss - slope * tau)
         slopes.append(slope)
-        probes.append((tau, loss))
-        return loss
+        probes.append((tau, loss, g))
 
-    loss0 = probe(0.0)
+    def result(index: int, exact: bool) -> LineSearch:
+        tau, loss, g = probes[index]
+        return LineSearch(tau, loss, g, evaluations, exact)
+
+    if start is None:
+        start = objective.loss_and_score_gradient(s)
+        evaluations += 1
+    add(0.0, *start)
     if dd == 0.0:
-        return LineSearch(0.0, loss0, 1, True)
-    best_phi, best = C * loss0, 0  # φ(τ) − ½‖w‖² of the best probe
-    while len(probes) < max_evaluations:
+        return result(0, True)
+    best_phi, best = C * start[0], 0  # φ(τ) − ½‖w‖² of the best probe
+    while evaluations < max_evaluations:
         tau, model, lowest = _model_minimizer(np.array(intercepts), np.array(slopes), wd, dd,
                                               C)
         if tau == 0.0:  # the model equals L at 0, where a line touches it
-            return LineSearch(0.0, loss0, len(probes), True)
+            return result(0, True)
         if best_phi - lowest <= tolerance:
             break
-        loss = probe(tau)
+        add(tau, *objective.loss_and_score_gradient(s + tau * ds))
+        evaluations += 1
+        loss = probes[-1][1]
         if loss - model <= AGREEMENT_RTOL * max(1.0, abs(loss)):
-            return LineSearch(tau, loss, len(probes), True)
+            return result(len(probes) - 1, True)
         phi = 0.5 * dd * tau * tau + wd * tau + C * loss
         if phi < best_phi:
             best_phi, best = phi, len(probes) - 1
-    return LineSearch(probes[best][0], probes[best][1], len(probes), False)
+    return result(best, False)
