@@ -15,9 +15,10 @@ dual, prec@k loss, no bias feature, k = floor(0.5·n₊)) is ``prec@k-svmperf`` 
 certified optimum (time, rounds, certified gap) and, for each SVMperf tolerance ``-e``,
 SVMperf's optimization time (its own "Runtime in cpu-seconds", file reading excluded), the
 relative suboptimality of its weights under the same objective, and the time ratio. A
-negative suboptimality beyond rounding would mean the problems differ. The last column is
-cvxtop's time on Kar et al. 2015's prec@k-avg surrogate at the same C (a different
-problem, for scale).
+negative suboptimality beyond rounding would mean the problems differ. A cvxtop fit that
+needs more than its default 2,000 rounds returns uncertified and shows the gap it reached.
+The last column is cvxtop's time on Kar et al. 2015's prec@k-avg surrogate at the same C
+(a different problem, for scale).
 
 Data: MAGIC, spambase and letter (standardized, from ``data/``) and a 50,000 × 50,000
 sparse set (0.1% density, Gaussian entries, the top 10% of a noisy linear score relevant).
@@ -34,6 +35,7 @@ import sys
 import tarfile
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -109,6 +111,16 @@ def run_svmperf(binary: Path, train: Path, model: Path, c_perf: float, eps: floa
     return seconds, weights
 
 
+def timed_fit(surrogate: str, k: int, C: float, X, y) -> tuple[float, TopRanker]:
+    """An exact fit and its time; one that needs more than the default rounds returns
+    with its gap (shown in the table) instead of raising."""
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        model = TopRanker(surrogate, k=k, C=C, accept_inaccurate=True).fit(X, y)
+    return time.perf_counter() - start, model
+
+
 def rows_for(name: str, X, y, binary: Path, c_grid, eps_grid, workdir: Path) -> list[dict]:
     n = len(y)
     k = max(1, int(np.floor(P * y.sum())))
@@ -118,12 +130,8 @@ def rows_for(name: str, X, y, binary: Path, c_grid, eps_grid, workdir: Path) -> 
     rows = []
     for c_perf in c_grid:
         C = svmperf_c(c_perf, k, n)
-        start = time.perf_counter()
-        model = TopRanker("prec@k-svmperf", k=k, C=C).fit(X, y)
-        ours = time.perf_counter() - start
-        start = time.perf_counter()
-        TopRanker("prec@k-avg", k=k, C=C).fit(X, y)
-        avg_seconds = time.perf_counter() - start
+        ours, model = timed_fit("prec@k-svmperf", k, C, X, y)
+        avg_seconds, _ = timed_fit("prec@k-avg", k, C, X, y)
         for eps in eps_grid:
             theirs, w_perf = run_svmperf(binary, train, workdir / "model", c_perf, eps,
                                          X.shape[1])

@@ -189,3 +189,16 @@ def test_prec_struct_minimizer_has_the_wrong_sign(C):
     assert best.x == pytest.approx(-C / 6, abs=1e-6)
     assert ref.prec_at_k_loss(Y6, best.x * X6, 1) == 1
     assert ref.prec_at_k_loss(Y6, 1.0 * X6, 1) == 0  # any w > 0 is optimal for prec@1
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_svmperf_program_returns_the_zero_model_on_the_appendix_example(C):
+    """SVMperf's own loss (prec@k-svmperf) is not eq. (3): on the Appendix A example it is
+    1 at w = 0, 2 at w = 1 and 9.5 at w = −1, and its regularized minimizer is w = 0."""
+    loss = lambda w: ref.prec_svmperf(Y6, w * X6, 1)  # noqa: E731
+    assert (loss(0.0), loss(1.0), loss(-1.0)) == pytest.approx((1.0, 2.0, 9.5))
+    objective = lambda w: 0.5 * w * w + C * loss(w)  # noqa: E731
+    best = minimize_scalar(objective, bounds=(-50.0, 50.0), method="bounded",
+                           options={"xatol": 1e-10})
+    assert best.x == pytest.approx(0.0, abs=1e-6)
+    assert objective(0.0) <= min(objective(w) for w in np.linspace(-5, 5, 201)) + 1e-12

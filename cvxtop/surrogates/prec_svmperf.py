@@ -48,21 +48,30 @@ def svmperf_c(c_perf: float, k: int, n: int) -> float:
 def _best_negative_counts(a: np.ndarray, low: np.ndarray, k: int,
                           s_neg_desc: np.ndarray) -> np.ndarray:
     """For each ``a``, the ``b`` in ``[low, n₋]`` maximizing
-    ``k·b/(a + b) + sum_largest(s⁻, b)``: the first ``b`` whose increment is not positive."""
+    ``k·b/(a + b) + sum_largest(s⁻, b)``: the first ``b`` whose increment
+    ``δ(b) = k·a/((a+b)(a+b+1)) + s⁻_(b+1)`` is not positive, found by bisection.
+
+    The search starts inside a window common to every ``a``: ``δ(b) > 0`` wherever
+    ``s⁻_(b+1) > 0``, and ``δ(b) < k/(4b) + s⁻_(b+1)`` for ``b >= 1`` (as
+    ``(a+b)² >= 4ab``), so the answer lies between the count of positive negative scores
+    and the first ``b`` with ``s⁻_(b+1) <= −k/(4b)`` (clipped to ``[low, n₋]``).
+    """
     n_neg = len(s_neg_desc)
-    lo, hi = low.copy(), np.full(len(a), n_neg)
+    positive = int(np.count_nonzero(s_neg_desc > 0))
+    b = np.arange(1, n_neg)
+    below = np.flatnonzero(s_neg_desc[1:] <= -k / (4.0 * b))
+    ceiling = int(b[below[0]]) if len(below) else n_neg
+    lo = np.maximum(low, min(positive, ceiling))
+    hi = np.maximum(lo, ceiling)
     while True:
-        open_ = lo < hi
-        if not open_.any():
+        open_ = np.flatnonzero(lo < hi)
+        if not len(open_):
             return lo
-        mid = (lo + hi) // 2
-        inside = mid < n_neg
-        step = np.full(len(a), -np.inf)
-        m = a[inside] + mid[inside]
-        step[inside] = k * a[inside] / (m * (m + 1.0)) + s_neg_desc[mid[inside]]
-        stop = step <= 0
-        hi = np.where(open_ & stop, mid, hi)
-        lo = np.where(open_ & ~stop, mid + 1, lo)
+        mid = (lo[open_] + hi[open_]) // 2
+        m = a[open_] + mid
+        stop = k * a[open_] / (m * (m + 1.0)) + s_neg_desc[mid] <= 0  # mid < hi <= n₋
+        hi[open_[stop]] = mid[stop]
+        lo[open_[~stop]] = mid[~stop] + 1
 
 
 @register
