@@ -19,10 +19,11 @@ them is at most ``tol``.
 
 Where the next cut is taken follows OCAS (Franc & Sonnenburg 2008), which needs far fewer
 rounds than taking it at the master solution (plain BMRM): the best point ``w_b`` moves to the
-minimizer of the objective on the segment towards ``w_c`` (an exact line search,
-:mod:`.line_search`, using the surrogate's values and subgradients and no extra matrix
-product, since the scores are affine in the step), and the next cut is taken at
-``w_b + μ(w_c − w_b)``.
+minimizer of the objective on the segment towards ``w_c`` (a line search, :mod:`.line_search`,
+using the surrogate's values and subgradients and no extra matrix product, since the scores
+are affine in the step; it stops once its step is provably within
+:data:`LINE_SEARCH_SHARE` of the current gap of the exact one), and the next cut is taken
+at ``w_b + μ(w_c − w_b)``.
 
 The master is a small QP over the simplex in the Gram matrix ``G = HᵀH`` of the cuts, kept
 up to date as cuts come and go (one product ``Hᵀh`` per round), and solved by a warm-started
