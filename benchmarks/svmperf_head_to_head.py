@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.datasets import dump_svmlight_file
+from sklearn.preprocessing import StandardScaler
 
 from cvxtop import TopRanker, surrogates
 from cvxtop.datasets import load_paper_dataset, make_sparse_ranking_data
@@ -83,10 +84,6 @@ def find_binary(path: str | None, workdir: Path) -> tuple[Path | None, str]:
     if built.returncode != 0 or not binary.is_file():
         return None, f"building SVMperf failed: {built.stderr.strip()[-300:]}"
     return binary, f"built from {p} with make SFLAGS=-fcommon"
-
-
-def standardized(X: np.ndarray) -> np.ndarray:
-    return (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
 
 
 def sparse_set():
@@ -174,7 +171,7 @@ def main() -> None:
                 X, y = sparse_set()
             else:
                 X, y = load_paper_dataset(key, ROOT / "data")
-                X = standardized(X)
+                X = StandardScaler().fit_transform(X)
             rows += rows_for(SETS[key], X, y, binary, c_grid, eps_grid, workdir)
     print(f"## prec@k-svmperf against SVMperf -w 3 -l 4 --b 0 --p {P}\n")
     print(f"```\n{format_table(rows)}\n```")

@@ -78,7 +78,7 @@ def run_demo(seed: int = 0, C: float = 1.0) -> DemoResult:
     rows.append(_row("logistic regression (scikit-learn)", y_te,
                      logreg.decision_function(X_te), k, seconds))
     struct, seconds = _timed_fit(TopRanker("prec@k-struct", k=KAPPA, C=C), X_tr, y_tr)
-    rows.append(_row("prec@k struct (SVMPerf's surrogate), exact", y_te,
+    rows.append(_row("prec@k struct (Kar et al. eq. 3), exact", y_te,
                      struct.decision_function(X_te), k, seconds,
                      f"optimal, certified gap {struct.gap_:.0e}"))
     exact, seconds = _timed_fit(TopRanker("prec@k-avg", k=KAPPA, C=C), X_tr, y_tr)

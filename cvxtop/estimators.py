@@ -317,7 +317,7 @@ class TopRanker(BaseEstimator):
                                      self.skip_degenerate_groups)
         with single_threaded_blas():
             result = minimize(objective, method, options=options)
-            self._store(result, objective, X, dual_map)
+            self._store(result, objective, dual_map)
             self._warn_if_zero_model(result, objective)
         return self
 
@@ -373,13 +373,14 @@ class TopRanker(BaseEstimator):
             self.mistakes_ = self._stream.mistakes
         return self
 
-    def _store(self, result: SolveResult, objective: RankingObjective, X: Any,
+    def _store(self, result: SolveResult, objective: RankingObjective,
                dual_map: np.ndarray | None) -> None:
         if dual_map is not None:
             self.dual_coef_ = dual_map @ result.coef
         else:
             self.coef_ = result.coef
-        self.n_features_in_ = X.shape[1] if hasattr(X, "shape") else np.shape(X)[1]
+        # columns of X: the features, or one per training item for a precomputed kernel
+        self.n_features_in_ = objective.Z.shape[1] if dual_map is None else len(objective.y)
         self.objective_ = result.objective
         self.gap_ = result.gap
         self.lower_bound_ = result.lower_bound

@@ -30,11 +30,10 @@ up to date as cuts come and go (one product ``Hᵀh`` per round), and solved by 
 active-set method (:mod:`.simplex_qp`): successive masters differ by one cut, so it takes a
 few iterations and its cost follows the number of active cuts, not the dimension. cvxpy
 (the same QP in ``G``, polished on its support) is the reference and the fallback. When the
-slots run out,
-cuts that stayed below the model for a while are replaced by their aggregate (a convex
-combination of valid cuts is valid and keeps the last master solution feasible, so the
-bound never falls back); that happens only once the store has reached room for a full
-active set or its memory budget.
+slots run out, cuts that stayed below the model for a while are replaced by their aggregate
+(a convex combination of valid cuts is valid and keeps the last master solution feasible,
+so the bound never falls back); that happens only once the store has reached room for a
+full active set or its memory budget.
 """
 
 from __future__ import annotations
@@ -185,8 +184,8 @@ class _CutBundle:
         alpha = C * self.lam
         Ha = H[:, slots] @ alpha[slots]
         w_c = -Ha
-        # A cut is idle while it lies strictly below the model at w_c (interior-point
-        # weights are never exactly zero, so they cannot tell).
+        # A cut is idle while it lies strictly below the model at w_c (judged by values, not
+        # weights: the cvxpy master's interior-point weights are never exactly zero).
         values = b - self.G[:, slots] @ alpha[slots]  # b + Hᵀw_c, through the Gram matrix
         model = float(np.max(values[active]))
         below = values < model - 1e-9 * max(1.0, abs(model))

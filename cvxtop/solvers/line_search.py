@@ -12,7 +12,10 @@ point or where two lines cross), and the surrogate is then evaluated there. When
 agrees with the model at that point, the point minimizes ``φ`` itself, since the model lies
 below ``L`` everywhere. For the piecewise-linear surrogates of the papers each evaluation
 adds the piece active at the model's minimizer, so the search ends after a few evaluations,
-at the exact minimizer (a kink or a stationary point), with no tolerance on ``τ``.
+at the exact minimizer (a kink or a stationary point), with no tolerance on ``τ``. The
+model's minimum is also a lower bound on the minimum of ``φ``: a caller that needs the
+step only to within some tolerance (the cutting plane, relative to its current gap) can
+stop as soon as the best point evaluated is that close to the bound.
 """
 
 from __future__ import annotations
@@ -46,9 +49,9 @@ class LineSearch:
 def _model_minimizer(intercepts: np.ndarray, slopes: np.ndarray, wd: float, dd: float,
                      C: float) -> tuple[float, float, float]:
     """Minimize ``½dd·τ² + wd·τ + C·max_j(a_j + m_j τ)`` over ``τ >= 0``; return the
-    minimizer, the model's ``max_j`` at it and the minimum. The minimum of a convex function of one
-    variable lies at ``0``, at a stationary point of one line's piece or at a crossing of
-    two lines, so the smallest value over those candidates is the minimum."""
+    minimizer, the model's ``max_j`` at it and the minimum. The minimum of a convex
+    function of one variable lies at ``0``, at a stationary point of one line's piece or at
+    a crossing of two lines, so the smallest value over those candidates is the minimum."""
     roots = -(wd + C * slopes) / dd
     da = intercepts[:, None] - intercepts[None, :]
     dm = slopes[None, :] - slopes[:, None]

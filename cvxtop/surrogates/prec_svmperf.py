@@ -81,8 +81,8 @@ class PrecSvmperf(PrecSurrogate):
     ``max(0, max over ŷ with ‖ŷ‖₁ = m >= k and b >= 1 irrelevant items of k·b/m +
     (ŷ − y)·s)``; see the module docstring for the closed form, the differences from
     Kar et al. 2015 eq. (3) and the mapping to SVMperf's ``-c``. Convex (a maximum of affine
-    functions of ``s``) and an upper bound on prec@k loss only up to the factor ``k/m``.
-    Subgradient: the maximizing labeling's ``ŷ − y`` (zero when the floor is active).
+    functions of ``s``). Subgradient: the maximizing labeling's ``ŷ − y`` (zero when the
+    floor is active).
     """
 
     name: ClassVar[str] = "prec@k-svmperf"
