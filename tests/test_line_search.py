@@ -73,9 +73,20 @@ def test_zero_direction_and_a_direction_uphill():
 
 def test_budget_returns_the_best_point_seen_and_says_so():
     objective, rng = problem("pap@k-ts", 3, False)
-    w, d = rng.standard_normal(5), 5 * rng.standard_normal(5)
+    w = rng.standard_normal(5)
+    d = -5 * objective.value_and_gradient(w)[1]  # a descent direction: the search moves
     step = line_search(objective, w, objective.Z @ w, d, objective.Z @ d, max_evaluations=1)
     assert not step.exact and step.evaluations == 1 and step.tau == 0.0
+
+
+def test_an_ascent_direction_stops_at_zero_without_evaluating():
+    """When the subgradient at 0 shows that ``φ`` cannot decrease along ``d`` (the segment
+    ``[0, T]`` is empty), the step is exactly 0 after the one evaluation at the start."""
+    objective, rng = problem("pap@k-ts", 3, False)
+    w = rng.standard_normal(5)
+    d = 5 * objective.value_and_gradient(w)[1]
+    step = line_search(objective, w, objective.Z @ w, d, objective.Z @ d)
+    assert step.exact and step.evaluations == 1 and step.tau == 0.0
 
 
 @pytest.mark.parametrize("name", ["prec@k-avg", "prec@k-svmperf", "pap@k-max"])

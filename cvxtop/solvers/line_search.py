@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..surrogates.segment import SegmentPoint
 from .objective import RankingObjective
 
 __all__ = ["line_search", "LineSearch"]
@@ -75,30 +76,30 @@ def line_search(objective: RankingObjective, w: np.ndarray, s: np.ndarray, d: np
     the minimum of ``φ`` (the model's minimum is a lower bound on it); that point, or the
     best one after ``max_evaluations``, is returned with ``exact=False``. ``start`` is ``L``
     and a score subgradient at ``s`` when the caller has them already (no evaluation then).
+
+    The line of the subgradient at ``0`` bounds the search: ``φ(τ) >= φ(0)`` beyond
+    ``T = 2·max(0, −(w·d + C·g₀·ds))/‖d‖²``, so the minimizer lies in ``[0, T]`` and the
+    surrogate is evaluated along that segment only (:meth:`RankingObjective.segment`, which
+    looks at the items that can reach a top-``k`` there).
     """
     dd, wd, C = float(d @ d), float(w @ d), objective.C
-    intercepts: list[float] = []
-    slopes: list[float] = []
-    probes: list[tuple[float, float, np.ndarray]] = []  # (τ, L(τ), subgradient)
     evaluations = 0
-
-    def add(tau: float, loss: float, g: np.ndarray) -> None:
-        slope = float(g @ ds)
-        intercepts.append(loss - slope * tau)
-        slopes.append(slope)
-        probes.append((tau, loss, g))
-
-    def result(index: int, exact: bool) -> LineSearch:
-        tau, loss, g = probes[index]
-        return LineSearch(tau, loss, g, evaluations, exact)
-
     if start is None:
         start = objective.loss_and_score_gradient(s)
         evaluations += 1
-    add(0.0, *start)
-    if dd == 0.0:
+    origin = SegmentPoint(start[0], float(start[1] @ ds), lambda: start[1])
+    intercepts, slopes = [origin.loss], [origin.slope]
+    probes: list[tuple[float, SegmentPoint]] = [(0.0, origin)]
+
+    def result(index: int, exact: bool) -> LineSearch:
+        tau, point = probes[index]
+        return LineSearch(tau, point.loss, point.subgradient(), evaluations, exact)
+
+    reach = 2.0 * -(wd + C * origin.slope) / dd if dd > 0 else 0.0
+    if not reach > 0:  # φ does not decrease from 0 (or d = 0)
         return result(0, True)
-    best_phi, best = C * start[0], 0  # φ(τ) − ½‖w‖² of the best probe
+    along = objective.segment(s, ds, reach)
+    best_phi, best = C * origin.loss, 0  # φ(τ) − ½‖w‖² of the best probe
     while evaluations < max_evaluations:
         tau, model, lowest = _model_minimizer(np.array(intercepts), np.array(slopes), wd, dd,
                                               C)
@@ -106,12 +107,15 @@ def line_search(objective: RankingObjective, w: np.ndarray, s: np.ndarray, d: np
             return result(0, True)
         if best_phi - lowest <= tolerance:
             break
-        add(tau, *objective.loss_and_score_gradient(s + tau * ds))
+        tau = min(tau, reach)  # beyond it only by rounding
+        point = along(tau)
         evaluations += 1
-        loss = probes[-1][1]
-        if loss - model <= AGREEMENT_RTOL * max(1.0, abs(loss)):
+        probes.append((tau, point))
+        intercepts.append(point.loss - point.slope * tau)
+        slopes.append(point.slope)
+        if point.loss - model <= AGREEMENT_RTOL * max(1.0, abs(point.loss)):
             return result(len(probes) - 1, True)
-        phi = 0.5 * dd * tau * tau + wd * tau + C * loss
+        phi = 0.5 * dd * tau * tau + wd * tau + C * point.loss
         if phi < best_phi:
             best_phi, best = phi, len(probes) - 1
     return result(best, False)

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..groups import Groups
 from ..surrogates.base import Bound, Surrogate
+from ..surrogates.segment import Segment, whole_list
 
 __all__ = ["RankingObjective", "Part"]
 
@@ -122,6 +123,14 @@ class RankingObjective:
             g[p.index] = gp
         m = len(self.parts)
         return total / m, g / m
+
+    def segment(self, s: np.ndarray, ds: np.ndarray, T: float) -> Segment:
+        """``τ ↦ L(s + τ·ds)`` with the slope of a subgradient, for ``τ`` in ``[0, T]``: on
+        one list, evaluated on the items that can matter there when the surrogate knows
+        them (:mod:`cvxtop.surrogates.segment`); with groups, on every item."""
+        if self.groups is None:
+            return self.parts[0].bound.segment(s, ds, T)
+        return whole_list(self.loss_and_score_gradient, s, ds)
 
     def loss(self, s: np.ndarray) -> float:
         """``L`` at the scores ``s``."""

@@ -38,6 +38,7 @@ import numpy as np
 
 from .._validation import check_labels, check_same_length, check_scores, require_classes
 from ..cutoff import ceil_fraction, pap_cutoff, prec_cutoff
+from .segment import Segment, whole_list
 
 __all__ = ["Surrogate", "Bound", "PrecSurrogate", "PapSurrogate", "DifferenceOfConvex"]
 
@@ -166,6 +167,12 @@ class Surrogate(ABC):
     def _expression(self, b: Bound, s: Any) -> tuple[Any, list]:
         raise NotImplementedError  # only reached for convex surrogates, which override it
 
+    def _segment(self, b: Bound, s: np.ndarray, ds: np.ndarray, T: float) -> Segment | None:
+        """The surrogate along ``s + τ·ds``, ``τ`` in ``[0, T]``, evaluated on the items that
+        can matter there (:mod:`.segment`); ``None`` when the surrogate has no such
+        evaluation (the whole list is evaluated then)."""
+        return None
+
 
 @dataclass(frozen=True, eq=False)
 class Bound:
@@ -215,6 +222,13 @@ class Bound:
     def subtracted_subgradient(self, s: np.ndarray) -> np.ndarray:
         """A subgradient of ``H`` for a difference of convex functions ``G − H``."""
         return self.surrogate._subtracted_subgradient(self, s)
+
+    def segment(self, s: np.ndarray, ds: np.ndarray, T: float) -> Segment:
+        """``τ ↦`` the surrogate at ``s + τ·ds`` with the slope of a subgradient, valid for
+        ``τ`` in ``[0, T]`` (:mod:`.segment`)."""
+        restricted = self.surrogate._segment(self, s, ds, T)
+        return restricted if restricted is not None else whole_list(
+            self.value_and_subgradient, s, ds)
 
 
 class PrecSurrogate(Surrogate):

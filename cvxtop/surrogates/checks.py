@@ -8,6 +8,7 @@ new surrogate needs no list of its own here. They compare
 
 * the fast faces with the brute-force :attr:`Surrogate.definition` and with each other
   (``value``, ``subgradient``, ``value_and_subgradient``, the :class:`Bound` faces);
+* the evaluation along a segment of scores that line searches use (:meth:`Bound.segment`);
 * for convex surrogates: the subgradient inequality, convexity along random lines and
   the cvxpy ``expression`` (solved with Clarabel) with the value; a non-convex surrogate's
   ``expression`` must raise, and a difference of convex functions must split correctly;
@@ -40,7 +41,8 @@ from .registry import available, get
 __all__ = ["checks_for", "check_surrogate", "parametrize_with_checks",
            "check_rules", "check_value_matches_definition", "check_faces_agree",
            "check_subgradient_where_smooth", "check_subgradient_inequality",
-           "check_convex_along_lines", "check_expression", "check_difference_of_convex",
+           "check_convex_along_lines", "check_segment", "check_expression",
+           "check_difference_of_convex",
            "check_minibatch_cutoffs", "check_group_means"]
 
 Check = Callable[..., None]
@@ -264,6 +266,37 @@ def check_convex_along_lines(name: str, seed: int = 0) -> None:
                  f"above its chord, {_where(bound, s)}")
 
 
+def check_segment(name: str, seed: int = 0) -> None:
+    """Along a segment ``s + τ·ds``, ``τ`` in ``[0, T]`` (:meth:`Bound.segment`, which may
+    look only at the items that can reach a top ``k`` there), every point carries the
+    value on the whole list, the slope ``g·ds`` of the subgradient ``g`` it builds, and for
+    a convex surrogate that ``g`` satisfies the subgradient inequality. Directions and
+    scores are tied in half the instances, and the points include both ends."""
+    convex = type(get(name, 1)).convex
+    rng = np.random.default_rng(seed + 9)
+    for trial, (bound, s) in enumerate(_instances(name, seed, 40)):
+        tied = trial % 2 == 1
+        for _ in range(3):
+            ds = (rng.integers(-2, 3, len(s)) / 2.0 if tied
+                  else rng.standard_normal(len(s)))
+            T = float(rng.choice([0.0, 0.25, 1.0, 4.0]))
+            along = bound.segment(s, ds, T)
+            for tau in (0.0, T, T * rng.random(), T / 2):
+                x = s + tau * ds
+                point = along(tau)
+                where = f"segment ds={ds.tolist()}, T={T}, τ={tau}, {_where(bound, s)}"
+                _close(point.loss, bound.value(x), VALUE_TOL, f"value on the {where}")
+                g = point.subgradient()
+                _require(g.shape == s.shape, f"{where}: subgradient of shape {g.shape}")
+                _close(point.slope, float(g @ ds), VALUE_TOL, f"slope g·ds on the {where}")
+                if convex:
+                    for s2 in (s + rng.standard_normal(len(s)),
+                               rng.integers(-2, 3, len(s)) / 2.0):
+                        _require(bound.value(s2) >= point.loss + g @ (s2 - x) - VALUE_TOL,
+                                 f"{where}: subgradient inequality fails toward "
+                                 f"s'={np.round(s2, 6).tolist()}")
+
+
 def check_expression(name: str, seed: int = 0) -> None:
     """A convex surrogate's cvxpy form is DCP and, minimized over its auxiliary variables
     (on constant scores, on a variable fixed to them and on an affine expression of such a
@@ -395,7 +428,8 @@ def check_group_means(name: str, seed: int = 0) -> None:
 CHECKS: tuple[Check, ...] = (
     check_rules, check_value_matches_definition, check_faces_agree,
     check_subgradient_where_smooth, check_subgradient_inequality, check_convex_along_lines,
-    check_expression, check_difference_of_convex, check_minibatch_cutoffs, check_group_means)
+    check_segment, check_expression, check_difference_of_convex, check_minibatch_cutoffs,
+    check_group_means)
 
 
 def checks_for(name: str) -> list[Check]:

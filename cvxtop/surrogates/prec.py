@@ -22,13 +22,17 @@ forms live in :mod:`._prec_dcp`.
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 
 from .. import reference
-from .registry import register
 from .base import Bound, DifferenceOfConvex, PrecSurrogate
+from .registry import register
+from .segment import Segment, SegmentPoint, reach
+
+#: The scores of given items (of the list, or of a point on a segment).
+Scores = Callable[[np.ndarray], np.ndarray]
 
 __all__ = ["PrecStruct", "PrecRamp", "PrecMax", "PrecAvg"]
 
@@ -41,11 +45,29 @@ def _largest(values: np.ndarray, m: int) -> np.ndarray:
     return top[np.argsort(-values[top], kind="stable")]
 
 
+class _Candidates:
+    """Items among which a top ``m`` is sought."""
+
+    def __init__(self, items: np.ndarray) -> None:
+        self.items = items
+
+    def top(self, score: Scores, m: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``m`` highest-scoring items in decreasing order, and their scores."""
+        values = score(self.items)
+        order = _largest(values, m)
+        return self.items[order], values[order]
+
+
 def _indicator(n: int, index: np.ndarray) -> np.ndarray:
     """A length-``n`` vector equal to 1 on ``index`` and 0 elsewhere."""
     out = np.zeros(n)
     out[index] = 1.0
     return out
+
+
+def _on_segment(s: np.ndarray, ds: np.ndarray) -> Callable[[float], Scores]:
+    """``τ ↦`` the scores ``s + τ·ds`` of given items."""
+    return lambda tau: (lambda items: s[items] + tau * ds[items])
 
 
 def _loss_augmented_top(b: Bound, s: np.ndarray) -> tuple[float, np.ndarray]:
@@ -121,6 +143,20 @@ class PrecStruct(PrecSurrogate):
         top_value, top_grad = _loss_augmented_top(b, s)
         return top_value - float(s[b.pos].sum()), top_grad - b.y
 
+    def _segment(self, b: Bound, s: np.ndarray, ds: np.ndarray, T: float) -> Segment:
+        augmented = s + (1 - b.y)
+        items = _Candidates(reach(augmented, ds, T, np.arange(b.n), b.k))
+        pos_s, pos_ds = float(s[b.pos].sum()), float(ds[b.pos].sum())
+        scores = _on_segment(augmented, ds)
+
+        def at(tau: float) -> SegmentPoint:
+            top, top_scores = items.top(scores(tau), b.k)
+            return SegmentPoint(float(top_scores.sum()) - (pos_s + tau * pos_ds),
+                                float(ds[top].sum()) - pos_ds,
+                                lambda: _indicator(b.n, top) - b.y)
+
+        return at
+
     def _expression(self, b: Bound, s: Any) -> tuple[Any, list]:
         from . import _prec_dcp
 
@@ -172,14 +208,35 @@ class PrecMax(_SelectionSurrogate):
     definition = staticmethod(reference.prec_max)
     perceptron: ClassVar[str | None] = "max"
 
-    def _value_and_subgradient(self, b: Bound, s: np.ndarray) -> tuple[float, np.ndarray]:
+    @staticmethod
+    def _active_pairs(b: Bound, score: Scores, neg: _Candidates, pos: _Candidates
+                      ) -> tuple[float, np.ndarray, np.ndarray]:
+        """The value, and the negatives and positives of the pairs with a positive hinge
+        (``neg``/``pos``: the candidates for the highest negatives and lowest positives)."""
         j_max = min(b.k, b.n_neg)
-        high_neg = b.neg[_largest(s[b.neg], j_max)]
-        low_pos = b.pos[_largest(-s[b.pos], j_max)]
-        hinge = 1.0 + s[high_neg] - s[low_pos]  # non-increasing, so the active pairs lead
+        high_neg, high_scores = neg.top(score, j_max)
+        low_pos, low_scores = pos.top(lambda items: -score(items), j_max)
+        hinge = 1.0 + high_scores + low_scores  # non-increasing, so the active pairs lead
         active = hinge > 0
-        grad = _indicator(len(s), high_neg[active]) - _indicator(len(s), low_pos[active])
-        return float(hinge[active].sum()), grad
+        return float(hinge[active].sum()), high_neg[active], low_pos[active]
+
+    def _value_and_subgradient(self, b: Bound, s: np.ndarray) -> tuple[float, np.ndarray]:
+        value, neg, pos = self._active_pairs(b, s.__getitem__, _Candidates(b.neg),
+                                             _Candidates(b.pos))
+        return value, _indicator(b.n, neg) - _indicator(b.n, pos)
+
+    def _segment(self, b: Bound, s: np.ndarray, ds: np.ndarray, T: float) -> Segment:
+        j_max = min(b.k, b.n_neg)
+        neg = _Candidates(reach(s, ds, T, b.neg, j_max))
+        pos = _Candidates(reach(-s, -ds, T, b.pos, j_max))
+        scores = _on_segment(s, ds)
+
+        def at(tau: float) -> SegmentPoint:
+            value, high_neg, low_pos = self._active_pairs(b, scores(tau), neg, pos)
+            return SegmentPoint(value, float(ds[high_neg].sum() - ds[low_pos].sum()),
+                                lambda: _indicator(b.n, high_neg) - _indicator(b.n, low_pos))
+
+        return at
 
     def _term_weights(self, n_pos: int, k: int, j_max: int) -> tuple[np.ndarray, np.ndarray]:
         return np.ones(j_max + 1), np.arange(j_max + 1)
@@ -204,22 +261,54 @@ class PrecAvg(_SelectionSurrogate):
     definition = staticmethod(reference.prec_avg)
     perceptron: ClassVar[str | None] = "avg"
 
-    def _value_and_subgradient(self, b: Bound, s: np.ndarray) -> tuple[float, np.ndarray]:
+    @staticmethod
+    def _best_labeling(b: Bound, score: Scores, neg: _Candidates, pos: _Candidates,
+                       pos_total: float) -> tuple[float, float, np.ndarray, np.ndarray]:
+        """The value, the weight ``φ(j)`` of the best ``j``, its ``j`` highest negatives and
+        the ``k − j`` highest positives it leaves out of the false negatives (``neg``/``pos``:
+        the candidates for the highest ones; ``pos_total``: ``Σ s⁺``)."""
         k = b.k
         j_max = min(k, b.n_neg)
         phi = _avg_weights(b.n_pos - k, j_max)
-        high_neg = b.neg[_largest(s[b.neg], j_max)]
-        top_pos = _top_positives(b, s, k)
-        neg_gain = np.concatenate(([0.0], np.cumsum(s[high_neg] + 1.0)))
-        top_pos_sums = np.concatenate(([0.0], np.cumsum(s[top_pos])))
+        high_neg, high_scores = neg.top(score, j_max)
+        top_pos, top_scores = pos.top(score, k)
+        neg_gain = np.concatenate(([0.0], np.cumsum(high_scores + 1.0)))
+        top_pos_sums = np.concatenate(([0.0], np.cumsum(top_scores)))
         # sum_smallest(s⁺, c + j) = Σ s⁺ − sum_largest(s⁺, k − j)
-        low_pos_sums = s[b.pos].sum() - top_pos_sums[k - np.arange(j_max + 1)]
+        low_pos_sums = pos_total - top_pos_sums[k - np.arange(j_max + 1)]
         terms = neg_gain - phi * low_pos_sums
         best = int(np.argmax(terms))
-        grad = _indicator(len(s), high_neg[:best])
-        grad[b.pos] = -phi[best]
-        grad[top_pos[:k - best]] = 0.0
-        return float(terms[best]), grad
+        return float(terms[best]), float(phi[best]), high_neg[:best], top_pos[:k - best]
+
+    @staticmethod
+    def _subgradient_of(b: Bound, weight: float, high_neg: np.ndarray, top_pos: np.ndarray
+                        ) -> np.ndarray:
+        """Algorithm 4's subgradient: +1 on ``high_neg``, ``−φ(j)`` on the other positives
+        than ``top_pos``."""
+        grad = _indicator(b.n, high_neg)
+        grad[b.pos] = -weight
+        grad[top_pos] = 0.0
+        return grad
+
+    def _value_and_subgradient(self, b: Bound, s: np.ndarray) -> tuple[float, np.ndarray]:
+        value, weight, high_neg, top_pos = self._best_labeling(
+            b, s.__getitem__, _Candidates(b.neg), _Candidates(b.pos), float(s[b.pos].sum()))
+        return value, self._subgradient_of(b, weight, high_neg, top_pos)
+
+    def _segment(self, b: Bound, s: np.ndarray, ds: np.ndarray, T: float) -> Segment:
+        neg = _Candidates(reach(s, ds, T, b.neg, min(b.k, b.n_neg)))
+        pos = _Candidates(reach(s, ds, T, b.pos, b.k))
+        pos_s, pos_ds = float(s[b.pos].sum()), float(ds[b.pos].sum())
+        scores = _on_segment(s, ds)
+
+        def at(tau: float) -> SegmentPoint:
+            value, weight, high_neg, top_pos = self._best_labeling(
+                b, scores(tau), neg, pos, pos_s + tau * pos_ds)
+            slope = float(ds[high_neg].sum()) - weight * (pos_ds - float(ds[top_pos].sum()))
+            return SegmentPoint(value, slope,
+                                lambda: self._subgradient_of(b, weight, high_neg, top_pos))
+
+        return at
 
     def _term_weights(self, n_pos: int, k: int, j_max: int) -> tuple[np.ndarray, np.ndarray]:
         return _avg_weights(n_pos - k, j_max), n_pos - k + np.arange(j_max + 1)
