@@ -47,6 +47,8 @@ SUITE = (
     Benchmark("predtron_psi", "Predtron psi: assignment and closed forms against enumeration",
               quick=()),
     Benchmark("approx_vs_exact", "perceptrons, SGD and GD against the certified optimum"),
+    Benchmark("certificate_cost", "SGD's certified gap: its cost and its truth against the "
+              "exact optimum"),
     Benchmark("grouped_exact", "grouped exact solves against users and items per user"),
     Benchmark("aatp_speed", "AATP: the fast dual solver against a DPP-compiled cvxpy loop",
               quick=("--sizes", "100", "200", "400")),

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
@@ -55,6 +57,20 @@ def _timed_fit(model: Any, X: np.ndarray, y: np.ndarray) -> tuple[Any, float]:
     return model, time.perf_counter() - start
 
 
+def _approximate_fit(model: TopRanker, X: np.ndarray, y: np.ndarray, optimum: float
+                     ) -> tuple[TopRanker, float, str]:
+    """Fit an approximate solver; its training column gives the distance to the exact
+    optimum and the certified gap, and says when the fit missed its tolerance (the
+    ConvergenceWarning the demo shows in the table instead)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        model, seconds = _timed_fit(model, X, y)
+    missed = any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    excess = model.objective_ / optimum - 1.0
+    where = "not within tol = 1%*" if missed else f"certified within {100 * model.gap_:.2g}%"
+    return model, seconds, f"{100 * excess:+.2f}% vs exact, {where}"
+
+
 def run_demo(seed: int = 0, C: float = 1.0) -> DemoResult:
     """Train and evaluate the demo's scorers on a 70/30 split chosen by ``seed``."""
     X, y = load_paper_dataset("letter", letter=LETTER)
@@ -84,16 +100,16 @@ def run_demo(seed: int = 0, C: float = 1.0) -> DemoResult:
     exact, seconds = _timed_fit(TopRanker("prec@k-avg", k=KAPPA, C=C), X_tr, y_tr)
     rows.append(_row("prec@k avg, exact", y_te, exact.decision_function(X_te), k, seconds,
                      f"optimal, certified gap {exact.gap_:.0e}"))
+    missed = False
     for label, model in [
         ("prec@k avg, SGD (25 epochs, batch 500)",
          TopRanker("prec@k-avg", k=KAPPA, C=C, solver="sgd", random_state=seed)),
-        ("prec@k avg, full-batch GD (2000 steps)",
+        ("prec@k avg, full-batch GD (to a 1% gap)",
          TopRanker("prec@k-avg", k=KAPPA, C=C, solver="gd")),
     ]:
-        model, seconds = _timed_fit(model, X_tr, y_tr)
-        excess = model.objective_ / exact.objective_ - 1.0
-        rows.append(_row(label, y_te, model.decision_function(X_te), k, seconds,
-                         f"{100 * excess:+.2f}% vs exact"))
+        model, seconds, training = _approximate_fit(model, X_tr, y_tr, exact.objective_)
+        missed = missed or training.endswith("*")
+        rows.append(_row(label, y_te, model.decision_function(X_te), k, seconds, training))
     perceptron, seconds = _timed_fit(
         TopRanker("prec@k-avg", k=KAPPA, C=C, solver="perceptron", random_state=seed),
         X_tr, y_tr)
@@ -109,4 +125,11 @@ def run_demo(seed: int = 0, C: float = 1.0) -> DemoResult:
     description.append(aatp.note)
     rng = np.random.default_rng(seed)
     rows.append(_row("random scores", y_te, rng.standard_normal(len(y_te)), k))
+    if missed:
+        description.append(
+            "* GD and SGD aim at a certified 1% gap (tol=0.01). Here SGD's 25 epochs end "
+            "further from the optimum: the loss counts mistakes over all training items, so "
+            "at C = 1 the problem is weakly regularized and stochastic steps are slow; its "
+            "held-out ranking is still good. For the optimum itself use the exact solver, "
+            "which is faster here (docs: Approximate solvers).")
     return DemoResult(description, rows)

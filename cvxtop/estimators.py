@@ -25,6 +25,7 @@ from .gram import check_gram_matrix
 from .groups import Groups
 from .solvers import RankingObjective, SolveResult, Stream, check_method, minimize
 from .solvers.gd import STEP_RULES
+from .solvers.minimize import APPROXIMATE_TOL
 
 __all__ = ["TopRanker", "EXPECTED_FAILED_CHECKS"]
 
@@ -100,10 +101,15 @@ class TopRanker(BaseEstimator):
         The cvxpy solver of the direct program or of the cutting-plane master.
     solver_options : dict, optional
         Passed to cvxpy's ``solve`` (e.g. ``{"max_iter": 500}``).
-    tol : float
-        Relative optimality gap at which the cutting plane and GD stop (certified); for SGD
-        with ``early_stopping``, the relative decrease of the objective per epoch below
-        which it stops.
+    tol : float or None
+        Relative optimality gap of the answer, certified by a lower bound. The exact engines
+        stop there (default ``1e-6``). GD and SGD (default ``0.01``) are certified after
+        their run by cutting-plane rounds warm-started at their model
+        (:mod:`cvxtop.solvers.certificate`); when the model is not within ``tol`` a
+        ``sklearn.exceptions.ConvergenceWarning`` says how far it is, and ``status_`` is
+        ``"completed"`` instead of ``"converged"``. The perceptrons, which do not minimize
+        this objective, report ``gap_`` without a target unless ``tol`` is given. With SGD's
+        ``early_stopping`` it is also the per-epoch threshold of that rule.
     max_iter : int
         Cutting-plane rounds, convex-concave steps or GD steps allowed.
     accept_inaccurate : bool
@@ -138,6 +144,10 @@ class TopRanker(BaseEstimator):
         SGD checks a stopping rule after every epoch: with ``"line-search"``, the certified
         duality gap of the problem split into batches is at most ``tol``; with the other
         rules, the full objective improved by less than ``tol`` (relative).
+    certify : bool
+        GD, SGD and the perceptrons: certify the model's gap after the run (the default;
+        see ``tol``). ``False`` skips the certificate's cutting-plane rounds (to time a
+        method alone); ``gap_`` is then set only where the method certifies itself.
     warm_start : bool
         Start the cutting-plane engine from the previous fit's solution (linear kernel, same
         number of features), e.g. along a path of C values.
@@ -159,8 +169,10 @@ class TopRanker(BaseEstimator):
         ``½‖w‖² + C·L`` at the solution, evaluated exactly on the full training data,
         whatever the solver optimized internally.
     gap_ : float or None
-        Certified relative optimality gap (exact engines, GD with a certifying step rule);
-        ``None`` where there is no certificate.
+        Certified relative optimality gap ``(objective_ − lower_bound_)/|objective_|``: of
+        the exact engines, and of every approximate fit of a convex surrogate (settled to
+        ``tol`` by the certificate, or its bound after the certificate's rounds); ``None``
+        for non-convex surrogates and SGD's projected form (``radius``).
     lower_bound_ : float or None
         A rigorous lower bound on the optimal value, when available.
     status_ : str
@@ -185,12 +197,13 @@ class TopRanker(BaseEstimator):
     def __init__(self, surrogate: str = "prec@k-avg", k: int | float = 0.25, C: float = 1.0,
                  solver: str = "exact", kernel: str = "linear", engine: str = "auto",
                  cvx_solver: str = "CLARABEL", solver_options: dict[str, Any] | None = None,
-                 tol: float = 1e-6, max_iter: int = 2000, accept_inaccurate: bool = False,
+                 tol: float | None = None, max_iter: int = 2000,
+                 accept_inaccurate: bool = False,
                  skip_degenerate_groups: bool = False, batch_size: int = 500,
                  epochs: int = 25, shuffle: bool = True, random_state: Any = None,
                  learning_rate: str = "auto", eta0: float = 1.0, average: bool = True,
                  radius: float | None = None, early_stopping: bool = False,
-                 warm_start: bool = False, verbose: bool = False,
+                 certify: bool = True, warm_start: bool = False, verbose: bool = False,
                  gram_rtol: float | None = None) -> None:
         self.surrogate = surrogate
         self.k = k
@@ -213,6 +226,7 @@ class TopRanker(BaseEstimator):
         self.average = average
         self.radius = radius
         self.early_stopping = early_stopping
+        self.certify = certify
         self.warm_start = warm_start
         self.verbose = verbose
         self.gram_rtol = gram_rtol
@@ -235,8 +249,10 @@ class TopRanker(BaseEstimator):
             value = getattr(self, name)
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
-        for name in ("C", "tol", "eta0"):
+        for name in ("C", "eta0"):
             check_positive(getattr(self, name), name)
+        if self.tol is not None:
+            check_positive(self.tol, "tol")
         if self.radius is not None:
             check_positive(self.radius, "radius")
             if self.solver != "sgd":
@@ -247,6 +263,14 @@ class TopRanker(BaseEstimator):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
 
+    def _tol(self) -> float | None:
+        """``tol``, or its default for the solver: ``1e-6`` for the exact engines,
+        :data:`~cvxtop.solvers.APPROXIMATE_TOL` for GD and SGD, and none for the perceptrons
+        (their gap is reported without a target)."""
+        if self.tol is not None:
+            return float(self.tol)
+        return {"exact": 1e-6, "perceptron": None}.get(self.solver, APPROXIMATE_TOL)
+
     def _learning_rate(self) -> str:
         return "line-search" if self.learning_rate == "auto" else self.learning_rate
 
@@ -256,16 +280,17 @@ class TopRanker(BaseEstimator):
         if self.solver in ("sgd", "perceptron"):
             options = {"batch_size": self.batch_size, "epochs": self.epochs,
                        "shuffle": self.shuffle, "random_state": self.random_state,
-                       "progress": progress}
+                       "tol": self._tol(), "certify": self.certify, "progress": progress}
             if self.solver == "sgd":
                 options.update(learning_rate=self._learning_rate(), eta0=self.eta0,
                                average=self.average, radius=self.radius,
-                               early_stopping=self.early_stopping, tol=self.tol)
+                               early_stopping=self.early_stopping)
             return self.solver, options
         if self.solver == "gd":
             return "gd", {"learning_rate": self._learning_rate(), "eta0": self.eta0,
-                          "max_iter": self.max_iter, "tol": self.tol, "progress": progress}
-        options = {"tol": self.tol, "max_iter": self.max_iter, "cvx_solver": self.cvx_solver,
+                          "max_iter": self.max_iter, "tol": self._tol(), "certify": self.certify,
+                          "progress": progress}
+        options = {"tol": self._tol(), "max_iter": self.max_iter, "cvx_solver": self.cvx_solver,
                    "solver_options": self.solver_options,
                    "accept_inaccurate": self.accept_inaccurate, "progress": progress}
         if not surrogate.convex:
@@ -323,10 +348,11 @@ class TopRanker(BaseEstimator):
 
     def _warn_if_zero_model(self, result: SolveResult, objective: RankingObjective) -> None:
         """Warn when the certified optimum is the zero model (every score tied)."""
-        if result.lower_bound is None:
-            return
+        if result.lower_bound is None or result.status not in ("optimal", "converged"):
+            return  # no bound, or one too loose to tell
         zero = objective.value(np.zeros_like(result.coef))
-        if zero - result.lower_bound <= max(self.tol, result.gap or 0.0) * max(abs(zero), 1e-12):
+        tol = max(self._tol() or 0.0, result.gap or 0.0)
+        if zero - result.lower_bound <= tol * max(abs(zero), 1e-12):
             warnings.warn(
                 f"the optimum of {objective.surrogate.name} is the zero model (within the "
                 "certified gap): every score ties, so the ranking carries no information. "

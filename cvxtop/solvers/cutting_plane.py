@@ -224,6 +224,7 @@ def solve_cutting_plane(
     master: str = "active-set",
     accept_inaccurate: bool = False,
     callback: Callable[[int, float, float], None] | None = None,
+    stop: Callable[[float, float], bool] | None = None,
 ) -> SolveResult:
     """Minimize ``½‖w‖² + C·L(y, Zw)`` to a certified relative gap ``tol``.
 
@@ -257,6 +258,10 @@ def solve_cutting_plane(
         (the reference).
     callback : callable(round, upper, lower), optional
         Called after every round (progress bars use it).
+    stop : callable(upper, lower) -> bool, optional
+        A caller's own stopping rule on the bounds, checked after every round; when it
+        holds the best point is returned with status ``"converged"`` and its bounds (the
+        certificate of an approximate solver's model, :mod:`.certificate`).
     """
     if not objective.surrogate.convex:
         raise ValueError(f"{objective.surrogate.name} is not convex: the cutting plane needs a "
@@ -265,14 +270,16 @@ def solve_cutting_plane(
         raise ValueError(f"master must be 'active-set' or 'cvxpy', got {master!r}")
     with single_threaded_blas():
         return _cutting_plane(objective, tol, max_iter, solver, solver_options, w0, capacity,
-                              patience, step_fraction, master, accept_inaccurate, callback)
+                              patience, step_fraction, master, accept_inaccurate, callback,
+                              stop)
 
 
 def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solver: str,
                    solver_options: dict[str, Any] | None, w0: np.ndarray | None,
                    capacity: int, patience: int, step_fraction: float, master: str,
                    accept_inaccurate: bool,
-                   callback: Callable[[int, float, float], None] | None) -> SolveResult:
+                   callback: Callable[[int, float, float], None] | None,
+                   stop: Callable[[float, float], bool] | None) -> SolveResult:
     Z, C = objective.Z, objective.C
     d = Z.shape[1]
     bundle = _CutBundle(d, capacity, patience, master, solver, solver_options)
@@ -309,6 +316,12 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
             return SolveResult(coef=best, objective=upper, status="optimal",
                                method="cutting-plane", n_iter=it, lower_bound=lower, gap=gap,
                                message=f"certified relative gap {gap:.2e} after {it} rounds")
+        if stop is not None and stop(upper, lower):
+            upper, lower, gap = _final_bounds(objective, best, lower)
+            return SolveResult(coef=best, objective=upper, status="converged",
+                               method="cutting-plane", n_iter=it, lower_bound=lower, gap=gap,
+                               message=f"the caller's rule stopped after {it} rounds, relative "
+                                       f"gap {gap:.2e}")
         query = best + step_fraction * (w_c - best)
         query_s = best_s + step_fraction * (s_c - best_s)
     upper, lower, gap = _final_bounds(objective, best, lower)

@@ -24,13 +24,17 @@ methods and every GD step (``lower`` is ``None`` without a bound).
 
 from __future__ import annotations
 
+import warnings
+from dataclasses import replace
 from typing import Any, Callable
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 from .. import _cvxpy, surrogates
 from .._threads import single_threaded_blas
 from ..surrogates.base import DifferenceOfConvex, Surrogate
+from .certificate import CERTIFICATE_ROUNDS, certify
 from .cutting_plane import solve_cutting_plane
 from .dca import solve_dca
 from .direct import solve_direct
@@ -41,7 +45,7 @@ from .perceptron import PerceptronState
 from .result import SolveResult
 
 __all__ = ["minimize", "exact_method", "check_method", "METHODS", "OPTIONS", "DIRECT_MAX_ITEMS",
-           "DIRECT_MAX_SIZE"]
+           "DIRECT_MAX_SIZE", "APPROXIMATE_TOL"]
 
 #: Under ``method="auto"`` the direct engine solves problems with at most this many items
 #: whose cvxpy forms have at most :data:`DIRECT_MAX_SIZE` auxiliary variables in all
@@ -49,8 +53,15 @@ __all__ = ["minimize", "exact_method", "check_method", "METHODS", "OPTIONS", "DI
 DIRECT_MAX_ITEMS = 500
 DIRECT_MAX_SIZE = 2500
 
+#: Default relative gap of the approximate methods (GD, SGD): their model is certified
+#: within it or a ``ConvergenceWarning`` says how far it is (:mod:`.certificate`).
+APPROXIMATE_TOL = 1e-2
+
 _EXACT = {"tol": 1e-6, "max_iter": 2000, "cvx_solver": "CLARABEL", "solver_options": None,
           "accept_inaccurate": False}
+#: The approximate methods' certificate (:mod:`.certificate`): whether to run it, and its
+#: budget of cutting-plane rounds.
+_CERTIFICATE = {"certify": True, "certificate_rounds": CERTIFICATE_ROUNDS}
 _BATCHES = {"batch_size": 500, "epochs": 25, "shuffle": True, "random_state": None}
 
 #: Each method's options and their defaults (``progress=False`` is accepted by all).
@@ -59,11 +70,12 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "cutting-plane": {**_EXACT, "w0": None, "capacity": 64, "patience": 10,
                       "step_fraction": 0.1, "master": "active-set"},
     "dca": {**_EXACT, "start_method": "auto"},
-    "gd": {"learning_rate": "line-search", "eta0": 1.0, "max_iter": 1000, "tol": 1e-6,
-           "w0": None},
+    "gd": {"learning_rate": "line-search", "eta0": 1.0, "max_iter": 1000,
+           "tol": APPROXIMATE_TOL, "w0": None, **_CERTIFICATE},
     "sgd": {**_BATCHES, "learning_rate": "line-search", "eta0": 1.0, "average": True,
-            "radius": None, "early_stopping": False, "tol": 1e-6},
-    "perceptron": dict(_BATCHES),
+            "radius": None, "early_stopping": False, "tol": APPROXIMATE_TOL,
+            **_CERTIFICATE},
+    "perceptron": {**_BATCHES, "tol": None, **_CERTIFICATE},
 }
 OPTIONS["auto"] = {**OPTIONS["cutting-plane"], **OPTIONS["dca"], "certify": True}
 METHODS = tuple(["auto", *[m for m in OPTIONS if m != "auto"]])
@@ -127,6 +139,15 @@ def _check_option_values(method: str, opts: dict[str, Any]) -> None:
     if method in ("gd", "sgd") and opts["learning_rate"] not in STEP_RULES:
         raise ValueError(f"learning_rate must be one of {STEP_RULES}, got "
                          f"{opts['learning_rate']!r}")
+    if method in ("gd", "sgd", "perceptron"):
+        if not isinstance(opts["certify"], (bool, np.bool_)):
+            raise TypeError(f"certify must be True or False, got {opts['certify']!r}")
+        rounds = opts["certificate_rounds"]
+        if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 1:
+            raise ValueError(f"certificate_rounds must be a positive integer, got {rounds!r}")
+    if method in ("gd", "sgd", "perceptron") and opts["tol"] is not None \
+            and not (isinstance(opts["tol"], (int, float)) and 0 < opts["tol"] < np.inf):
+        raise ValueError(f"tol must be a positive number or None, got {opts['tol']!r}")
     if method == "sgd" and opts["radius"] is not None and opts["learning_rate"] == "line-search":
         raise ValueError("radius (the projected form) needs learning_rate='inverse' or "
                          "'sqrt'; the line-search steps minimize the regularized objective")
@@ -201,12 +222,46 @@ def _dispatch(objective: RankingObjective, method: str, opts: dict[str, Any],
     if method == "gd":
         progress = _Progress(opts["max_iter"], "gd", opts["progress"], callback)
         try:
-            return solve_gd(objective, step=opts["learning_rate"], eta0=opts["eta0"],
-                            max_iter=opts["max_iter"], tol=opts["tol"], w0=opts["w0"],
-                            callback=progress if progress.active else None)
+            result = solve_gd(objective, step=opts["learning_rate"], eta0=opts["eta0"],
+                              max_iter=opts["max_iter"], tol=opts["tol"], w0=opts["w0"],
+                              callback=progress if progress.active else None)
         finally:
             progress.close()
-    return _minibatch(objective, method, opts)
+        return _certified(result, objective, opts)
+    result = _minibatch(objective, method, opts)
+    if opts.get("radius") is not None:  # SGD's projected form minimizes another problem
+        return result
+    return _certified(result, objective, opts)
+
+
+def _certified(result: SolveResult, objective: RankingObjective, opts: dict[str, Any]
+               ) -> SolveResult:
+    """An approximate result with its certified gap (:mod:`.certificate`): status
+    ``"converged"`` within ``tol``, else ``"completed"`` with a ``ConvergenceWarning`` that
+    says how far the model is. ``tol=None`` (the perceptrons' default: they do not minimize
+    this objective) reports the gap, settled at 1%, without a warning. Skipped with
+    ``certify=False``."""
+    tol = opts["tol"]
+    if not opts["certify"] or not objective.surrogate.convex:
+        return result  # not asked for, or no lower bound exists (a non-convex surrogate)
+    if result.gap is not None and tol is not None and result.gap <= tol:
+        return result  # certified by the method itself (GD's Frank-Wolfe dual)
+    target = APPROXIMATE_TOL if tol is None else tol
+    cert = certify(objective, result.coef, target, opts["certificate_rounds"])
+    lower = max(cert.lower_bound, -np.inf if result.lower_bound is None else result.lower_bound)
+    gap = (result.objective - lower) / max(abs(result.objective), 1e-12)
+    status = result.status if tol is None else "converged" if gap <= tol else "completed"
+    message = f"{result.message}; certified relative gap {gap:.2e}"
+    if tol is not None and gap > tol:
+        proven = cert.excess_at_least
+        how_far = (f"at least {proven:.1%} above the optimum (certified gap {gap:.3g})"
+                   if proven > tol else f"within a certified relative gap {gap:.3g} of the "
+                   f"optimum (the bound after {cert.rounds} rounds; it may be closer)")
+        warnings.warn(
+            f"{result.method} did not reach tol={tol:g}: its objective {result.objective:.6g} "
+            f"is {how_far}. More epochs or steps, a smaller C, or solver='exact' (a "
+            "certified optimum) help.", ConvergenceWarning, stacklevel=4)
+    return replace(result, status=status, lower_bound=lower, gap=gap, message=message)
 
 
 def _dca(objective: RankingObjective, opts: dict[str, Any],

@@ -1,0 +1,75 @@
+"""A certified distance to the optimum for a model an approximate solver returned.
+
+The approximate solvers (SGD, the perceptrons, GD) end at a model ``w`` with an exact
+objective ``P(w)`` but, on their own, no bound on ``P*``: cuts taken at their iterates
+are too alike to lift a lower bound (SGD's block Frank-Wolfe dual certifies the problem
+split into batches, which is not the full one). :func:`certify` runs the 1-slack cutting
+plane (:mod:`.cutting_plane`) warm-started at ``w`` and stops as soon as the bounds settle
+the question at the tolerance ``tol``, whichever way:
+
+* ``P(w) − lower <= tol·|P(w)|``: the model is within ``tol`` of the optimum;
+* ``P(w) − upper > tol·|upper|`` for a point the cutting plane found: the model is more
+  than ``tol`` above the optimum (``P* <= upper``), which usually takes a few rounds;
+
+or after ``max_rounds`` rounds (each about one pass over the data for the cut, a product
+for the line search and a small master QP). The model is not changed: the certificate
+says how far it is, and the caller warns when that is more than ``tol``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .cutting_plane import solve_cutting_plane
+from .objective import RankingObjective
+
+__all__ = ["Certificate", "certify", "CERTIFICATE_ROUNDS"]
+
+#: Default budget of cutting-plane rounds for a certificate.
+CERTIFICATE_ROUNDS = 100
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """Bounds on how far a model's objective ``value`` is from the optimum ``P*``.
+
+    ``lower_bound <= P* <= best <= value``; ``gap`` is the certified relative distance
+    ``(value − lower_bound)/|value|``, and ``excess_at_least`` the relative distance the
+    cutting plane's better point proves, ``(value − best)/|best|``.
+    """
+
+    value: float
+    lower_bound: float
+    best: float
+    rounds: int
+
+    @property
+    def gap(self) -> float:
+        return (self.value - self.lower_bound) / max(abs(self.value), 1e-12)
+
+    @property
+    def excess_at_least(self) -> float:
+        return max(0.0, (self.value - self.best) / max(abs(self.best), 1e-12))
+
+
+def certify(objective: RankingObjective, w: np.ndarray, tol: float,
+            max_rounds: int = CERTIFICATE_ROUNDS) -> Certificate:
+    """Bound the distance of ``w`` from the optimum until it is known to be within ``tol``
+    (relative) or not, or for ``max_rounds`` cutting-plane rounds (module docstring)."""
+    value = objective.value(w)
+    scale = max(abs(value), 1e-12)
+    rounds = 0
+
+    def settled(upper: float, lower: float) -> bool:
+        nonlocal rounds
+        rounds += 1
+        return (value - lower <= tol * scale or value - upper > tol * max(abs(upper), 1e-12)
+                or rounds >= max_rounds)
+
+    # the cutting plane's own tolerance is far below tol, so that `settled` decides
+    result = solve_cutting_plane(objective, w0=w, tol=min(1e-9, 1e-3 * tol),
+                                 max_iter=max_rounds + 1, stop=settled)
+    lower = min(float(result.lower_bound), value)
+    return Certificate(value, lower, min(float(result.objective), value), rounds)
