@@ -97,10 +97,12 @@ def gd_curve(objective: RankingObjective, optimum: float) -> dict[str, str]:
 
 def minibatch_curve(X, y, optimum: float, epochs: tuple[int, ...], **params) -> dict[str, str]:
     """``objective_`` after each number of epochs (separate runs: a run of e epochs is the
-    first e epochs of a longer one with the same seed), with each run's time."""
+    first e epochs of a longer one with the same seed), with each run's time (the method
+    alone: ``certify=False``; benchmarks/certificate_cost.py measures the certificate)."""
     row: dict[str, str] = {}
     for e in epochs:
-        model, seconds = timed(lambda: TopRanker(epochs=e, random_state=0, **params).fit(X, y))
+        model, seconds = timed(lambda: TopRanker(epochs=e, random_state=0, certify=False,
+                                                 **params).fit(X, y))
         row[f"@{e}"] = excess(model.objective_, optimum)
         if e == 25:
             row["s @25"] = f"{seconds:.2f}"
@@ -169,7 +171,7 @@ def epoch_rows(shapes: list[tuple[int, int]], repeats: int) -> list[dict[str, st
         def fit(rule: str, shuffle: bool) -> TopRanker:
             return TopRanker("prec@k-avg", k=KAPPA, solver="sgd", learning_rate=rule,
                              shuffle=shuffle, batch_size=500, epochs=5,
-                             random_state=0).fit(X, y)
+                             random_state=0, certify=False).fit(X, y)
         best: dict[Any, float] = {}
         for _ in range(repeats):
             best["dense"] = min(best.get("dense", np.inf), timed(dense)[1])
