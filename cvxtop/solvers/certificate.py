@@ -55,10 +55,12 @@ class Certificate:
 
 
 def certify(objective: RankingObjective, w: np.ndarray, tol: float,
-            max_rounds: int = CERTIFICATE_ROUNDS) -> Certificate:
+            max_rounds: int = CERTIFICATE_ROUNDS, value: float | None = None) -> Certificate:
     """Bound the distance of ``w`` from the optimum until it is known to be within ``tol``
-    (relative) or not, or for ``max_rounds`` cutting-plane rounds (module docstring)."""
-    value = objective.value(w)
+    (relative) or not, or for ``max_rounds`` cutting-plane rounds (module docstring).
+    ``value`` is ``P(w)`` when the caller has it already."""
+    if value is None:
+        value = objective.value(w)
     scale = max(abs(value), 1e-12)
     rounds = 0
 

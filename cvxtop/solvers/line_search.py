@@ -95,10 +95,10 @@ def line_search(objective: RankingObjective, w: np.ndarray, s: np.ndarray, d: np
         tau, point = probes[index]
         return LineSearch(tau, point.loss, point.subgradient(), evaluations, exact)
 
-    reach = 2.0 * -(wd + C * origin.slope) / dd if dd > 0 else 0.0
-    if not reach > 0:  # φ does not decrease from 0 (or d = 0)
+    t_max = 2.0 * -(wd + C * origin.slope) / dd if dd > 0 else 0.0
+    if not t_max > 0:  # φ does not decrease from 0 (or d = 0)
         return result(0, True)
-    along = objective.segment(s, ds, reach)
+    along = objective.segment(s, ds, t_max)
     best_phi, best = C * origin.loss, 0  # φ(τ) − ½‖w‖² of the best probe
     while evaluations < max_evaluations:
         tau, model, lowest = _model_minimizer(np.array(intercepts), np.array(slopes), wd, dd,
@@ -107,7 +107,7 @@ def line_search(objective: RankingObjective, w: np.ndarray, s: np.ndarray, d: np
             return result(0, True)
         if best_phi - lowest <= tolerance:
             break
-        tau = min(tau, reach)  # beyond it only by rounding
+        tau = min(tau, t_max)  # beyond it only by rounding
         point = along(tau)
         evaluations += 1
         probes.append((tau, point))

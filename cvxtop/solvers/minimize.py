@@ -145,9 +145,9 @@ def _check_option_values(method: str, opts: dict[str, Any]) -> None:
         rounds = opts["certificate_rounds"]
         if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 1:
             raise ValueError(f"certificate_rounds must be a positive integer, got {rounds!r}")
-    if method in ("gd", "sgd", "perceptron") and opts["tol"] is not None \
-            and not (isinstance(opts["tol"], (int, float)) and 0 < opts["tol"] < np.inf):
-        raise ValueError(f"tol must be a positive number or None, got {opts['tol']!r}")
+        tol = opts["tol"]
+        if tol is not None and not (isinstance(tol, (int, float)) and 0 < tol < np.inf):
+            raise ValueError(f"tol must be a positive number or None, got {tol!r}")
     if method == "sgd" and opts["radius"] is not None and opts["learning_rate"] == "line-search":
         raise ValueError("radius (the projected form) needs learning_rate='inverse' or "
                          "'sqrt'; the line-search steps minimize the regularized objective")
@@ -247,7 +247,8 @@ def _certified(result: SolveResult, objective: RankingObjective, opts: dict[str,
     if result.gap is not None and tol is not None and result.gap <= tol:
         return result  # certified by the method itself (GD's Frank-Wolfe dual)
     target = APPROXIMATE_TOL if tol is None else tol
-    cert = certify(objective, result.coef, target, opts["certificate_rounds"])
+    cert = certify(objective, result.coef, target, opts["certificate_rounds"],
+                   value=result.objective)
     lower = max(cert.lower_bound, -np.inf if result.lower_bound is None else result.lower_bound)
     gap = (result.objective - lower) / max(abs(result.objective), 1e-12)
     status = result.status if tol is None else "converged" if gap <= tol else "completed"

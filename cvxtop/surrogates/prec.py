@@ -45,17 +45,11 @@ def _largest(values: np.ndarray, m: int) -> np.ndarray:
     return top[np.argsort(-values[top], kind="stable")]
 
 
-class _Candidates:
-    """Items among which a top ``m`` is sought."""
-
-    def __init__(self, items: np.ndarray) -> None:
-        self.items = items
-
-    def top(self, score: Scores, m: int) -> tuple[np.ndarray, np.ndarray]:
-        """The ``m`` highest-scoring items in decreasing order, and their scores."""
-        values = score(self.items)
-        order = _largest(values, m)
-        return self.items[order], values[order]
+def _top(score: Scores, items: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``m`` highest-scoring of ``items`` in decreasing order, and their scores."""
+    values = score(items)
+    order = _largest(values, m)
+    return items[order], values[order]
 
 
 def _indicator(n: int, index: np.ndarray) -> np.ndarray:
@@ -145,12 +139,12 @@ class PrecStruct(PrecSurrogate):
 
     def _segment(self, b: Bound, s: np.ndarray, ds: np.ndarray, T: float) -> Segment:
         augmented = s + (1 - b.y)
-        items = _Candidates(reach(augmented, ds, T, np.arange(b.n), b.k))
+        items = reach(augmented, ds, T, np.arange(b.n), b.k)
         pos_s, pos_ds = float(s[b.pos].sum()), float(ds[b.pos].sum())
         scores = _on_segment(augmented, ds)
 
         def at(tau: float) -> SegmentPoint:
-            top, top_scores = items.top(scores(tau), b.k)
+            top, top_scores = _top(scores(tau), items, b.k)
             return SegmentPoint(float(top_scores.sum()) - (pos_s + tau * pos_ds),
                                 float(ds[top].sum()) - pos_ds,
                                 lambda: _indicator(b.n, top) - b.y)
@@ -209,26 +203,24 @@ class PrecMax(_SelectionSurrogate):
     perceptron: ClassVar[str | None] = "max"
 
     @staticmethod
-    def _active_pairs(b: Bound, score: Scores, neg: _Candidates, pos: _Candidates
+    def _active_pairs(b: Bound, score: Scores, neg: np.ndarray, pos: np.ndarray
                       ) -> tuple[float, np.ndarray, np.ndarray]:
         """The value, and the negatives and positives of the pairs with a positive hinge
         (``neg``/``pos``: the candidates for the highest negatives and lowest positives)."""
         j_max = min(b.k, b.n_neg)
-        high_neg, high_scores = neg.top(score, j_max)
-        low_pos, low_scores = pos.top(lambda items: -score(items), j_max)
+        high_neg, high_scores = _top(score, neg, j_max)
+        low_pos, low_scores = _top(lambda items: -score(items), pos, j_max)
         hinge = 1.0 + high_scores + low_scores  # non-increasing, so the active pairs lead
         active = hinge > 0
         return float(hinge[active].sum()), high_neg[active], low_pos[active]
 
     def _value_and_subgradient(self, b: Bound, s: np.ndarray) -> tuple[float, np.ndarray]:
-        value, neg, pos = self._active_pairs(b, s.__getitem__, _Candidates(b.neg),
-                                             _Candidates(b.pos))
+        value, neg, pos = self._active_pairs(b, s.__getitem__, b.neg, b.pos)
         return value, _indicator(b.n, neg) - _indicator(b.n, pos)
 
     def _segment(self, b: Bound, s: np.ndarray, ds: np.ndarray, T: float) -> Segment:
         j_max = min(b.k, b.n_neg)
-        neg = _Candidates(reach(s, ds, T, b.neg, j_max))
-        pos = _Candidates(reach(-s, -ds, T, b.pos, j_max))
+        neg, pos = reach(s, ds, T, b.neg, j_max), reach(-s, -ds, T, b.pos, j_max)
         scores = _on_segment(s, ds)
 
         def at(tau: float) -> SegmentPoint:
@@ -262,7 +254,7 @@ class PrecAvg(_SelectionSurrogate):
     perceptron: ClassVar[str | None] = "avg"
 
     @staticmethod
-    def _best_labeling(b: Bound, score: Scores, neg: _Candidates, pos: _Candidates,
+    def _best_labeling(b: Bound, score: Scores, neg: np.ndarray, pos: np.ndarray,
                        pos_total: float) -> tuple[float, float, np.ndarray, np.ndarray]:
         """The value, the weight ``φ(j)`` of the best ``j``, its ``j`` highest negatives and
         the ``k − j`` highest positives it leaves out of the false negatives (``neg``/``pos``:
@@ -270,8 +262,8 @@ class PrecAvg(_SelectionSurrogate):
         k = b.k
         j_max = min(k, b.n_neg)
         phi = _avg_weights(b.n_pos - k, j_max)
-        high_neg, high_scores = neg.top(score, j_max)
-        top_pos, top_scores = pos.top(score, k)
+        high_neg, high_scores = _top(score, neg, j_max)
+        top_pos, top_scores = _top(score, pos, k)
         neg_gain = np.concatenate(([0.0], np.cumsum(high_scores + 1.0)))
         top_pos_sums = np.concatenate(([0.0], np.cumsum(top_scores)))
         # sum_smallest(s⁺, c + j) = Σ s⁺ − sum_largest(s⁺, k − j)
@@ -292,12 +284,11 @@ class PrecAvg(_SelectionSurrogate):
 
     def _value_and_subgradient(self, b: Bound, s: np.ndarray) -> tuple[float, np.ndarray]:
         value, weight, high_neg, top_pos = self._best_labeling(
-            b, s.__getitem__, _Candidates(b.neg), _Candidates(b.pos), float(s[b.pos].sum()))
+            b, s.__getitem__, b.neg, b.pos, float(s[b.pos].sum()))
         return value, self._subgradient_of(b, weight, high_neg, top_pos)
 
     def _segment(self, b: Bound, s: np.ndarray, ds: np.ndarray, T: float) -> Segment:
-        neg = _Candidates(reach(s, ds, T, b.neg, min(b.k, b.n_neg)))
-        pos = _Candidates(reach(s, ds, T, b.pos, b.k))
+        neg, pos = reach(s, ds, T, b.neg, min(b.k, b.n_neg)), reach(s, ds, T, b.pos, b.k)
         pos_s, pos_ds = float(s[b.pos].sum()), float(ds[b.pos].sum())
         scores = _on_segment(s, ds)
 
