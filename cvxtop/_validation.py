@@ -79,12 +79,10 @@ def check_labels(y: Any, name: str = "y_true") -> np.ndarray:
         return arr.astype(np.int64)
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinite values")
-    values = set(np.unique(arr).tolist())
-    if values <= {0, 1}:
-        return arr.astype(np.int64)
-    if values <= {-1, 1}:
-        return (arr > 0).astype(np.int64)
-    shown = sorted(values)[:6]
+    relevant = arr == 1
+    if np.all(relevant | (arr == 0)) or np.all(relevant | (arr == -1)):
+        return relevant.astype(np.int64)
+    shown = np.unique(arr).tolist()[:6]
     raise ValueError(
         f"{name} must hold binary labels (0/1, -1/+1 or booleans); found values {shown}"
     )

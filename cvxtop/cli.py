@@ -72,6 +72,19 @@ def _parse_k(text: str) -> int | float:
             raise argparse.ArgumentTypeError(f"k must be an int or a float, got {text!r}")
 
 
+def _parse_batch_size(text: str) -> int | str:
+    """``--batch-size``: a positive int or ``auto``."""
+    if text == "auto":
+        return text
+    try:
+        size = int(text)
+    except ValueError:
+        size = 0
+    if size < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer or 'auto', got {text!r}")
+    return size
+
+
 def _cmd_fit(args: argparse.Namespace) -> int:
     import time
 
@@ -186,7 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--solver", default="exact", choices=["exact", "gd", "sgd", "perceptron"])
     fit.add_argument("--engine", default="auto", choices=["auto", "direct", "cutting-plane"])
     fit.add_argument("--epochs", type=int, default=25, help="epochs of sgd/perceptron (25)")
-    fit.add_argument("--batch-size", type=int, default=500, help="mini-batch size (500)")
+    fit.add_argument("--batch-size", type=_parse_batch_size, default="auto",
+                     help="mini-batch size of sgd/perceptron: an int or auto (auto: 500, "
+                     "and n/64 for large data with sgd)")
     fit.add_argument("--tau", type=float, default=0.05, help="top quantile of P@τ and NDCG@τ")
     _add_data_file_options(fit, seed_help="seed of the split and of sgd (0)")
     fit.set_defaults(func=_cmd_fit)

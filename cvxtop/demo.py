@@ -102,7 +102,7 @@ def run_demo(seed: int = 0, C: float = 1.0) -> DemoResult:
                      f"optimal, certified gap {exact.gap_:.0e}"))
     missed = []
     for method, label, model in [
-        ("SGD", "prec@k avg, SGD (25 epochs, batch 500)",
+        ("SGD", "prec@k avg, SGD (up to 25 epochs, batch 500)",
          TopRanker("prec@k-avg", k=KAPPA, C=C, solver="sgd", random_state=seed)),
         ("GD", "prec@k avg, full-batch GD (to a 1% gap)",
          TopRanker("prec@k-avg", k=KAPPA, C=C, solver="gd")),

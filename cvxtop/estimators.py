@@ -119,8 +119,11 @@ class TopRanker(BaseEstimator):
         With ``groups``: leave out groups where the surrogate is undefined (no relevant
         item, too few items for ``k``) and count them in ``n_groups_skipped_``, instead of
         raising ``ValueError``.
-    batch_size : int
+    batch_size : int or "auto"
         Mini-batch size of the perceptrons and SGD (with groups, one group per batch).
+        ``"auto"`` (the default) is 500, except for SGD's line-search rule:
+        ``max(500, ceil(n/64))``, so that large data sets are split into 64 batches
+        (:func:`cvxtop.solvers.minimize.resolve_batch_size`).
     epochs : int
         Passes over the data of the perceptrons and SGD.
     shuffle : bool
@@ -199,7 +202,7 @@ class TopRanker(BaseEstimator):
                  cvx_solver: str = "CLARABEL", solver_options: dict[str, Any] | None = None,
                  tol: float | None = None, max_iter: int = 2000,
                  accept_inaccurate: bool = False,
-                 skip_degenerate_groups: bool = False, batch_size: int = 500,
+                 skip_degenerate_groups: bool = False, batch_size: int | str = "auto",
                  epochs: int = 25, shuffle: bool = True, random_state: Any = None,
                  learning_rate: str = "auto", eta0: float = 1.0, average: bool = True,
                  radius: float | None = None, early_stopping: bool = False,
@@ -260,8 +263,11 @@ class TopRanker(BaseEstimator):
                                  f"not {self.solver!r}")
         for name in ("max_iter", "batch_size", "epochs"):
             value = getattr(self, name)
+            if name == "batch_size" and isinstance(value, str) and value == "auto":
+                continue
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+                auto = " or 'auto'" if name == "batch_size" else ""
+                raise ValueError(f"{name} must be a positive integer{auto}, got {value!r}")
 
     def _tol(self) -> float | None:
         """``tol``, or its default for the solver: ``1e-6`` for the exact engines,

@@ -50,11 +50,11 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
-from threadpoolctl import threadpool_limits
 
+from .._threads import single_threaded_blas
+from ..cutoff import tau_cutoff
 from ..exceptions import SolverError
 from ..gram import Gram
-from ..cutoff import tau_cutoff
 from .box_qp import solve_box_qp
 from .problem import CERTIFICATE_RTOL, AATPProblem, CandidateSolution
 from .selection import GAP_ATOL
@@ -548,7 +548,7 @@ class ActiveSetSolver:
                        ) -> Iterator[CandidateSolution]:
         # the matrices are small: one BLAS thread each is fastest, and parallelism comes
         # from running chunks of candidates in separate workers (n_jobs)
-        with threadpool_limits(limits=1, user_api="blas"):
+        with single_threaded_blas():
             for k in candidates:
                 yield self._solve(int(k), np.inf if gap_bound is None else gap_bound())
                 if progress is not None:

@@ -53,8 +53,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 from scipy.linalg import cho_solve
-from threadpoolctl import threadpool_limits
 
+from .._threads import single_threaded_blas
 from .dual import DualQP
 from .problem import (
     CERTIFICATE_RTOL,
@@ -432,7 +432,7 @@ class FastDualSolver:
                    progress: Callable[[int], None] | None = None) -> list[CandidateSolution]:
         # The matrices are small: one BLAS thread each is fastest, and parallelism comes
         # from running chunks of candidates in separate workers (n_jobs).
-        with threadpool_limits(limits=1, user_api="blas"):
+        with single_threaded_blas():
             return self._solve_many(np.asarray(candidates, dtype=np.int64), progress)
 
     def _solve_many(self, candidates: np.ndarray, progress: Callable[[int], None] | None

@@ -11,17 +11,22 @@ from __future__ import annotations
 import time
 from contextlib import closing
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
 from .batches import batch_slices
+from .checkpoints import is_checkpoint
 from .objective import RankingObjective
 from ..surrogates.base import Bound
 from .perceptron import PerceptronState, perceptron_step
 from .sgd import BlockFWState, SGDState, block_fw_step, sgd_step
 
-__all__ = ["MinibatchConfig", "run_perceptron", "run_sgd"]
+__all__ = ["MinibatchConfig", "run_perceptron", "run_sgd", "Checkpoint"]
+
+#: Called with the run's model at checkpoint epochs (:mod:`.checkpoints`) and at an epoch
+#: where a stopping rule ends the run; returns whether the run may stop there.
+Checkpoint = Callable[[np.ndarray], bool]
 
 
 @dataclass(frozen=True)
@@ -85,25 +90,37 @@ def _epochs(config: MinibatchConfig, label: str, seconds: list[float]) -> Iterat
             seconds.append(time.perf_counter() - start)
 
 
+def _stop(epoch: int, config: MinibatchConfig, rule: bool, checkpoint: Checkpoint | None,
+          model: Callable[[], np.ndarray]) -> bool:
+    """Whether the run stops after ``epoch``: by its own ``rule`` or at a checkpoint; the
+    checkpoint also sees the model of the epoch where the rule stops the run."""
+    if checkpoint is not None and (rule or is_checkpoint(epoch, config.epochs)):
+        return checkpoint(model()) or rule
+    return rule
+
+
 def run_perceptron(state: PerceptronState, objective: RankingObjective, variant: str,
-                   config: MinibatchConfig, rng: np.random.Generator) -> list[float]:
+                   config: MinibatchConfig, rng: np.random.Generator,
+                   checkpoint: Checkpoint | None = None) -> list[float]:
     """Run Algorithm 1 or 2 for up to ``config.epochs`` passes; return the seconds of each
     epoch run.
 
     When every epoch sees the same batches (``shuffle=False``, or groups), an epoch without
     a mistake leaves the model unchanged, so the next ones would too: the run stops there.
-    With reshuffled batches it always runs ``config.epochs`` passes.
+    With reshuffled batches it runs ``config.epochs`` passes, unless ``checkpoint`` stops
+    it.
     """
     Z = objective.Z
     fixed = _fixed_batches(objective, config)
     seconds: list[float] = []
     with closing(_epochs(config, f"perceptron@k-{variant}", seconds)) as epochs:
-        for _ in epochs:
+        for epoch in epochs:
             before = state.mistakes
             for idx, batch in _batches(objective, config, rng):
                 if batch is not None:
                     perceptron_step(state, Z[idx], batch.y, batch.k, variant)
-            if fixed and state.mistakes == before:
+            if _stop(epoch, config, fixed and state.mistakes == before, checkpoint,
+                     lambda: state.w):
                 break
     if state.batches == 0:
         raise _no_batch_error(objective, config)
@@ -111,19 +128,20 @@ def run_perceptron(state: PerceptronState, objective: RankingObjective, variant:
 
 
 def run_sgd(objective: RankingObjective, config: MinibatchConfig, rng: np.random.Generator,
-            learning_rate: str, eta0: float, average: bool,
-            radius: float | None) -> tuple[np.ndarray, list[float], int]:
+            learning_rate: str, eta0: float, average: bool, radius: float | None,
+            checkpoint: Checkpoint | None = None) -> tuple[np.ndarray, list[float], int]:
     """Run SGD for up to ``config.epochs`` passes with the step rule ``learning_rate``.
 
     With ``config.tol`` it stops early: the ``"line-search"`` rule once the certified
     duality gap of the batch-decomposed problem is at most ``tol`` (relative), the other
     rules once an epoch lowers the full objective of the returned model by less than
-    ``tol`` (relative). Returns the model, the seconds of each epoch run and the number of
-    batches skipped (no cut-off).
+    ``tol`` (relative); ``checkpoint`` may stop it too. Returns the model, the seconds of
+    each epoch run and the number of batches skipped (no cut-off).
     """
     if learning_rate == "line-search":
-        return _run_block_frank_wolfe(objective, config, rng)
-    return _run_subgradient_steps(objective, config, rng, learning_rate, eta0, average, radius)
+        return _run_block_frank_wolfe(objective, config, rng, checkpoint)
+    return _run_subgradient_steps(objective, config, rng, learning_rate, eta0, average, radius,
+                                  checkpoint)
 
 
 def _additive(objective: RankingObjective) -> bool:
@@ -138,19 +156,25 @@ def _batch_weight(objective: RankingObjective, n_blocks: int) -> float:
 
 
 def _run_block_frank_wolfe(objective: RankingObjective, config: MinibatchConfig,
-                           rng: np.random.Generator) -> tuple[np.ndarray, list[float], int]:
+                           rng: np.random.Generator, checkpoint: Checkpoint | None
+                           ) -> tuple[np.ndarray, list[float], int]:
     """Block-coordinate Frank-Wolfe over a partition drawn once (see :mod:`.sgd`)."""
     Z, surrogate = objective.Z, objective.surrogate
     blocks = [(idx, batch) for idx, batch in _batches(objective, config, rng)
               if batch is not None]
     if not blocks:
         raise _no_batch_error(objective, config)
-    if objective.groups is None and config.shuffle and not isinstance(Z, np.memmap):
-        # The partition is fixed, so gather each block's rows once, in one call, into a
-        # contiguous copy (in-memory data only) instead of gathering scattered rows at every
-        # visit; on n = 10⁶, d = 100 this halves the epoch time.
-        Z = Z[np.concatenate([idx for idx, _ in blocks])]
+    gathered = objective.groups is None and config.shuffle and isinstance(Z, np.ndarray) \
+        and not isinstance(Z, np.memmap)
+    if gathered:
+        # The partition is fixed, so each block's rows are gathered once, into a contiguous
+        # copy (in-memory dense data only), at the block's first visit: the copy is then
+        # still in cache for that step's two products, and later epochs read it in order
+        # instead of gathering scattered rows again (on n = 10⁶, d = 100 this halves the
+        # epoch time).
+        source, rows = Z, [idx for idx, _ in blocks]
         starts = np.cumsum([0] + [batch.n for _, batch in blocks])
+        Z = np.empty((int(starts[-1]), source.shape[1]), dtype=source.dtype)
         blocks = [(slice(a, b), batch) for (_, batch), a, b in zip(blocks, starts, starts[1:])]
     n_batches = (objective.n_groups if objective.groups is not None
                  else -(-len(objective.y) // config.batch_size))
@@ -158,24 +182,28 @@ def _run_block_frank_wolfe(objective: RankingObjective, config: MinibatchConfig,
     state = BlockFWState(np.zeros(Z.shape[1]), len(blocks))
     seconds: list[float] = []
     with closing(_epochs(config, f"sgd {surrogate.name}", seconds)) as epochs:
-        for _ in epochs:
+        for epoch in epochs:
             order = rng.permutation(len(blocks)) if config.shuffle else range(len(blocks))
             for b in order:
                 idx, batch = blocks[b]
+                if gathered and not state.seen[b]:
+                    np.take(source, rows[b], axis=0, out=Z[idx], mode="clip")
                 block_fw_step(state, b, Z[idx], batch, weight)
+            converged = False
             if config.tol is not None:
                 w = state.w
                 primal = 0.5 * float(w @ w) + weight * sum(
                     batch.value(Z[idx] @ w) for idx, batch in blocks)
-                if primal - state.dual_value <= config.tol * max(abs(primal), 1e-12):
-                    break
+                converged = primal - state.dual_value <= config.tol * max(abs(primal), 1e-12)
+            if _stop(epoch, config, converged, checkpoint, lambda: state.w):
+                break
     return state.w.copy(), seconds, n_batches - len(blocks)
 
 
 def _run_subgradient_steps(objective: RankingObjective, config: MinibatchConfig,
                            rng: np.random.Generator, learning_rate: str, eta0: float,
-                           average: bool, radius: float | None
-                           ) -> tuple[np.ndarray, list[float], int]:
+                           average: bool, radius: float | None,
+                           checkpoint: Checkpoint | None) -> tuple[np.ndarray, list[float], int]:
     """Stochastic subgradient steps ``"inverse"`` or ``"sqrt"`` (see :mod:`.sgd`)."""
     Z, surrogate = objective.Z, objective.surrogate
     state = SGDState(np.zeros(Z.shape[1]))
@@ -188,7 +216,7 @@ def _run_subgradient_steps(objective: RankingObjective, config: MinibatchConfig,
     previous = np.inf
     seconds: list[float] = []
     with closing(_epochs(config, f"sgd {surrogate.name}", seconds)) as epochs:
-        for _ in epochs:
+        for epoch in epochs:
             for idx, batch in _batches(objective, config, rng):
                 if batch is None:
                     state.skipped += 1
@@ -196,11 +224,13 @@ def _run_subgradient_steps(objective: RankingObjective, config: MinibatchConfig,
                 # an additive batch loss stands for n/b times as many items
                 scale = n / batch.n if per_item_scale else 1.0
                 sgd_step(state, Z[idx], batch, objective.C, scale, learning_rate, eta0, radius)
+            converged = False
             if config.tol is not None:
                 value = objective.value(model())
-                if previous - value <= config.tol * max(abs(value), 1e-12):
-                    break
+                converged = previous - value <= config.tol * max(abs(value), 1e-12)
                 previous = value
+            if _stop(epoch, config, converged, checkpoint, model):
+                break
     if state.t == 0:
         raise _no_batch_error(objective, config)
     return model().copy(), seconds, state.skipped

@@ -35,6 +35,7 @@ from .. import _cvxpy, surrogates
 from .._threads import single_threaded_blas
 from ..surrogates.base import DifferenceOfConvex, Surrogate
 from .certificate import CERTIFICATE_ROUNDS, certify
+from .checkpoints import Checkpoints
 from .cutting_plane import solve_cutting_plane
 from .dca import solve_dca
 from .direct import solve_direct
@@ -45,7 +46,7 @@ from .perceptron import PerceptronState
 from .result import SolveResult
 
 __all__ = ["minimize", "exact_method", "check_method", "METHODS", "OPTIONS", "DIRECT_MAX_ITEMS",
-           "DIRECT_MAX_SIZE", "APPROXIMATE_TOL"]
+           "DIRECT_MAX_SIZE", "APPROXIMATE_TOL", "resolve_batch_size"]
 
 #: Under ``method="auto"`` the direct engine solves problems with at most this many items
 #: whose cvxpy forms have at most :data:`DIRECT_MAX_SIZE` auxiliary variables in all
@@ -62,7 +63,13 @@ _EXACT = {"tol": 1e-6, "max_iter": 2000, "cvx_solver": "CLARABEL", "solver_optio
 #: The approximate methods' certificate (:mod:`.certificate`): whether to run it, and its
 #: budget of cutting-plane rounds.
 _CERTIFICATE = {"certify": True, "certificate_rounds": CERTIFICATE_ROUNDS}
-_BATCHES = {"batch_size": 500, "epochs": 25, "shuffle": True, "random_state": None}
+_BATCHES = {"batch_size": "auto", "epochs": 25, "shuffle": True, "random_state": None}
+
+#: ``batch_size="auto"``: batches of :data:`MIN_AUTO_BATCH` items, except for SGD's
+#: line-search rule, whose batches grow with the data so that an epoch has at most
+#: :data:`AUTO_BLOCKS` of them (:func:`resolve_batch_size`).
+MIN_AUTO_BATCH = 500
+AUTO_BLOCKS = 64
 
 #: Each method's options and their defaults (``progress=False`` is accepted by all).
 OPTIONS: dict[str, dict[str, Any]] = {
@@ -79,6 +86,23 @@ OPTIONS: dict[str, dict[str, Any]] = {
 }
 OPTIONS["auto"] = {**OPTIONS["cutting-plane"], **OPTIONS["dca"], "certify": True}
 METHODS = tuple(["auto", *[m for m in OPTIONS if m != "auto"]])
+
+
+def resolve_batch_size(batch_size: int | str, n_items: int, method: str,
+                       learning_rate: str | None = None) -> int:
+    """The batch size of a mini-batch run: ``batch_size`` itself, or for ``"auto"``
+    ``max(500, ceil(n/64))`` for SGD's line-search (block Frank-Wolfe) rule and 500 for the
+    other rules and the perceptrons.
+
+    Larger blocks shrink the mini-batch bias of the block Frank-Wolfe dual and the Python
+    work per item, while 64 blocks still give it the many cheap steps per epoch that make
+    it fast; the 1/t and 1/√t rules and the perceptrons need many steps, so they keep
+    their batches small (benchmarks/approx_vs_exact.py measures both)."""
+    if not (isinstance(batch_size, str) and batch_size == "auto"):
+        return int(batch_size)
+    if method == "sgd" and learning_rate == "line-search":
+        return max(MIN_AUTO_BATCH, -(-n_items // AUTO_BLOCKS))
+    return MIN_AUTO_BATCH
 
 
 def exact_method(objective: RankingObjective) -> str:
@@ -139,6 +163,12 @@ def _check_option_values(method: str, opts: dict[str, Any]) -> None:
     if method in ("gd", "sgd") and opts["learning_rate"] not in STEP_RULES:
         raise ValueError(f"learning_rate must be one of {STEP_RULES}, got "
                          f"{opts['learning_rate']!r}")
+    if method in ("sgd", "perceptron"):
+        size = opts["batch_size"]
+        auto = isinstance(size, str) and size == "auto"
+        if not auto and (isinstance(size, (bool, np.bool_))
+                         or not isinstance(size, (int, np.integer)) or size < 1):
+            raise ValueError(f"batch_size must be a positive integer or 'auto', got {size!r}")
     if method in ("gd", "sgd", "perceptron"):
         if not isinstance(opts["certify"], (bool, np.bool_)):
             raise TypeError(f"certify must be True or False, got {opts['certify']!r}")
@@ -280,24 +310,45 @@ def _dca(objective: RankingObjective, opts: dict[str, Any],
 
 def _minibatch(objective: RankingObjective, method: str, opts: dict[str, Any]) -> SolveResult:
     rng = np.random.default_rng(opts["random_state"])
-    config = MinibatchConfig(opts["batch_size"], opts["epochs"], opts["shuffle"],
+    size = resolve_batch_size(opts["batch_size"], len(objective.y), method,
+                              opts.get("learning_rate"))
+    config = MinibatchConfig(size, opts["epochs"], opts["shuffle"],
                              opts["tol"] if opts.get("early_stopping") else None,
                              opts["progress"])
+    checkpoints = _checkpoints(objective, method, opts)
     mistakes = skipped = None
     if method == "perceptron":
         variant = objective.surrogate.perceptron
         state = PerceptronState(np.zeros(objective.Z.shape[1]))
-        seconds = run_perceptron(state, objective, variant, config, rng)
+        seconds = run_perceptron(state, objective, variant, config, rng, checkpoints)
         coef, mistakes, name = state.w, state.mistakes, f"perceptron@k-{variant}"
     else:
         rate = opts["learning_rate"]
         coef, seconds, skipped = run_sgd(objective, config, rng, rate, opts["eta0"],
-                                         opts["average"], opts["radius"])
+                                         opts["average"], opts["radius"], checkpoints)
         name = f"sgd ({rate})"
-    value = objective.value(coef)
+    lower = gap = None
+    if checkpoints is None:
+        value = objective.value(coef)
+    else:  # the checkpoints saw the last epoch's model, and kept SGD's best
+        coef, value, gap = checkpoints.model, checkpoints.value, checkpoints.gap
+        lower = None if gap is None else checkpoints.lower
     stopped_early = len(seconds) < config.epochs  # a stopping rule ended the run
     return SolveResult(coef=coef, objective=value,
                        status="converged" if stopped_early else "completed", method=name,
                        n_iter=len(seconds), epoch_times=np.array(seconds), mistakes=mistakes,
-                       n_batches_skipped=skipped,
-                       message=f"{name}: {len(seconds)} epoch(s), objective {value:.6g}")
+                       n_batches_skipped=skipped, lower_bound=lower, gap=gap,
+                       message=f"{name}: {len(seconds)} epoch(s) of batches of {size}, "
+                       f"objective {value:.6g}")
+
+
+def _checkpoints(objective: RankingObjective, method: str, opts: dict[str, Any]
+                 ) -> Checkpoints | None:
+    """The checkpoints of a mini-batch run (:mod:`.checkpoints`): SGD keeps its best model
+    at them, and with a certificate and ``tol`` both methods stop once certified. None
+    for the perceptrons without ``tol`` and for SGD's projected form (which minimizes
+    another problem)."""
+    tol = opts["tol"] if opts["certify"] else None
+    if opts.get("radius") is not None or (method == "perceptron" and tol is None):
+        return None
+    return Checkpoints(objective, tol, keep_best=method == "sgd")
