@@ -73,6 +73,18 @@ def test_sgd_stops_at_the_first_certified_checkpoint(data):
     assert len(model.epoch_times_) == model.n_iter_
 
 
+@pytest.mark.parametrize("C", [0.003, 0.01, 0.1, 1.0])
+@pytest.mark.parametrize("epochs", [3, 5])
+def test_status_is_converged_exactly_when_the_gap_meets_tol(data, C, epochs):
+    """Also when the last epoch, not a power of two, is the one certified."""
+    X, y = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = TopRanker("prec@k-avg", C=C, solver="sgd", epochs=epochs, tol=0.02,
+                          random_state=0).fit(X, y)
+    assert (model.status_ == "converged") == (model.gap_ <= 0.02)
+
+
 def test_perceptron_with_tol_stops_once_certified_and_without_runs_every_epoch(data):
     """The perceptrons do not minimize the objective (they end about 90% above it here), so
     the test takes a loose tol that a checkpoint meets."""

@@ -275,7 +275,8 @@ def _certified(result: SolveResult, objective: RankingObjective, opts: dict[str,
     if not opts["certify"] or not objective.surrogate.convex:
         return result  # not asked for, or no lower bound exists (a non-convex surrogate)
     if result.gap is not None and tol is not None and result.gap <= tol:
-        return result  # certified by the method itself (GD's Frank-Wolfe dual)
+        # certified by the method itself (GD's Frank-Wolfe dual, SGD's checkpoints)
+        return result if result.status != "completed" else replace(result, status="converged")
     target = APPROXIMATE_TOL if tol is None else tol
     cert = certify(objective, result.coef, target, opts["certificate_rounds"],
                    value=result.objective)
