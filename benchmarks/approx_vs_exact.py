@@ -1,7 +1,7 @@
 """The approximate solvers against the exact solver's certified optimum.
 
-    python benchmarks/approx_vs_exact.py            # full tables (about 15 minutes)
-    python benchmarks/approx_vs_exact.py --quick    # small sizes, a few minutes
+    python benchmarks/approx_vs_exact.py            # full tables (a few minutes)
+    python benchmarks/approx_vs_exact.py --quick    # small sizes, under a minute
 
 Four sections, printed as markdown and written to ``benchmarks/results/approx_vs_exact.md``
 (``approx_vs_exact_quick.md`` with ``--quick``):
