@@ -26,6 +26,7 @@ __all__ = [
     "check_int_in_range",
     "check_fraction",
     "check_positive",
+    "check_batch_size",
     "require_classes",
     "check_array3",
     "check_vector",
@@ -203,6 +204,16 @@ def check_fraction(value: Any, name: str, *, closed_right: bool = False) -> floa
         interval = "(0, 1]" if closed_right else "(0, 1)"
         raise ValueError(f"{name} must lie in {interval}, got {value}")
     return value
+
+
+def check_batch_size(value: Any, name: str = "batch_size") -> int | str:
+    """Return ``"auto"`` or a positive integer (a mini-batch size)."""
+    if isinstance(value, str) and value == "auto":
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or value < 1:
+        raise ValueError(f"{name} must be a positive integer or 'auto', got {value!r}")
+    return int(value)
 
 
 def check_positive(value: Any, name: str) -> float:

@@ -10,6 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import __version__
+from ._validation import check_batch_size
 from .exceptions import SolverError
 from .io import read_scored_items, read_vector
 from .report import evaluate_scores, format_table
@@ -74,15 +75,11 @@ def _parse_k(text: str) -> int | float:
 
 def _parse_batch_size(text: str) -> int | str:
     """``--batch-size``: a positive int or ``auto``."""
-    if text == "auto":
-        return text
     try:
-        size = int(text)
+        return check_batch_size(text if text == "auto" else int(text))
     except ValueError:
-        size = 0
-    if size < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer or 'auto', got {text!r}")
-    return size
+        raise argparse.ArgumentTypeError(
+            f"must be a positive integer or 'auto', got {text!r}") from None
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:

@@ -19,8 +19,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _cvxpy, surrogates
 from ._threads import single_threaded_blas
-from ._validation import (check_features, check_labels, check_matrix, check_positive,
-                          check_same_length)
+from ._validation import (check_batch_size, check_features, check_labels, check_matrix,
+                          check_positive, check_same_length)
 from .gram import check_gram_matrix
 from .groups import Groups
 from .solvers import RankingObjective, SolveResult, Stream, check_method, minimize
@@ -105,11 +105,13 @@ class TopRanker(BaseEstimator):
         Relative optimality gap of the answer, certified by a lower bound. The exact engines
         stop there (default ``1e-6``). GD and SGD (default ``0.01``) are certified after
         their run by cutting-plane rounds warm-started at their model
-        (:mod:`cvxtop.solvers.certificate`); when the model is not within ``tol`` a
-        ``sklearn.exceptions.ConvergenceWarning`` says how far it is, and ``status_`` is
-        ``"completed"`` instead of ``"converged"``. The perceptrons, which do not minimize
-        this objective, report ``gap_`` without a target unless ``tol`` is given. With SGD's
-        ``early_stopping`` it is also the per-epoch threshold of that rule.
+        (:mod:`cvxtop.solvers.certificate`), and SGD stops at the first checkpoint epoch
+        (1, 2, 4, ...) certified within ``tol`` (:mod:`cvxtop.solvers.checkpoints`); when
+        the model is not within ``tol`` a ``sklearn.exceptions.ConvergenceWarning`` says how
+        far it is, and ``status_`` is ``"completed"`` instead of ``"converged"``. The
+        perceptrons, which do not minimize this objective, report ``gap_`` without a target
+        unless ``tol`` is given. With SGD's ``early_stopping`` it is also the per-epoch
+        threshold of that rule.
     max_iter : int
         Cutting-plane rounds, convex-concave steps or GD steps allowed.
     accept_inaccurate : bool
@@ -261,13 +263,11 @@ class TopRanker(BaseEstimator):
             if self.solver != "sgd":
                 raise ValueError("radius (the projected form) applies to solver='sgd' only, "
                                  f"not {self.solver!r}")
-        for name in ("max_iter", "batch_size", "epochs"):
+        for name in ("max_iter", "epochs"):
             value = getattr(self, name)
-            if name == "batch_size" and isinstance(value, str) and value == "auto":
-                continue
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                auto = " or 'auto'" if name == "batch_size" else ""
-                raise ValueError(f"{name} must be a positive integer{auto}, got {value!r}")
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        check_batch_size(self.batch_size)
 
     def _tol(self) -> float | None:
         """``tol``, or its default for the solver: ``1e-6`` for the exact engines,

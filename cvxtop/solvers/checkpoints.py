@@ -10,7 +10,9 @@ above the optimum an epoch after being close to it). With a tolerance it then ce
 that model with :func:`~cvxtop.solvers.certificate.certify` on a small round budget: a model
 far from the optimum is told apart in a round or two, and the lower bounds of all the
 checkpoints combine (each bounds ``P*`` itself, whatever model it was computed at). The run
-stops at the first checkpoint where ``P(best) − lower <= tol·|P(best)|``.
+stops at the first checkpoint where ``P(best) − lower <= tol·|P(best)|``. The last
+epoch's model is only evaluated: the certificate after the run, with its full budget, and
+the bounds found so far settle it.
 """
 
 from __future__ import annotations
@@ -58,14 +60,16 @@ class Checkpoints:
         self.lower = -np.inf
         self.certified_value = np.nan  # the value the last certificate was computed for
 
-    def __call__(self, w: np.ndarray) -> bool:
-        """Record the model ``w`` at a checkpoint; ``True`` when the run may stop."""
+    def __call__(self, w: np.ndarray, certify_it: bool = True) -> bool:
+        """Record the model ``w`` at a checkpoint and, with ``certify_it``, certify the
+        recorded model (the run's last checkpoint leaves that to the caller's final
+        certificate); ``True`` when the run may stop."""
         value = self.objective.value(w)
         if not self.keep_best or value < self.value:
             self.model, self.value = w.copy(), value
         if self.tol is None:
             return False
-        if self.value != self.certified_value and not self.within_tol:
+        if certify_it and self.value != self.certified_value and not self.within_tol:
             cert = certify(self.objective, self.model, self.tol, self.rounds, value=self.value)
             self.lower = max(self.lower, cert.lower_bound)
             self.certified_value = self.value
@@ -73,7 +77,8 @@ class Checkpoints:
 
     @property
     def within_tol(self) -> bool:
-        return self.tol is not None and self.gap is not None and self.gap <= self.tol
+        gap = self.gap
+        return self.tol is not None and gap is not None and gap <= self.tol
 
     @property
     def gap(self) -> float | None:

@@ -25,8 +25,9 @@ from .sgd import BlockFWState, SGDState, block_fw_step, sgd_step
 __all__ = ["MinibatchConfig", "run_perceptron", "run_sgd", "Checkpoint"]
 
 #: Called with the run's model at checkpoint epochs (:mod:`.checkpoints`) and at an epoch
-#: where a stopping rule ends the run; returns whether the run may stop there.
-Checkpoint = Callable[[np.ndarray], bool]
+#: where a stopping rule ends the run, and whether to certify it there (not at the run's
+#: end, where the caller's certificate follows); returns whether the run may stop there.
+Checkpoint = Callable[[np.ndarray, bool], bool]
 
 
 @dataclass(frozen=True)
@@ -94,9 +95,10 @@ def _stop(epoch: int, config: MinibatchConfig, rule: bool, checkpoint: Checkpoin
           model: Callable[[], np.ndarray]) -> bool:
     """Whether the run stops after ``epoch``: by its own ``rule`` or at a checkpoint; the
     checkpoint also sees the model of the epoch where the rule stops the run."""
-    if checkpoint is not None and (rule or is_checkpoint(epoch, config.epochs)):
-        return checkpoint(model()) or rule
-    return rule
+    if checkpoint is None or not (rule or is_checkpoint(epoch, config.epochs)):
+        return rule
+    last = rule or epoch == config.epochs
+    return checkpoint(model(), not last) or rule
 
 
 def run_perceptron(state: PerceptronState, objective: RankingObjective, variant: str,

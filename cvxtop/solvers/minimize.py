@@ -33,6 +33,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .. import _cvxpy, surrogates
 from .._threads import single_threaded_blas
+from .._validation import check_batch_size
 from ..surrogates.base import DifferenceOfConvex, Surrogate
 from .certificate import CERTIFICATE_ROUNDS, certify
 from .checkpoints import Checkpoints
@@ -98,8 +99,9 @@ def resolve_batch_size(batch_size: int | str, n_items: int, method: str,
     work per item, while 64 blocks still give it the many cheap steps per epoch that make
     it fast; the 1/t and 1/√t rules and the perceptrons need many steps, so they keep
     their batches small (benchmarks/approx_vs_exact.py measures both)."""
-    if not (isinstance(batch_size, str) and batch_size == "auto"):
-        return int(batch_size)
+    size = check_batch_size(batch_size)
+    if size != "auto":
+        return int(size)
     if method == "sgd" and learning_rate == "line-search":
         return max(MIN_AUTO_BATCH, -(-n_items // AUTO_BLOCKS))
     return MIN_AUTO_BATCH
@@ -164,11 +166,7 @@ def _check_option_values(method: str, opts: dict[str, Any]) -> None:
         raise ValueError(f"learning_rate must be one of {STEP_RULES}, got "
                          f"{opts['learning_rate']!r}")
     if method in ("sgd", "perceptron"):
-        size = opts["batch_size"]
-        auto = isinstance(size, str) and size == "auto"
-        if not auto and (isinstance(size, (bool, np.bool_))
-                         or not isinstance(size, (int, np.integer)) or size < 1):
-            raise ValueError(f"batch_size must be a positive integer or 'auto', got {size!r}")
+        check_batch_size(opts["batch_size"])
     if method in ("gd", "sgd", "perceptron"):
         if not isinstance(opts["certify"], (bool, np.bool_)):
             raise TypeError(f"certify must be True or False, got {opts['certify']!r}")
