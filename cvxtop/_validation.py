@@ -57,8 +57,8 @@ def _as_numeric_array(value: Any, name: str) -> np.ndarray:
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(f"{name} must contain numbers only") from None
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must contain numbers only ({exc})") from None
     if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
         raise TypeError(f"{name} must contain numbers or booleans, got dtype {arr.dtype}")
     if np.iscomplexobj(arr):
@@ -135,6 +135,10 @@ def check_matrix_dtype_preserving(X: Any, name: str = "X") -> np.ndarray:
     """Like :func:`check_matrix`, but a ``float32`` array keeps its dtype (other numeric
     dtypes become ``float64``); memory maps of either float dtype are not copied."""
     arr = _as_numeric_array(X, name)
+    if arr.ndim == 1:
+        raise ValueError(f"{name} must be 2-dimensional, got shape {arr.shape}: Reshape your "
+                         "data with .reshape(-1, 1) for one feature or .reshape(1, -1) for "
+                         "one item")
     if arr.ndim != 2:
         raise ValueError(f"{name} must be 2-dimensional, got shape {arr.shape}")
     if arr.shape[0] == 0:

@@ -15,9 +15,11 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils import ClassifierTags
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _cvxpy, surrogates
+from . import _cvxpy, metrics, surrogates
 from ._threads import single_threaded_blas
 from ._validation import (check_batch_size, check_features, check_labels, check_matrix,
                           check_positive, check_same_length)
@@ -27,44 +29,41 @@ from .solvers import RankingObjective, SolveResult, Stream, check_method, minimi
 from .solvers.gd import STEP_RULES
 from .solvers.minimize import APPROXIMATE_TOL
 
-__all__ = ["TopRanker", "EXPECTED_FAILED_CHECKS"]
+__all__ = ["TopRanker", "EXPECTED_FAILED_CHECKS", "expected_failed_checks"]
 
 _MULTICLASS_TARGET = (
-    "the check fits on targets with more than two values (0, 1, 2, ... or 1, 2); a ranker "
-    "needs binary relevance labels (0/1, -1/+1 or booleans) and rejects any other value "
-    "with a ValueError, as cvxtop's API requires. tests/test_estimator.py checks the same "
-    "property with binary labels"
+    "the check fits on targets whose values are not 0/1, -1/+1 or booleans (1 and 2, 5 and "
+    "6); a ranker needs binary relevance labels and rejects other values with a ValueError, "
+    "as cvxtop's API requires (pos_label names the relevant value of other labels). "
+    "tests/test_estimator.py checks the same properties with binary labels"
 )
 
-#: scikit-learn ``check_estimator`` checks that cannot apply to a ranker, with the reason.
-#: Every other check passes, for ``kernel="linear"`` and ``kernel="precomputed"``.
+#: scikit-learn ``check_estimator`` checks that cannot apply to the linear ranker
+#: (``TopRanker()``), with the reason; every other check passes. The list is exact: a test
+#: asserts that each of these fails and nothing else does.
 EXPECTED_FAILED_CHECKS: dict[str, str] = {
     name: _MULTICLASS_TARGET
-    for name in (
-        "check_fit_score_takes_y",
-        "check_estimators_overwrite_params",
-        "check_dont_overwrite_parameters",
-        "check_estimators_fit_returns_self",
-        "check_readonly_memmap_input",
-        "check_n_features_in_after_fitting",
-        "check_positive_only_tag_during_fit",
-        "check_estimators_dtypes",
-        "check_dtype_object",
-        "check_f_contiguous_array_estimator",
-        "check_methods_sample_order_invariance",
-        "check_methods_subset_invariance",
-        "check_fit2d_1feature",
-        "check_dict_unchanged",
-        "check_fit2d_predict1d",
-        "check_estimator_sparse_tag",
-        "check_estimator_sparse_array",
-        "check_estimator_sparse_matrix",
-    )
+    for name in ("check_estimators_dtypes", "check_fit2d_1feature")
 }
-EXPECTED_FAILED_CHECKS["check_fit2d_1sample"] = (
-    "with kernel='precomputed' the check's one-sample input reaches the label check first, "
-    "and its target has a value other than 0/1; the linear ranker passes it"
-)
+
+#: The further checks that fail with ``kernel="precomputed"``: they pass targets with other
+#: values than 0/1 (5 and 6, or one sample labelled 37), rejected as above.
+PRECOMPUTED_EXPECTED_FAILED_CHECKS: dict[str, str] = {
+    name: _MULTICLASS_TARGET
+    for name in ("check_dict_unchanged", "check_dont_overwrite_parameters",
+                 "check_f_contiguous_array_estimator", "check_fit2d_1sample",
+                 "check_fit2d_predict1d", "check_methods_sample_order_invariance",
+                 "check_methods_subset_invariance", "check_positive_only_tag_during_fit")
+}
+
+
+def expected_failed_checks(estimator: "TopRanker") -> dict[str, str]:
+    """The documented ``check_estimator`` exceptions of this configuration (pass it as
+    ``expected_failed_checks`` to :func:`sklearn.utils.estimator_checks.check_estimator`
+    or ``parametrize_with_checks``)."""
+    if estimator.kernel == "precomputed":
+        return {**EXPECTED_FAILED_CHECKS, **PRECOMPUTED_EXPECTED_FAILED_CHECKS}
+    return dict(EXPECTED_FAILED_CHECKS)
 
 
 class TopRanker(BaseEstimator):
@@ -163,6 +162,9 @@ class TopRanker(BaseEstimator):
         ``gram_rtol · λ_max`` of zero are rounding (left out of the factor; one below
         ``−gram_rtol · λ_max`` makes the matrix not PSD). ``None``: a tolerance that follows
         the matrix's dtype (:mod:`cvxtop.gram`).
+    pos_label : scalar or None
+        The label value of a relevant item; every other value is irrelevant. ``None``: the
+        labels must be 0/1, -1/+1 or booleans (1 or ``True`` relevant).
 
     Attributes
     ----------
@@ -197,6 +199,25 @@ class TopRanker(BaseEstimator):
     gram_rank_ : int
         With ``kernel="precomputed"``: the numerical rank of the Gram matrix, the number of
         factor columns the solvers work with.
+    zero_model_ : bool
+        Whether the fit is the zero model: every coefficient is zero, or the zero model is
+        optimal within the certified gap (its objective is within ``tol`` of the lower
+        bound). Every score of such a model ties (up to rounding), so its ranking carries no
+        information; a ``UserWarning`` says so at fit time. C does not change this (the
+        condition holds for every C); the docs ("When the optimum is the zero model") give
+        the criterion and what helps: a larger ``k``, ``prec@k-struct`` or a pAp@k
+        surrogate, other features.
+    feature_names_in_ : array of str
+        The column names of a pandas-like ``X`` with string column names.
+
+    Notes
+    -----
+    :meth:`score` is the metric the surrogate stands for, at the same ``k``:
+    :func:`~cvxtop.metrics.precision_at_k` for the prec@k family (a float κ resolved on
+    the scored items), :func:`~cvxtop.metrics.pap_at_k` for pAp@k and
+    :func:`~cvxtop.metrics.partial_auc` for ``pauc-struct``; with ``groups``, its mean
+    over the lists. :func:`cvxtop.metrics.get_scorer` gives any other metric as a
+    scikit-learn scorer.
     """
 
     def __init__(self, surrogate: str = "prec@k-avg", k: int | float = 0.25, C: float = 1.0,
@@ -209,7 +230,7 @@ class TopRanker(BaseEstimator):
                  learning_rate: str = "auto", eta0: float = 1.0, average: bool = True,
                  radius: float | None = None, early_stopping: bool = False,
                  certify: bool = True, warm_start: bool = False, verbose: bool = False,
-                 gram_rtol: float | None = None) -> None:
+                 gram_rtol: float | None = None, pos_label: Any = None) -> None:
         self.surrogate = surrogate
         self.k = k
         self.C = C
@@ -235,6 +256,7 @@ class TopRanker(BaseEstimator):
         self.warm_start = warm_start
         self.verbose = verbose
         self.gram_rtol = gram_rtol
+        self.pos_label = pos_label
 
     # ---- scikit-learn plumbing ------------------------------------------------------------
     def __sklearn_tags__(self):
@@ -242,7 +264,25 @@ class TopRanker(BaseEstimator):
         tags.target_tags.required = True
         tags.input_tags.pairwise = self.kernel == "precomputed"
         tags.input_tags.sparse = self.kernel == "linear"
+        tags.classifier_tags = ClassifierTags(multi_class=False)
         return tags
+
+    def _labels(self, y: Any) -> np.ndarray:
+        """``y`` as 0/1 relevance: through ``pos_label`` when given, else checked binary."""
+        if y is None:
+            raise ValueError("TopRanker requires y to be passed, but the target y is None")
+        arr = np.asarray(y)
+        if self.pos_label is None:
+            if arr.ndim == 1 and (arr.dtype.kind in "US" or (
+                    arr.dtype == object and any(isinstance(v, str) for v in arr))):
+                values = sorted(set(arr.astype(str).tolist()))[:3]
+                raise TypeError(f"y must hold binary labels (0/1, -1/+1 or booleans), got "
+                                f"values such as {values}: name the relevant one with "
+                                "pos_label")
+            return check_labels(y, "y")
+        if arr.ndim != 1:
+            raise ValueError(f"y must be 1-dimensional, got shape {arr.shape}")
+        return check_labels((arr == self.pos_label).astype(np.int64), "y")
 
     def _check_params(self) -> None:
         choices = [("solver", ("exact", "gd", "sgd", "perceptron")),
@@ -334,9 +374,8 @@ class TopRanker(BaseEstimator):
             self.__dict__.pop(stale, None)
         surrogate = surrogates.get(self.surrogate, self.k)
         Z, dual_map = self._features(X)
-        if y is None:
-            raise ValueError("TopRanker requires y to be passed, but the target y is None")
-        y = check_labels(y, "y")
+        validate_data(self, X, skip_check_array=True, reset=True)  # feature names, count
+        y = self._labels(y)
         check_same_length(X=Z, y=y)
         if groups is None:
             surrogate.require_classes(y, "y")
@@ -349,23 +388,35 @@ class TopRanker(BaseEstimator):
         with single_threaded_blas():
             result = minimize(objective, method, options=options)
             self._store(result, objective, dual_map)
-            self._warn_if_zero_model(result, objective)
+            self.zero_model_ = self._is_zero_model(result, objective)
+        if self.zero_model_:
+            warnings.warn(
+                f"the fit of {objective.surrogate.name} is the zero model (every coefficient "
+                "is zero, or the zero model is optimal within the certified gap): every score "
+                "ties, so the ranking carries no information. A smaller or larger C does not "
+                "change this; a larger k, prec@k-struct or a pAp@k surrogate, or other "
+                "features may (docs: 'When the optimum is the zero model')",
+                UserWarning, stacklevel=2)
         return self
 
-    def _warn_if_zero_model(self, result: SolveResult, objective: RankingObjective) -> None:
-        """Warn when the certified optimum is the zero model (every score tied)."""
+    def _is_zero_model(self, result: SolveResult, objective: RankingObjective) -> bool:
+        """Every coefficient zero, or the zero model certified optimal within tol."""
+        if not np.any(result.coef):
+            return True
         if result.lower_bound is None or result.status not in ("optimal", "converged"):
-            return  # no bound, or one too loose to tell
+            return False  # no bound, or one too loose to tell
         zero = objective.value(np.zeros_like(result.coef))
         tol = max(self._tol() or 0.0, result.gap or 0.0)
-        if zero - result.lower_bound <= tol * max(abs(zero), 1e-12):
-            warnings.warn(
-                f"the optimum of {objective.surrogate.name} is the zero model (within the "
-                "certified gap): every score ties, so the ranking carries no information. "
-                "This happens when the relevant and irrelevant items' reduced convex hulls "
-                "meet (see the docs, 'When the optimum is the zero model'); try a larger k, "
-                "other features or another surrogate", UserWarning, stacklevel=3)
+        return bool(zero - result.lower_bound <= tol * max(abs(zero), 1e-12))
 
+    def _online(self) -> bool:
+        """``partial_fit`` exists for the online solvers only (``hasattr`` tells)."""
+        if self.solver not in ("sgd", "perceptron"):
+            raise AttributeError("partial_fit needs solver='sgd' or 'perceptron', got "
+                                 f"{self.solver!r}")
+        return True
+
+    @available_if(_online)
     def partial_fit(self, X: Any, y: Any, groups: Any = None) -> "TopRanker":
         """One online step of ``solver="sgd"`` or ``"perceptron"`` on the batch ``(X, y)``.
 
@@ -381,22 +432,20 @@ class TopRanker(BaseEstimator):
         :meth:`fit`, which reads them batch by batch).
         """
         self._check_params()
-        if self.solver not in ("sgd", "perceptron"):
-            raise ValueError("partial_fit needs solver='sgd' or 'perceptron', got "
-                             f"{self.solver!r}")
         if self.kernel != "linear":
             raise ValueError("partial_fit needs kernel='linear'")
         surrogate = surrogates.get(self.surrogate, self.k)
         check_method(surrogate, self.solver)
         Z = check_features(X, "X")
-        y = check_labels(y, "y")
+        y = self._labels(y)
         check_same_length(X=Z, y=y)
-        if not hasattr(self, "_stream"):
+        first = not hasattr(self, "_stream")
+        validate_data(self, X, skip_check_array=True, reset=first)
+        if first:
             rate = "inverse" if self._learning_rate() == "line-search" else self._learning_rate()
             self._stream = Stream(surrogate, self.solver, Z.shape[1], C=float(self.C),
                                   learning_rate=rate, eta0=self.eta0, average=self.average,
                                   radius=self.radius)
-            self.n_features_in_ = Z.shape[1]
         with single_threaded_blas():
             self._stream.partial_fit(Z, y, groups)
         self.coef_ = self._stream.coef
@@ -411,8 +460,6 @@ class TopRanker(BaseEstimator):
             self.dual_coef_ = dual_map @ result.coef
         else:
             self.coef_ = result.coef
-        # columns of X: the features, or one per training item for a precomputed kernel
-        self.n_features_in_ = objective.Z.shape[1] if dual_map is None else len(objective.y)
         self.objective_ = result.objective
         self.gap_ = result.gap
         self.lower_bound_ = result.lower_bound
@@ -433,7 +480,20 @@ class TopRanker(BaseEstimator):
         check_is_fitted(self)
         name = "X (the test-by-train Gram matrix)" if self.kernel == "precomputed" else "X"
         Z = check_matrix(X, name) if self.kernel == "precomputed" else check_features(X, name)
-        if Z.shape[1] != self.n_features_in_:
-            raise ValueError(f"{name} has {Z.shape[1]} columns but the model was fitted with "
-                             f"{self.n_features_in_}")
+        validate_data(self, X, skip_check_array=True, reset=False)
         return Z @ (self.dual_coef_ if self.kernel == "precomputed" else self.coef_)
+
+    def score(self, X: Any, y: Any, groups: Any = None) -> float:
+        """The metric the surrogate stands for, at ``k``, of ``decision_function(X)``.
+
+        :func:`~cvxtop.metrics.precision_at_k` for prec@k surrogates (a float κ means
+        ``ceil(κ·n₊)`` of the scored items), :func:`~cvxtop.metrics.pap_at_k` for pAp@k and
+        :func:`~cvxtop.metrics.partial_auc` for ``pauc-struct``. With ``groups`` (one list
+        id per item), the mean over the lists where the metric is defined (a
+        ``UserWarning`` counts the others). Higher is better, as scikit-learn's model
+        selection expects.
+        """
+        scores = self.decision_function(X)
+        y = self._labels(y)
+        metric = metrics.METRICS[surrogates.get(self.surrogate, self.k).metric]
+        return metric(y, scores, self.k, groups=groups, skip_degenerate=groups is not None)

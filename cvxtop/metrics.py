@@ -13,17 +13,25 @@ Tie conventions, used consistently:
   Hiranandani et al. 2020 eq. (1)-(2) does. ``ties="half"`` gives the Mann-Whitney convention of
   :func:`sklearn.metrics.roc_auc_score`.
 
+Every metric takes ``groups`` (one list id per item: a query, a user): the metric is then
+computed on each list and averaged over the lists, as Hiranandani et al. 2020 eq. (17) does
+for pAp@k. A list where the metric is undefined (no relevant item for AP, fewer than ``k``
+items for prec@k, ...) raises ``ValueError`` naming it, or with ``skip_degenerate=True`` is
+left out with a ``UserWarning``. :func:`group_values` gives the per-list values, and
+:func:`get_scorer` wraps any metric for scikit-learn's model selection.
+
 Papers: Kar et al. 2015, Hiranandani et al. 2020 and Boyd et al. 2012 (docs/references.md).
 """
 
 from __future__ import annotations
 
+import numbers
 import warnings
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 import numpy as np
 
-from .cutoff import tau_cutoff
+from .cutoff import prec_cutoff, tau_cutoff
 from .groups import Groups
 from ._validation import (
     check_fraction,
@@ -46,6 +54,9 @@ __all__ = [
     "dcg_at_tau",
     "ndcg_at_tau",
     "positives_at_top",
+    "METRICS",
+    "group_values",
+    "get_scorer",
 ]
 
 Ties = Literal["error", "half"]
@@ -56,6 +67,59 @@ def _validate(y_true: Any, y_score: Any) -> tuple[np.ndarray, np.ndarray]:
     s = check_scores(y_score, "y_score")
     check_same_length(y_true=y, y_score=s)
     return y, s
+
+
+def _check_ties(ties: Any) -> None:
+    if ties not in ("error", "half"):
+        raise ValueError(f"ties must be 'error' or 'half', got {ties!r}")
+
+
+def _check_int_type(k: Any, name: str = "k") -> None:
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(k).__name__} {k!r}")
+
+
+def _per_list(y: np.ndarray, s: np.ndarray, groups: Any,
+              compute: Callable[[np.ndarray, np.ndarray], Any]
+              ) -> tuple[list[Any], list[Any], list[str]]:
+    """``compute`` on every list: the list ids, the values (``None`` where the metric is
+    undefined) and the reasons it is undefined there."""
+    lists = Groups.of(groups, len(y))
+    ids, values, reasons = [], [], []
+    for code, idx in enumerate(lists):
+        ids.append(lists.id(code))
+        try:
+            values.append(compute(y[idx], s[idx]))
+        except ValueError as exc:  # the metric's own rule: a class or k out of reach
+            values.append(None)
+            reasons.append(f"group {lists.id(code)!r}: {exc}")
+    return ids, values, reasons
+
+
+def _defined(name: str, values: list[Any], reasons: list[str], skip_degenerate: bool
+             ) -> list[Any]:
+    """The values of the lists where the metric is defined; raise ``ValueError`` on an
+    undefined list unless ``skip_degenerate`` (then warn with the count)."""
+    if reasons and not skip_degenerate:
+        raise ValueError(f"{name} is undefined in {reasons[0]}; pass skip_degenerate=True to "
+                         "leave such groups out")
+    kept = [v for v in values if v is not None]
+    if not kept:
+        raise ValueError(f"{name} is undefined in every group (e.g. {reasons[0]})")
+    if reasons:
+        warnings.warn(f"{name} skipped {len(reasons)} degenerate group(s) of {len(values)}",
+                      UserWarning, stacklevel=4)
+    return kept
+
+
+def _mean_over_lists(name: str, y: np.ndarray, s: np.ndarray, groups: Any,
+                     skip_degenerate: bool,
+                     compute: Callable[[np.ndarray, np.ndarray], float]) -> float:
+    """``compute`` on the whole list, or its mean over the lists of ``groups``."""
+    if groups is None:
+        return float(compute(y, s))
+    _, values, reasons = _per_list(y, s, groups, compute)
+    return float(np.mean(_defined(name, values, reasons, skip_degenerate)))
 
 
 def _pessimistic_order(y: np.ndarray, s: np.ndarray) -> np.ndarray:
@@ -76,7 +140,16 @@ def _precision_at_k(y: np.ndarray, s: np.ndarray, k: int) -> float:
     return (pos_above + pos_taken) / k
 
 
-def precision_at_k(y_true: Any, y_score: Any, k: int) -> float:
+def _cutoff_of_list(k: int | float, y: np.ndarray) -> int:
+    """An int ``k`` in ``[1, n]``, or ``ceil(κ·n₊)`` for a float κ (Kar et al. 2015's prec@κ)."""
+    if isinstance(k, numbers.Integral):
+        return check_int_in_range(k, "k", 1, len(y), "the number of items")
+    n_pos, _ = require_classes(y, negative=False, context="prec@κ needs n₊ >= 1")
+    return prec_cutoff(k, n_pos)
+
+
+def precision_at_k(y_true: Any, y_score: Any, k: int | float, *, groups: Any = None,
+                   skip_degenerate: bool = False) -> float:
     """Fraction of relevant items among the ``k`` highest scores.
 
     The gain form of the prec@k loss of Kar et al. 2015 eq. (1): ``1 - loss/k``. Tied scores
@@ -88,12 +161,23 @@ def precision_at_k(y_true: Any, y_score: Any, k: int) -> float:
         Binary relevance labels.
     y_score : array of shape (n,)
         Scores; higher means ranked higher.
-    k : int
-        Cut-off, ``1 <= k <= n``.
+    k : int or float
+        Cut-off: an int ``1 <= k <= n``, or a float κ in (0, 1] meaning ``ceil(κ·n₊)``
+        (prec@κ, the rule :class:`~cvxtop.TopRanker` trains with; per list with groups).
+    groups : array of shape (n,), optional
+        One list id per item: the mean over lists of each list's precision.
+    skip_degenerate : bool
+        With groups, leave out lists where ``k`` is out of range instead of raising.
     """
     y, s = _validate(y_true, y_score)
-    k = check_int_in_range(k, "k", 1, len(s), "the number of items")
-    return _precision_at_k(y, s, k)
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Real):
+        raise TypeError(f"k must be an int or a float in (0, 1], got {type(k).__name__} {k!r}")
+    if not isinstance(k, numbers.Integral):
+        check_fraction(k, "k", closed_right=True)
+    elif k < 1 and groups is not None:  # out of range in every list: not a degenerate one
+        raise ValueError(f"k must satisfy 1 <= k <= n, got {k}")
+    return _mean_over_lists("precision_at_k", y, s, groups, skip_degenerate,
+                            lambda yg, sg: _precision_at_k(yg, sg, _cutoff_of_list(k, yg)))
 
 
 def _count_below(sorted_asc: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -105,16 +189,31 @@ def _count_equal(sorted_asc: np.ndarray, values: np.ndarray) -> np.ndarray:
     return np.searchsorted(sorted_asc, values, side="right") - _count_below(sorted_asc, values)
 
 
-def _pap_pairs(y: np.ndarray, s: np.ndarray, k: int) -> tuple[int, int]:
-    """Correctly ordered pairs and all pairs of pAp@k for one list (eq. (1) of Hiranandani et al.
-    2020)."""
+def _wins(pos: np.ndarray, neg_sorted: np.ndarray, ties: Ties) -> float:
+    """Correctly ordered (positive, negative) pairs; a tied pair counts ½ with
+    ``ties="half"`` and 0 otherwise."""
+    wins = float(_count_below(neg_sorted, pos).sum())
+    if ties == "half":
+        wins += 0.5 * float(_count_equal(neg_sorted, pos).sum())
+    return wins
+
+
+def _pap_pairs(y: np.ndarray, s: np.ndarray, k: int, ties: Ties = "error") -> tuple[float, int]:
+    """Correctly ordered pairs and all pairs of pAp@k for one list (eq. (1) of Hiranandani
+    et al. 2020). Which of several tied items enter the top sets does not change the pairs'
+    scores, so the count does not depend on it."""
     pos = s[y == 1]
     neg = s[y == 0]
     beta = min(len(pos), k)
     top_pos = np.partition(pos, len(pos) - beta)[len(pos) - beta:]
     top_neg = np.sort(np.partition(neg, len(neg) - k)[len(neg) - k:])
-    correct = int(_count_below(top_neg, top_pos).sum())
-    return correct, beta * k
+    return _wins(top_pos, top_neg, ties), beta * k
+
+
+def _pap_of_list(y: np.ndarray, s: np.ndarray, k: int, ties: Ties) -> tuple[float, int]:
+    _, n_neg = require_classes(y, context="pAp@k needs n₊ >= 1 and n₋ >= k")
+    k = check_int_in_range(k, "k", 1, n_neg, "the number of irrelevant items n₋")
+    return _pap_pairs(y, s, k, ties)
 
 
 def pap_at_k(
@@ -125,13 +224,14 @@ def pap_at_k(
     *,
     average: Literal["group", "pooled"] = "group",
     skip_degenerate: bool = False,
+    ties: Ties = "error",
 ) -> float:
     """pAp@k gain: 1 minus the pAp@k risk of Hiranandani et al. 2020 eq. (1).
 
     The fraction of pairs (one of the top-β positives, one of the top-k negatives),
     β = min(n₊, k), in which the positive scores strictly higher; a tie is an error. When
-    n₊ <= k this is :func:`partial_auc` (Hiranandani et al. 2020 Section 3); when n₊ >= k it equals
-    1 exactly when :func:`precision_at_k` does.
+    n₊ <= k this is :func:`partial_auc` (Hiranandani et al. 2020 Section 3); when n₊ >= k it
+    equals 1 exactly when :func:`precision_at_k` does.
 
     Parameters
     ----------
@@ -142,85 +242,80 @@ def pap_at_k(
         One id per item (a user, a query). With groups the result is aggregated over the
         groups according to ``average``.
     average : {"group", "pooled"}
-        ``"group"``: the mean over groups of the per-group gain, Hiranandani et al. 2020 eq. (17)
-        (which the paper calls *micro* pAp@k). ``"pooled"``: all groups' correctly ordered pairs
-        over all their pairs.
+        ``"group"``: the mean over groups of the per-group gain, Hiranandani et al. 2020
+        eq. (17) (which the paper calls *micro* pAp@k). ``"pooled"``: all groups' correctly
+        ordered pairs over all their pairs.
     skip_degenerate : bool
         A group without a relevant item or with fewer than ``k`` irrelevant ones has no
         pAp@k. By default this raises ``ValueError``; with ``True`` such groups are left
         out and a ``UserWarning`` reports how many.
+    ties : {"error", "half"}
+        A tied (positive, negative) pair is an error (eq. (1), the default) or counts ½
+        (the Mann-Whitney convention of :func:`sklearn.metrics.roc_auc_score`, which the
+        experiments of Hiranandani et al. 2020 use through scikit-learn).
     """
     y, s = _validate(y_true, y_score)
     if average not in ("group", "pooled"):
         raise ValueError(f"average must be 'group' or 'pooled', got {average!r}")
-    if groups is None:
-        n_pos, n_neg = require_classes(y)
-        k = check_int_in_range(k, "k", 1, n_neg, "the number of irrelevant items n₋")
-        correct, total = _pap_pairs(y, s, k)
-        return correct / total
-    lists = Groups.of(groups, len(y))
-    k = check_int_in_range(k, "k", 1, len(y), "the number of items")
-    gains, corrects, totals, skipped = [], 0, 0, 0
-    for code, idx in enumerate(lists):
-        yg = y[idx]
-        n_pos = int(yg.sum())
-        if n_pos == 0 or len(yg) - n_pos < k:
-            if not skip_degenerate:
-                reason = "no relevant item" if n_pos == 0 else f"fewer than k={k} irrelevant items"
-                raise ValueError(
-                    f"group {lists.id(code)!r} has {reason}, so pAp@k is undefined there; "
-                    "pass skip_degenerate=True to leave such groups out"
-                )
-            skipped += 1
-            continue
-        c, t = _pap_pairs(yg, s[idx], k)
-        gains.append(c / t)
-        corrects += c
-        totals += t
-    if not gains:
-        raise ValueError("every group is degenerate (no relevant item or fewer than k irrelevant)")
-    if skipped:
-        warnings.warn(f"pap_at_k skipped {skipped} degenerate group(s) of {skipped + len(gains)}",
-                      UserWarning, stacklevel=2)
-    return float(np.mean(gains)) if average == "group" else corrects / totals
+    _check_ties(ties)
+    _check_int_type(k)
+    if k < 1 and groups is not None:  # out of range in every list: not a degenerate one
+        raise ValueError(f"k must satisfy 1 <= k <= n₋, got {k}")
+    if groups is None or average == "group":
+        return _mean_over_lists("pap_at_k", y, s, groups, skip_degenerate,
+                                lambda yg, sg: _ratio(*_pap_of_list(yg, sg, k, ties)))
+    _, pairs, reasons = _per_list(y, s, groups, lambda yg, sg: _pap_of_list(yg, sg, k, ties))
+    kept = _defined("pap_at_k", pairs, reasons, skip_degenerate)
+    return sum(c for c, _ in kept) / sum(t for _, t in kept)
 
 
-def _pair_gain(pos: np.ndarray, neg_sorted: np.ndarray, ties: Ties) -> float:
-    if ties not in ("error", "half"):
-        raise ValueError(f"ties must be 'error' or 'half', got {ties!r}")
-    wins = _count_below(neg_sorted, pos).sum()
-    if ties == "half":
-        wins = wins + 0.5 * _count_equal(neg_sorted, pos).sum()
-    return float(wins) / (len(pos) * len(neg_sorted))
+def _ratio(numerator: float, denominator: int) -> float:
+    return numerator / denominator
 
 
-def roc_auc(y_true: Any, y_score: Any, *, ties: Ties = "error") -> float:
+def roc_auc(y_true: Any, y_score: Any, *, ties: Ties = "error", groups: Any = None,
+            skip_degenerate: bool = False) -> float:
     """Area under the ROC curve: 1 minus the AUC risk of Hiranandani et al. 2020 eq. (2).
 
     The fraction of (positive, negative) pairs ordered correctly. ``ties="error"`` (the
     default, as in eq. (2)) counts a tied pair as wrong; ``ties="half"`` counts it as half
-    right, which reproduces :func:`sklearn.metrics.roc_auc_score`.
+    right, which reproduces :func:`sklearn.metrics.roc_auc_score`. With ``groups``, the
+    mean over lists (each needs both classes).
     """
     y, s = _validate(y_true, y_score)
-    require_classes(y)
-    return _pair_gain(s[y == 1], np.sort(s[y == 0]), ties)
+    _check_ties(ties)
+
+    def auc(yg: np.ndarray, sg: np.ndarray) -> float:
+        n_pos, n_neg = require_classes(yg)
+        return _wins(sg[yg == 1], np.sort(sg[yg == 0]), ties) / (n_pos * n_neg)
+
+    return _mean_over_lists("roc_auc", y, s, groups, skip_degenerate, auc)
 
 
-def partial_auc(y_true: Any, y_score: Any, k: int, *, ties: Ties = "error") -> float:
+def partial_auc(y_true: Any, y_score: Any, k: int, *, ties: Ties = "error",
+                groups: Any = None, skip_degenerate: bool = False) -> float:
     """Partial AUC over the top-``k`` negatives, pAUC(0, k/n₋], in raw form.
 
     The fraction of pairs (any positive, one of the ``k`` highest-scored negatives) ordered
-    correctly, as in Hiranandani et al. 2020 Section 3 (Narasimhan & Agarwal's pAUC). It is *not*
-    McClish-standardized (unlike ``sklearn.metrics.roc_auc_score(max_fpr=...)``): a random
-    ranking does not score 0.5 and a perfect one scores 1. A tied pair is an error unless
-    ``ties="half"``.
+    correctly, as in Hiranandani et al. 2020 Section 3 (Narasimhan & Agarwal's pAUC). It is
+    *not* McClish-standardized (unlike ``sklearn.metrics.roc_auc_score(max_fpr=...)``): a
+    random ranking does not score 0.5 and a perfect one scores 1. A tied pair is an error
+    unless ``ties="half"``. With ``groups``, the mean over lists.
     """
     y, s = _validate(y_true, y_score)
-    _, n_neg = require_classes(y)
-    k = check_int_in_range(k, "k", 1, n_neg, "the number of irrelevant items n₋")
-    neg = s[y == 0]
-    top_neg = np.sort(np.partition(neg, len(neg) - k)[len(neg) - k:])
-    return _pair_gain(s[y == 1], top_neg, ties)
+    _check_ties(ties)
+    _check_int_type(k)
+    if k < 1 and groups is not None:  # out of range in every list: not a degenerate one
+        raise ValueError(f"k must satisfy 1 <= k <= n₋, got {k}")
+
+    def pauc(yg: np.ndarray, sg: np.ndarray) -> float:
+        n_pos, n_neg = require_classes(yg)
+        kk = check_int_in_range(k, "k", 1, n_neg, "the number of irrelevant items n₋")
+        neg = sg[yg == 0]
+        top_neg = np.sort(np.partition(neg, len(neg) - kk)[len(neg) - kk:])
+        return _wins(sg[yg == 1], top_neg, ties) / (n_pos * kk)
+
+    return _mean_over_lists("partial_auc", y, s, groups, skip_degenerate, pauc)
 
 
 def top_quantile(y_score: Any, tau: float) -> float:
@@ -236,62 +331,143 @@ def top_quantile(y_score: Any, tau: float) -> float:
     return float(np.partition(s, len(s) - j)[len(s) - j])
 
 
-def precision_at_tau(y_true: Any, y_score: Any, tau: float) -> float:
-    """P@τ of Boyd et al. 2012 Section 5.2: precision among the items at or above the τ-quantile.
+def precision_at_tau(y_true: Any, y_score: Any, tau: float, *, groups: Any = None,
+                     skip_degenerate: bool = False) -> float:
+    """P@τ of Boyd et al. 2012 Section 5.2: precision among the items at or above the
+    τ-quantile.
 
     The cut is the rank of :func:`top_quantile`, ``ceil(τn)``; with ties at the quantile,
-    irrelevant items are counted first, as in :func:`precision_at_k`.
+    irrelevant items are counted first, as in :func:`precision_at_k`. With ``groups``, the
+    mean over lists (each list's own ``ceil(τ·n)``).
     """
     y, s = _validate(y_true, y_score)
     tau = check_fraction(tau, "tau")
-    return _precision_at_k(y, s, tau_cutoff(tau, len(s)))
+    return _mean_over_lists(
+        "precision_at_tau", y, s, groups, skip_degenerate,
+        lambda yg, sg: _precision_at_k(yg, sg, tau_cutoff(tau, len(sg))))
 
 
-def average_precision(y_true: Any, y_score: Any) -> float:
+def average_precision(y_true: Any, y_score: Any, *, groups: Any = None,
+                      skip_degenerate: bool = False) -> float:
     """Average precision (AP, Boyd et al. 2012 Section 5.2).
 
     The mean, over relevant items, of the precision at each relevant item's rank, in the
-    pessimistic order (ties: irrelevant first).
+    pessimistic order (ties: irrelevant first). With ``groups``, the mean over lists (MAP);
+    each list needs a relevant item.
     """
     y, s = _validate(y_true, y_score)
-    require_classes(y, negative=False)
-    ranked = y[_pessimistic_order(y, s)]
-    ranks = np.flatnonzero(ranked) + 1
-    return float(np.mean(np.arange(1, len(ranks) + 1) / ranks))
+
+    def ap(yg: np.ndarray, sg: np.ndarray) -> float:
+        require_classes(yg, negative=False)
+        ranks = np.flatnonzero(yg[_pessimistic_order(yg, sg)]) + 1
+        return float(np.mean(np.arange(1, len(ranks) + 1) / ranks))
+
+    return _mean_over_lists("average_precision", y, s, groups, skip_degenerate, ap)
 
 
 def _discounts(m: int) -> np.ndarray:
     return 1.0 / np.log2(np.arange(2, m + 2))
 
 
-def dcg_at_tau(y_true: Any, y_score: Any, tau: float) -> float:
+def _dcg(y: np.ndarray, s: np.ndarray, tau: float) -> float:
+    m = tau_cutoff(tau, len(s))
+    return float(y[_pessimistic_order(y, s)][:m] @ _discounts(m))
+
+
+def dcg_at_tau(y_true: Any, y_score: Any, tau: float, *, groups: Any = None,
+               skip_degenerate: bool = False) -> float:
     """DCG@τ (Boyd et al. 2012 Section 5.2): ``Σ_{r ≤ ceil(τn)} y_(r) / log2(1 + r)``.
 
-    Binary gains, positions from 1, pessimistic order of ties.
+    Binary gains, positions from 1, pessimistic order of ties. With ``groups``, the mean
+    over lists.
     """
     y, s = _validate(y_true, y_score)
     tau = check_fraction(tau, "tau")
-    m = tau_cutoff(tau, len(s))
-    ranked = y[_pessimistic_order(y, s)][:m]
-    return float(ranked @ _discounts(m))
+    return _mean_over_lists("dcg_at_tau", y, s, groups, skip_degenerate,
+                            lambda yg, sg: _dcg(yg, sg, tau))
 
 
-def ndcg_at_tau(y_true: Any, y_score: Any, tau: float) -> float:
-    """NDCG@τ: :func:`dcg_at_tau` divided by its value for a perfect ranking."""
+def ndcg_at_tau(y_true: Any, y_score: Any, tau: float, *, groups: Any = None,
+                skip_degenerate: bool = False) -> float:
+    """NDCG@τ: :func:`dcg_at_tau` divided by its value for a perfect ranking. With
+    ``groups``, the mean over lists; each list needs a relevant item."""
     y, s = _validate(y_true, y_score)
-    n_pos, _ = require_classes(y, negative=False)
     tau = check_fraction(tau, "tau")
-    m = tau_cutoff(tau, len(s))
-    disc = _discounts(m)
-    ranked = y[_pessimistic_order(y, s)][:m]
-    ideal = (np.arange(m) < n_pos).astype(np.float64)
-    return float(ranked @ disc) / float(ideal @ disc)
+
+    def ndcg(yg: np.ndarray, sg: np.ndarray) -> float:
+        n_pos, _ = require_classes(yg, negative=False)
+        m = tau_cutoff(tau, len(sg))
+        ideal = float(_discounts(m)[:min(m, n_pos)].sum())
+        return _dcg(yg, sg, tau) / ideal
+
+    return _mean_over_lists("ndcg_at_tau", y, s, groups, skip_degenerate, ndcg)
 
 
-def positives_at_top(y_true: Any, y_score: Any) -> int:
+def positives_at_top(y_true: Any, y_score: Any, *, groups: Any = None,
+                     skip_degenerate: bool = False) -> float:
     """Positives@top (Boyd et al. 2012 Section 5.2): relevant items scored strictly above
-    every irrelevant item. With no irrelevant item, every relevant item counts."""
+    every irrelevant item. With no irrelevant item, every relevant item counts. An int
+    without groups; with ``groups``, the mean count over lists."""
     y, s = _validate(y_true, y_score)
-    if np.all(y == 1):
-        return int(len(y))
-    return int(np.count_nonzero(s[y == 1] > s[y == 0].max()))
+
+    def count(yg: np.ndarray, sg: np.ndarray) -> int:
+        if np.all(yg == 1):
+            return int(len(yg))
+        return int(np.count_nonzero(sg[yg == 1] > sg[yg == 0].max()))
+
+    if groups is None:
+        return count(y, s)
+    return _mean_over_lists("positives_at_top", y, s, groups, skip_degenerate, count)
+
+
+#: The metrics of labels and scores, by name (what :func:`get_scorer` and ``cvxtop evaluate``
+#: use). Each takes ``(y_true, y_score, ...)`` and ``groups=``.
+METRICS: dict[str, Callable[..., float]] = {
+    "precision_at_k": precision_at_k,
+    "pap_at_k": pap_at_k,
+    "roc_auc": roc_auc,
+    "partial_auc": partial_auc,
+    "average_precision": average_precision,
+    "precision_at_tau": precision_at_tau,
+    "dcg_at_tau": dcg_at_tau,
+    "ndcg_at_tau": ndcg_at_tau,
+    "positives_at_top": positives_at_top,
+}
+
+
+def _metric(name: str) -> Callable[..., float]:
+    if not isinstance(name, str) or name not in METRICS:
+        raise ValueError(f"metric must be one of {sorted(METRICS)}, got {name!r}")
+    return METRICS[name]
+
+
+def group_values(metric: str, y_true: Any, y_score: Any, groups: Any,
+                 **params: Any) -> dict[Any, float | None]:
+    """The metric ``metric`` (a name of :data:`METRICS`) on each list of ``groups``: a dict
+    from list id to value, ``None`` where the metric is undefined for that list.
+
+    ``params`` are the metric's own (``k=10``, ``tau=0.05``, ``ties="half"``).
+    """
+    fn = _metric(metric)
+    y, s = _validate(y_true, y_score)
+    ids, values, _ = _per_list(y, s, groups, lambda yg, sg: fn(yg, sg, **params))
+    return dict(zip(ids, values))
+
+
+def get_scorer(metric: str, **params: Any) -> Any:
+    """A scikit-learn scorer of ``metric`` (a name of :data:`METRICS`) on
+    ``decision_function`` scores, e.g. ``get_scorer("precision_at_k", k=0.25)``.
+
+    Use it as ``scoring=`` of :func:`sklearn.model_selection.cross_val_score` or
+    :class:`~sklearn.model_selection.GridSearchCV`. For a mean over lists in each fold,
+    enable scikit-learn's metadata routing and request the groups::
+
+        sklearn.set_config(enable_metadata_routing=True)
+        scorer = get_scorer("pap_at_k", k=5).set_score_request(groups=True)
+
+    ``params`` are the metric's own (``k``, ``tau``, ``ties``, ``skip_degenerate``).
+    """
+    from sklearn.metrics import make_scorer
+
+    fn = _metric(metric)
+    return make_scorer(fn, response_method="decision_function", **params)

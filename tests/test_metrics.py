@@ -97,12 +97,12 @@ def test_pap_at_k_degenerate_groups_raise_or_are_skipped_with_a_count():
     y = np.array([1, 0, 0, 0, 0, 1, 1])
     s = np.arange(7.0)
     g = np.array([0, 0, 0, 1, 1, 2, 2])  # group 1: no positive; group 2: no negative
-    with pytest.raises(ValueError, match="group 1 has no relevant item"):
+    with pytest.raises(ValueError, match="undefined in group 1: y_true has no relevant item"):
         metrics.pap_at_k(y, s, 1, groups=g)
     with pytest.warns(UserWarning, match="skipped 2 degenerate group"):
         value = metrics.pap_at_k(y, s, 1, groups=g, skip_degenerate=True)
     assert value == pytest.approx(metrics.pap_at_k(y[:3], s[:3], 1))
-    with pytest.raises(ValueError, match="fewer than k=3 irrelevant"):
+    with pytest.raises(ValueError, match="in group 0: k must satisfy 1 <= k <= 2"):
         metrics.pap_at_k(y, s, 3, groups=np.zeros(7, dtype=int) + (np.arange(7) > 2))
 
 

@@ -81,7 +81,7 @@ def test_bad_sparse_input_is_refused_by_name(sparse_data):
     with pytest.raises(TypeError, match="sparse"):
         AATP().fit(X, y)
     model = TopRanker("prec@k-avg", k=0.25).fit(X, y)
-    with pytest.raises(ValueError, match="columns"):
+    with pytest.raises(ValueError, match="X has 10 features, but TopRanker is expecting"):
         model.decision_function(X[:, :10])
 
 

@@ -76,9 +76,15 @@ def test_k_out_of_range_for_prec_surrogate_reference_names_n_pos():
         reference.prec_struct(Y, S, 3)
 
 
-@pytest.mark.parametrize("k", [1.5, "2", None, True])
+@pytest.mark.parametrize("k", ["2", None, True])
 def test_k_wrong_type(k):
-    with pytest.raises(TypeError, match="k must be an integer"):
+    with pytest.raises(TypeError, match="k must be an int or a float in"):
+        metrics.precision_at_k(Y, S, k)
+
+
+@pytest.mark.parametrize("k", [1.5, 0.0, np.nan])
+def test_fractional_k_outside_unit_interval(k):
+    with pytest.raises(ValueError, match=r"k must lie in \(0, 1\]"):
         metrics.precision_at_k(Y, S, k)
 
 

@@ -237,6 +237,8 @@ class PrecSurrogate(Surrogate):
     ``ceil(κ·n₊)`` (:func:`cvxtop.cutoff.prec_cutoff`); a list needs a relevant item."""
 
     additive: ClassVar[bool] = True
+    #: the metric of :data:`cvxtop.metrics.METRICS` the family bounds (``TopRanker.score``)
+    metric: ClassVar[str] = "precision_at_k"
 
     def resolve_k(self, y: np.ndarray) -> int:
         n_pos, _ = require_classes(y, negative=False, context=f"{self.name} needs n₊ >= 1")
@@ -269,6 +271,7 @@ class PapSurrogate(Surrogate):
     a list needs a relevant item and ``k`` irrelevant ones."""
 
     additive: ClassVar[bool] = False
+    metric: ClassVar[str] = "pap_at_k"
 
     def resolve_k(self, y: np.ndarray) -> int:
         _, n_neg = require_classes(y, context=f"{self.name} needs n₊ >= 1 and n₋ >= k")

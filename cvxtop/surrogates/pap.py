@@ -274,6 +274,7 @@ class PaucStruct(_PapFace):
 
     name: ClassVar[str] = "pauc-struct"
     convex: ClassVar[bool] = True
+    metric: ClassVar[str] = "partial_auc"
     pairwise_dcp: ClassVar[bool] = True
     definition = staticmethod(reference.pauc_struct)
 
