@@ -43,6 +43,8 @@ from cvxtop import SolverError, TopRanker, surrogates
 from cvxtop.datasets import load_paper_dataset, make_ranking_data
 from cvxtop.solvers import RankingObjective, solve_gd
 
+from _results import results_dir  # benchmarks/ is the script's folder
+
 ROOT = Path(__file__).resolve().parents[1]
 KAPPA = 0.25
 
@@ -315,8 +317,7 @@ def main() -> None:
         markdown_table(cost_table), "",
         "## 5. letter (Kar et al. 2015 Section 6): see `examples/kar_section6.py`", "",
     ]
-    out = ROOT / "benchmarks" / "results"
-    out.mkdir(parents=True, exist_ok=True)
+    out = results_dir()
     (out / ("approx_vs_exact_quick.md" if quick else "approx_vs_exact.md")).write_text(
         "\n".join(lines))
     print("\n".join(lines))

@@ -36,6 +36,8 @@ import numpy as np
 from cvxtop import SolverError, TopRanker, surrogates
 from cvxtop.report import format_table
 
+from _results import results_dir  # benchmarks/ is the script's folder
+
 ROOT = Path(__file__).resolve().parents[1]
 K = 5
 C = 10.0
@@ -209,8 +211,7 @@ def main() -> None:
                            f"({largest[0] * largest[1]:,} items): cutting plane {seconds:.1f} s, "
                            "certified to 1e-6")
     lines += [f"Total run time: {time.perf_counter() - start:.0f} s."]
-    out = ROOT / "benchmarks" / "results"
-    out.mkdir(parents=True, exist_ok=True)
+    out = results_dir()
     (out / ("grouped_exact_quick.md" if args.quick else "grouped_exact.md")).write_text(
         "\n".join(lines) + "\n")
     print("\n".join(lines + summary))

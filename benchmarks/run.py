@@ -5,17 +5,20 @@
     python benchmarks/run.py --only exact_scaling approx_vs_exact
 
 Each benchmark is a script of this folder that prints markdown tables; its tables go to
-``benchmarks/results/<name>.md`` (``<name>_quick.md`` with ``--quick``), written by the
-script itself or, if it does not, from its output. Lines a script
-prints with the prefix ``SUMMARY:`` (its headline ratios and targets) are collected, with
-each script's command and run time, into ``benchmarks/results/SUMMARY.md``
-(``SUMMARY_quick.md``). Every benchmark compares quantities measured in the same run, and
+``OUT/<name>.md`` (``<name>_quick.md`` with ``--quick``), written by the script itself or,
+if it does not, from its output. ``OUT`` is ``--out`` (default ``benchmarks/results``, the
+published tables; ``cvxtop bench`` writes to ``./cvxtop-bench`` unless told otherwise).
+Lines a script prints with the prefix ``SUMMARY:`` (its headline ratios and targets) are
+collected, with each script's command and run time, into ``OUT/SUMMARY.md``
+(``SUMMARY_quick.md``); ``--json`` prints them as JSON too. Every benchmark compares quantities measured in the same run, and
 every one measures cost at growing sizes.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import subprocess
 import sys
 import time
@@ -60,17 +63,18 @@ SUITE = (
 )
 
 
-def run(benchmark: Benchmark, quick: bool) -> tuple[float, list[str], int]:
+def run(benchmark: Benchmark, quick: bool, out: Path) -> tuple[float, list[str], int]:
     """Run one script; write its output; return its time, summary lines and exit code."""
     args = benchmark.quick if quick else benchmark.full
     command = [sys.executable, str(HERE / f"{benchmark.name}.py"), *args]
     start_wall = time.time()
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, cwd=HERE.parent)
+    done = subprocess.run(command, capture_output=True, text=True, cwd=HERE.parent,
+                          env={**os.environ, "CVXTOP_BENCH_OUT": str(out)})
     seconds = time.perf_counter() - start
     suffix = "_quick" if quick else ""
     shown = " ".join(["python", f"benchmarks/{benchmark.name}.py", *args])
-    target = RESULTS / f"{benchmark.name}{suffix}.md"
+    target = out / f"{benchmark.name}{suffix}.md"
     written_by_script = target.exists() and target.stat().st_mtime >= start_wall
     if not written_by_script or done.returncode != 0:
         body = [f"# {benchmark.name}: {benchmark.what}", "", f"Command: `{shown}`",
@@ -103,27 +107,38 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="the smoke version")
     parser.add_argument("--only", nargs="+", metavar="NAME",
                         help=f"run only these ({', '.join(b.name for b in SUITE)})")
+    parser.add_argument("--out", type=Path, default=RESULTS,
+                        help="directory of the tables and the summary (benchmarks/results)")
+    parser.add_argument("--json", action="store_true",
+                        help="print the summary as JSON on stdout (progress on stderr)")
     args = parser.parse_args()
     chosen = [b for b in SUITE if not args.only or b.name in args.only]
     unknown = set(args.only or ()) - {b.name for b in SUITE}
     if unknown:
         parser.error(f"unknown benchmark(s): {', '.join(sorted(unknown))}")
-    RESULTS.mkdir(exist_ok=True)
+    out = args.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
     suffix = "_quick" if args.quick else ""
-    path = RESULTS / f"SUMMARY{suffix}.md"
+    path = out / f"SUMMARY{suffix}.md"
     sections = previous_sections(path)
     failures = 0
+    log = sys.stderr if args.json else sys.stdout
+    results = []
     for benchmark in chosen:
-        print(f"running {benchmark.name} ...", flush=True)
-        seconds, summary, code = run(benchmark, args.quick)
+        print(f"running {benchmark.name} ...", flush=True, file=log)
+        seconds, summary, code = run(benchmark, args.quick, out)
         failures += code != 0
+        results.append({"name": benchmark.name, "exit_code": code,
+                        "seconds": round(seconds, 1),
+                        "table": str(out / f"{benchmark.name}{suffix}.md"),
+                        "summary": summary})
         status = "ok" if code == 0 else f"FAILED (exit {code})"
         sections[benchmark.name] = [
             f"## {benchmark.name}: {benchmark.what}", "",
             f"{status}, {seconds:.0f} s, run {time.strftime('%Y-%m-%d %H:%M')}; tables in "
             f"[{benchmark.name}{suffix}.md]({benchmark.name}{suffix}.md)", "",
             *[f"- {line}" for line in summary], ""]
-        print(f"  {status} in {seconds:.0f} s", flush=True)
+        print(f"  {status} in {seconds:.0f} s", flush=True, file=log)
     lines = ["# Benchmark summary" + (" (quick)" if args.quick else ""), "",
              f"Command: `python benchmarks/run.py{' --quick' if args.quick else ''}` "
              f"(each section gives the time of its own run); Python {sys.version.split()[0]}.",
@@ -131,7 +146,10 @@ def main() -> int:
     for benchmark in SUITE:
         lines += sections.get(benchmark.name, [])
     path.write_text("\n".join(lines) + "\n")
-    print(f"summary written to {path}")
+    print(f"summary written to {path}", file=log)
+    if args.json:
+        print(json.dumps({"out": str(out), "quick": args.quick, "summary": str(path),
+                          "benchmarks": results}, indent=2))
     return 1 if failures else 0
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from . import __version__
 from ._validation import check_batch_size
 from .exceptions import SolverError
 from .io import read_scored_items, read_vector
-from .report import evaluate_scores, format_table
+from .report import evaluate_scores, format_table, metric_rows
 
 __all__ = ["main", "build_parser"]
 
@@ -40,12 +40,26 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         y, s, groups = items.y_true, items.y_score, items.groups
     else:
         raise ValueError("nothing to evaluate: give a data file, or --scores and --labels")
+    groups = None if args.pooled else groups
     result = evaluate_scores(y, s, k=args.k, tau=args.tau, groups=groups)
     if args.json:
         print(json.dumps(_to_json(result), indent=2))
-    else:
-        print(format_table([{"metric": m, "value": v} for m, v in result.items()]))
+        return 0
+    print(_metrics_caption(result))
+    print(format_table(metric_rows(result)))
+    for error in result["errors"]:
+        print(f"undefined: {error}")
     return 0
+
+
+def _metrics_caption(result: dict) -> str:
+    """One line on what the metric table is computed over."""
+    line = (f"{result['items']} items, {result['relevant']} relevant; k = {result['k']}, "
+            f"tau = {result['tau']:g}")
+    if result["groups"] is not None:
+        line += (f"; each metric is the mean over the {result['groups']} groups (queries) "
+                 "where it is defined (--pooled: all items as one list)")
+    return line
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -60,6 +74,26 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print()
     print(format_table(result.rows))
     return 0
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1), got {text!r}")
+    return value
 
 
 def _parse_k(text: str) -> int | float:
@@ -96,19 +130,27 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         test_size=args.test_size, seed=args.seed, tau=args.tau, model_path=args.model,
         progress=not args.json)
     report["training"]["seconds"] = round(time.perf_counter() - start, 3)
-    _print_report(report, args.json, args.model)
+    _print_report(report, args.json, args.model, "fit")
     return 0
 
 
-def _print_report(report: dict, as_json: bool, model: str | None) -> None:
+def _print_report(report: dict, as_json: bool, model: str | None, command: str) -> None:
+    for message in report["warnings"]:
+        print(f"cvxtop {command}: warning: {message}", file=sys.stderr)
     if as_json:
         print(json.dumps(_to_json(report), indent=2))
         return
-    print(format_table([{"": k, "value": v} for k, v in report["training"].items()]))
+    print(format_table([{"": k, "value": "-" if v is None else v}
+                        for k, v in report["training"].items()]))
     for part in ("train", "test"):
         if part in report:
-            print(f"\nmetrics on the {part} items")
-            print(format_table([{"metric": m, "value": v} for m, v in report[part].items()]))
+            print(f"\nmetrics on the {part} items: {_metrics_caption(report[part])}")
+            print(format_table(metric_rows(report[part])))
+    if report["training"].get("zero_model"):
+        print("\nThe fitted model is the zero model: every score ties, so its ranking means "
+              "nothing. C does not change this; a larger --k, --surrogate prec@k-struct or a "
+              "pap@k surrogate, or other features may (docs: 'When the optimum is the zero "
+              "model').")
     if model:
         print(f"\nmodel saved to {model}")
 
@@ -127,8 +169,38 @@ def _cmd_aatp(args: argparse.Namespace) -> int:
         model_path=args.model, progress=not (args.json or args.no_progress),
         n_jobs=args.n_jobs, gram_rtol=args.gram_rtol)
     report["training"]["seconds"] = round(time.perf_counter() - start, 3)
-    _print_report(report, args.json, args.model)
+    _print_report(report, args.json, args.model, "aatp")
     return 0
+
+
+def _cmd_predict(args: argparse.Namespace) -> int:
+    from .io import read_features
+    from .model_io import SavedRanker, load_model
+
+    model = load_model(args.model)
+    n_features = len(model.coef) if isinstance(model, SavedRanker) else model.X_fit.shape[1]
+    names = model.info.get("feature_names")
+    X = read_features(args.data, n_features, tuple(names) if names else None,
+                      label_column=args.label_column,
+                      drop=tuple(args.drop.split(",")) if args.drop else ())
+    scores = model.decision_function(X)
+    if args.output:
+        _write_scores(args.output, scores)
+    if args.json:
+        print(json.dumps({"model": str(args.model), "data": str(args.data),
+                          "items": len(scores), "scores": scores.tolist()}))
+    elif not args.output:
+        print("\n".join(repr(float(v)) for v in scores))
+    return 0
+
+
+def _write_scores(path: str, scores: np.ndarray) -> None:
+    """Scores to ``.npy`` or to a text file, one per line (exact round-trip values)."""
+    if path.endswith(".npy"):
+        np.save(path, scores)
+    else:
+        with open(path, "w") as fh:
+            fh.write("".join(f"{float(v)!r}\n" for v in scores))
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -140,7 +212,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         raise ValueError(f"{runner} not found: cvxtop bench runs the benchmark suite of a "
                          "checkout of the cvxtop repository; run it from the checkout's root "
                          "or pass --dir")
-    command = [sys.executable, str(runner)] + (["--quick"] if args.quick else [])
+    command = [sys.executable, str(runner), "--out", args.out] + (
+        ["--quick"] if args.quick else []) + (["--json"] if args.json else [])
     if args.only:
         command += ["--only", *args.only]
     return subprocess.run(command).returncode
@@ -178,8 +251,13 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("data", nargs="?", help="CSV, svmlight or .npz file")
     ev.add_argument("--scores", help="file with one score per line (or .npy)")
     ev.add_argument("--labels", help="file with one 0/1 label per line (or .npy)")
-    ev.add_argument("--k", type=int, default=10, help="cut-off for prec@k, pAp@k, pAUC (10)")
-    ev.add_argument("--tau", type=float, default=0.05, help="top quantile for P@τ, NDCG@τ")
+    ev.add_argument("--k", type=_positive_int, default=10,
+                    help="cut-off for prec@k, pAp@k, pAUC (10)")
+    ev.add_argument("--tau", type=_fraction, default=0.05,
+                    help="top quantile for P@τ, NDCG@τ, in (0, 1) (0.05)")
+    ev.add_argument("--pooled", action="store_true",
+                    help="with a group column: all items as one list instead of the mean "
+                    "over groups")
     ev.add_argument("--json", action="store_true", help="print JSON instead of a table")
     ev.set_defaults(func=_cmd_evaluate)
 
@@ -226,12 +304,32 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser(
         "bench", help="run the benchmark suite of a repository checkout",
-        description="Run benchmarks/run.py of a checkout of the cvxtop repository: tables "
-        "and a summary under benchmarks/results/.")
+        description="Run benchmarks/run.py of a checkout of the cvxtop repository: a table "
+        "per benchmark and a summary, written to --out (the published tables under "
+        "benchmarks/results/ are rewritten only with --out benchmarks/results).")
     bench.add_argument("--quick", action="store_true", help="the smoke version (< 5 min)")
+    bench.add_argument("--out", default="cvxtop-bench",
+                       help="directory for the tables and the summary (./cvxtop-bench)")
+    bench.add_argument("--json", action="store_true",
+                       help="print the summary as JSON (one object per benchmark)")
     bench.add_argument("--only", nargs="+", metavar="NAME", help="run only these benchmarks")
     bench.add_argument("--dir", default=".", help="the repository checkout (.)")
     bench.set_defaults(func=_cmd_bench)
+
+    predict = sub.add_parser(
+        "predict", help="score items with a saved model",
+        description="Score the items of a data file with a model saved by 'cvxtop fit "
+        "--model' or 'cvxtop aatp --model' (linear or rbf kernel): one score per line on "
+        "stdout, or --output. The file's layouts are those of 'cvxtop fit'; a label column "
+        "may be present (it is ignored), and a model trained on a CSV with a header picks "
+        "its feature columns by name.")
+    predict.add_argument("model", help="model file (.npz or .json)")
+    predict.add_argument("data", help="CSV/.dat, svmlight, .npz (X) or .npy file of items")
+    predict.add_argument("--output", help="write the scores here (.npy, or text)")
+    predict.add_argument("--label-column", help="name of a label column of a CSV to ignore")
+    predict.add_argument("--drop", help="comma-separated columns of a CSV to leave out")
+    predict.add_argument("--json", action="store_true", help="print JSON with the scores")
+    predict.set_defaults(func=_cmd_predict)
 
     demo = sub.add_parser(
         "demo", help="the main job on shipped data",

@@ -7,17 +7,21 @@ the file and the problem, so the command line can print it without a traceback.
 from __future__ import annotations
 
 import csv
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 __all__ = ["DataFileError", "ScoredItems", "LabeledData", "read_vector", "read_matrix",
-           "read_scored_items", "read_labeled_features"]
+           "read_scored_items", "read_labeled_features", "read_features"]
 
 LABEL_COLUMNS = ("y_true", "label", "labels", "y", "target")
 SCORE_COLUMNS = ("y_score", "score", "scores", "s", "prediction")
 GROUP_COLUMNS = ("group", "groups", "user", "query", "qid")
+#: header names of a row-index column written by pandas (``""``, ``"Unnamed: 0"``) or R
+#: (``""``, ``"rownames"`` in Rdatasets' files); ``"index"`` too when it counts the rows
+INDEX_COLUMNS = ("", "unnamed: 0", "rownames", "index")
 
 
 class DataFileError(ValueError):
@@ -40,6 +44,8 @@ class LabeledData:
     X: np.ndarray
     y: np.ndarray
     groups: np.ndarray | None = None
+    feature_names: tuple[str, ...] | None = None
+    index_column: str | None = None
 
 
 def _existing(path: str | Path) -> Path:
@@ -92,10 +98,10 @@ def read_matrix(path: str | Path) -> np.ndarray:
             else:
                 raise DataFileError(f"{p}: name the matrix 'K' (found {sorted(data.files)})")
         else:
-            header, body = _read_table(p)
-            if header is not None:
+            table = _Csv(p)
+            if table.header is not None:
                 raise DataFileError(f"{p}: a matrix file must hold numbers only (no header)")
-            arr = np.array([[float(v) for v in row] for row in body])
+            arr = table.numbers(list(range(table.width)))
     except DataFileError:
         raise
     except Exception as exc:
@@ -121,45 +127,100 @@ def _pick(header: list[str], names: tuple[str, ...]) -> int | None:
     return None
 
 
-def _read_table(p: Path) -> tuple[list[str] | None, list[list[str]]]:
-    """The header (``None`` if the first cell is a number) and the body rows of a CSV file,
-    all rows checked to have the same width."""
-    with p.open(newline="") as fh:
-        rows = [[c.strip() for c in r] for r in csv.reader(fh) if r and any(c.strip() for c in r)]
-    if not rows:
-        raise DataFileError(f"{p}: the file is empty")
-    header = None if _is_number(rows[0][0]) else rows[0]
-    body = rows if header is None else rows[1:]
-    if not body:
-        raise DataFileError(f"{p}: the file has a header but no rows")
-    width = len(rows[0])
-    bad = [i + 1 for i, r in enumerate(body) if len(r) != width]
-    if bad:
-        raise DataFileError(f"{p}: row {bad[0]} has a different number of columns")
-    return header, body
+class _Csv:
+    """A CSV file of numbers (and label or id columns), read column by column with numpy's
+    C parser: one pass per kind of column instead of a Python conversion per cell."""
+
+    def __init__(self, p: Path) -> None:
+        self.path = p
+        skip, first = 0, None
+        with p.open(newline="", encoding="utf-8") as fh:
+            for line in fh:
+                skip += 1
+                if line.strip():
+                    first = next(csv.reader([line]))
+                    break
+        if first is None:
+            raise DataFileError(f"{p}: the file is empty")
+        cells = [c.strip() for c in first]
+        self.header: list[str] | None = None if _is_number(cells[0]) else cells
+        self.skip = skip if self.header is not None else skip - 1
+        self.width = len(cells)
+
+    def name(self, j: int) -> str:
+        return self.header[j] if self.header else f"column {j + 1}"
+
+    def _load(self, columns: list[int] | None, dtype: type) -> np.ndarray:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # numpy's notes on blank lines
+            return np.loadtxt(self.path, delimiter=",", skiprows=self.skip, usecols=columns,
+                              dtype=dtype, ndmin=2, quotechar='"', encoding="utf-8")
+
+    def numbers(self, columns: list[int]) -> np.ndarray:
+        """The columns as a ``float64`` matrix (one row per item)."""
+        try:
+            every = columns == list(range(self.width))
+            # reading every column lets numpy check that all rows have the same width
+            arr = self._load(None if every else columns, np.float64)
+        except ValueError as exc:
+            raise DataFileError(f"{self.path}: {self._culprit(columns)} ({exc})") from None
+        if arr.shape[0] == 0:
+            raise DataFileError(f"{self.path}: the file has a header but no rows")
+        return arr
+
+    def _culprit(self, columns: list[int]) -> str:
+        for j in columns:
+            try:
+                self._load([j], np.float64)
+            except ValueError as exc:
+                if "could not convert" in str(exc):
+                    return f"column {self.name(j)!r} is not numeric"
+                break
+        return "the rows do not all have the same number of columns"
+
+    def strings(self, j: int) -> np.ndarray:
+        """Column ``j`` as stripped strings (labels, list ids)."""
+        try:
+            arr = self._load([j], str)[:, 0]
+        except ValueError as exc:
+            raise DataFileError(f"{self.path}: column {self.name(j)!r}: {exc}") from None
+        return np.char.strip(arr)
+
+    def index_column(self) -> int | None:
+        """The first column when it is a row index (see :data:`INDEX_COLUMNS`): unnamed, or
+        named ``rownames``/``index`` and counting the rows from 0 or 1."""
+        if self.header is None or self.header[0].lower() not in INDEX_COLUMNS:
+            return None
+        if self.header[0].lower() in ("", "unnamed: 0"):
+            return 0
+        try:
+            values = self._load([0], np.float64)[:, 0]
+        except ValueError:
+            return None
+        start = values[0] if len(values) else 0
+        counts = start in (0, 1) and np.array_equal(values, start + np.arange(len(values)))
+        return 0 if counts else None
 
 
 def _read_csv(p: Path) -> ScoredItems:
-    header, body = _read_table(p)
-    if header is None:
-        if len(body[0]) != 2:
+    table = _Csv(p)
+    if table.header is None:
+        if table.width != 2:
             raise DataFileError(
                 f"{p}: a CSV without header must have two columns (label, score), "
-                f"found {len(body[0])}"
+                f"found {table.width}"
             )
         iy, isc, ig = 0, 1, None
     else:
-        iy, isc, ig = _pick(header, LABEL_COLUMNS), _pick(header, SCORE_COLUMNS), _pick(
-            header, GROUP_COLUMNS)
+        iy, isc, ig = (_pick(table.header, LABEL_COLUMNS), _pick(table.header, SCORE_COLUMNS),
+                       _pick(table.header, GROUP_COLUMNS))
         if iy is None or isc is None:
             raise DataFileError(
                 f"{p}: the header needs a label column ({'/'.join(LABEL_COLUMNS)}) and a "
-                f"score column ({'/'.join(SCORE_COLUMNS)}); found {header}"
+                f"score column ({'/'.join(SCORE_COLUMNS)}); found {table.header}"
             )
-    y = _as_float([r[iy] for r in body], p, "label")
-    s = _as_float([r[isc] for r in body], p, "score")
-    g = np.array([r[ig] for r in body]) if ig is not None else None
-    return ScoredItems(y, s, g)
+    values = table.numbers([iy, isc])
+    return ScoredItems(values[:, 0], values[:, 1], table.strings(ig) if ig is not None else None)
 
 
 def _read_svmlight(p: Path) -> ScoredItems:
@@ -214,10 +275,31 @@ def read_scored_items(path: str | Path) -> ScoredItems:
     raise DataFileError(f"{p}: unsupported file type {suffix!r} (use .csv, .npz or svmlight)")
 
 
-def _labels_from_strings(values: list[str], path: Path, positive: str | None) -> np.ndarray:
+def _dropped(table: _Csv, drop: tuple[str, ...]) -> list[int]:
+    """Columns named in ``drop``, and a row-index column (:meth:`_Csv.index_column`)."""
+    columns = []
+    for name in drop:
+        j = _pick(table.header or [], (name.lower(),))
+        if j is None:
+            raise DataFileError(f"{table.path}: no column named {name!r} to drop")
+        columns.append(j)
+    index = table.index_column()
+    return columns + ([index] if index is not None and index not in columns else [])
+
+
+def _label_index(table: _Csv, label_column: str | None, required: bool) -> int | None:
+    names = (label_column.lower(),) if label_column else LABEL_COLUMNS
+    iy = _pick(table.header, names) if table.header is not None else None
+    if iy is None and (required or label_column):
+        raise DataFileError(f"{table.path}: the header needs a label column "
+                            f"({'/'.join(names)}); found {table.header}")
+    return iy
+
+
+def _csv_labels(table: _Csv, iy: int, positive: str | None) -> np.ndarray:
     if positive is not None:
-        return np.array([v == positive for v in values], dtype=np.int64)
-    return _as_float(values, path, "label")
+        return (table.strings(iy) == positive).astype(np.int64)
+    return table.numbers([iy])[:, 0]
 
 
 def read_labeled_features(path: str | Path, positive: str | None = None,
@@ -234,8 +316,10 @@ def read_labeled_features(path: str | Path, positive: str | None = None,
     * ``.npz``: arrays ``X`` and ``y`` (and optionally ``groups``).
 
     ``label_column`` names the label column of a CSV with a header when it is not one of
-    the usual names (e.g. ``"chas"``), and ``drop`` lists columns to leave out (an index
-    column, say). Labels must be binary (0/1, -1/+1) unless
+    the usual names (e.g. ``"chas"``), and ``drop`` lists columns to leave out. A row-index
+    column is left out without being named: the first column of a header, unnamed (as
+    pandas and R write it) or named ``rownames``/``index`` and counting the rows from 0 or
+    1 (``index_column`` of the result names it). Labels must be binary (0/1, -1/+1) unless
     ``positive`` names the label value that marks a relevant item (e.g. ``"g"``); then every
     other value is irrelevant.
     """
@@ -266,26 +350,83 @@ def read_labeled_features(path: str | Path, positive: str | None = None,
     if suffix not in (".csv", ".dat", ""):
         raise DataFileError(f"{p}: unsupported file type {suffix!r} "
                             "(use .csv, .dat, .npz or svmlight)")
-    header, body = _read_table(p)
-    if header is None:
-        iy, ig = len(body[0]) - 1, None
+    table = _Csv(p)
+    if table.header is None:
+        iy, ig = table.width - 1, None
     else:
-        names = (label_column.lower(),) if label_column else LABEL_COLUMNS
-        iy, ig = _pick(header, names), _pick(header, GROUP_COLUMNS)
-        if iy is None:
-            raise DataFileError(f"{p}: the header needs a label column "
-                                f"({'/'.join(names)}); found {header}")
-    dropped = []
-    for name in drop:
-        j = _pick(header or [], (name.lower(),))
-        if j is None:
-            raise DataFileError(f"{p}: no column named {name!r} to drop")
-        dropped.append(j)
-    features = [j for j in range(len(body[0])) if j not in (iy, ig, *dropped)]
+        iy, ig = _label_index(table, label_column, True), _pick(table.header, GROUP_COLUMNS)
+    dropped = _dropped(table, drop)
+    features = [j for j in range(table.width) if j not in (iy, ig, *dropped)]
     if not features:
         raise DataFileError(f"{p}: no feature column besides the label and group")
-    names = header or [f"column {j + 1}" for j in range(len(body[0]))]
-    X = np.column_stack([_as_float([r[j] for r in body], p, names[j]) for j in features])
-    y = _labels_from_strings([r[iy] for r in body], p, positive)
-    groups = np.array([r[ig] for r in body]) if ig is not None else None
-    return LabeledData(X, y, groups)
+    index = table.index_column()
+    return LabeledData(
+        table.numbers(features), _csv_labels(table, iy, positive),
+        table.strings(ig) if ig is not None else None,
+        tuple(table.name(j) for j in features) if table.header else None,
+        table.name(index) if index is not None else None)
+
+
+def read_features(path: str | Path, n_features: int,
+                  feature_names: tuple[str, ...] | None = None,
+                  label_column: str | None = None, drop: tuple[str, ...] = ()) -> np.ndarray:
+    """The features of the items of a file to score with a saved model of ``n_features``
+    features; labels, when the file has them, are ignored.
+
+    * CSV with a header: the columns named ``feature_names`` when the model records them
+      (in any order, other columns ignored); otherwise every column but the label, group
+      and row-index columns and those in ``drop``.
+    * CSV without a header (``.csv``, ``.dat``): ``n_features`` columns, or one more that
+      holds the label (the training layout).
+    * svmlight: the features (sparse); ``.npz``: the array ``X``; ``.npy``: a 2-D array.
+    """
+    p = _existing(path)
+    suffix = p.suffix.lower()
+    if suffix == ".npy":
+        X = read_matrix(p)
+    elif suffix in (".npz", ".svm", ".svmlight", ".libsvm", ".txt"):
+        if suffix == ".npz":
+            try:
+                data = np.load(p, allow_pickle=False)
+            except Exception as exc:
+                raise DataFileError(f"{p}: not a readable .npz file ({exc})") from None
+            if "X" not in data.files:
+                raise DataFileError(f"{p}: needs an array 'X', found {sorted(data.files)}")
+            X = data["X"]
+        else:
+            from sklearn.datasets import load_svmlight_file
+
+            try:
+                X = load_svmlight_file(str(p), n_features=n_features)[0].tocsr()
+            except Exception as exc:
+                raise DataFileError(f"{p}: not a readable svmlight file ({exc})") from None
+    elif suffix in (".csv", ".dat", ""):
+        X = _csv_features(_Csv(p), n_features, feature_names, label_column, drop)
+    else:
+        raise DataFileError(f"{p}: unsupported file type {suffix!r} "
+                            "(use .csv, .dat, .npz, .npy or svmlight)")
+    if X.ndim != 2 or X.shape[1] != n_features:
+        raise DataFileError(f"{p}: the model scores items of {n_features} features, the file "
+                            f"has {X.shape[1] if X.ndim == 2 else 'no 2-D'} feature columns")
+    return X
+
+
+def _csv_features(table: _Csv, n_features: int, feature_names: tuple[str, ...] | None,
+                  label_column: str | None, drop: tuple[str, ...]) -> np.ndarray:
+    if table.header is None:
+        if table.width not in (n_features, n_features + 1):
+            raise DataFileError(f"{table.path}: the model scores items of {n_features} "
+                                f"features; a CSV without header needs {n_features} columns "
+                                f"(or {n_features + 1} with the label last), found "
+                                f"{table.width}")
+        return table.numbers(list(range(n_features)))
+    if feature_names is not None:
+        lowered = [h.lower() for h in table.header]
+        missing = [name for name in feature_names if name.lower() not in lowered]
+        if missing:
+            raise DataFileError(f"{table.path}: the model's feature columns {missing} are "
+                                f"not in the header {table.header}")
+        return table.numbers([lowered.index(name.lower()) for name in feature_names])
+    iy, ig = _label_index(table, label_column, False), _pick(table.header, GROUP_COLUMNS)
+    dropped = _dropped(table, drop)
+    return table.numbers([j for j in range(table.width) if j not in (iy, ig, *dropped)])

@@ -2,51 +2,83 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from . import metrics
 from ._validation import check_labels, check_same_length, check_scores
+from .groups import Groups
 
-__all__ = ["evaluate_scores", "format_table", "pyplot"]
+__all__ = ["REPORTED_METRICS", "evaluate_scores", "metric_rows", "format_table", "pyplot"]
 
 
-def evaluate_scores(
-    y_true: Any, y_score: Any, *, k: int, tau: float, groups: Any = None
-) -> dict[str, float | int | str]:
-    """Every cvxtop metric of one scored list, keyed by a short name.
+#: the metrics ``cvxtop evaluate`` reports, in order, with the parameters each takes
+REPORTED_METRICS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("precision_at_k", ("k",)),
+    ("pap_at_k", ("k",)),
+    ("roc_auc", ()),
+    ("partial_auc", ("k",)),
+    ("average_precision", ()),
+    ("precision_at_tau", ("tau",)),
+    ("ndcg_at_tau", ("tau",)),
+    ("positives_at_top", ()),
+)
 
-    A metric that is undefined for these inputs (``k`` larger than the number of
-    irrelevant items, say) is reported as the string ``"n/a: <reason>"`` instead of
-    stopping the whole report. Invalid inputs (non-binary labels, NaN scores, lengths that
-    differ) raise ``ValueError`` at once.
+
+def evaluate_scores(y_true: Any, y_score: Any, *, k: int, tau: float,
+                    groups: Any = None) -> dict[str, Any]:
+    """Every reported metric of scored items, under keys that do not change with ``k``.
+
+    Returns ``{"items", "relevant", "k", "tau", "groups", "metrics", "groups_used",
+    "errors"}``: ``metrics`` maps each name of :data:`REPORTED_METRICS` to its value, or
+    ``None`` when it is undefined for these items (``k`` larger than the number of
+    irrelevant items, say), with the reason in ``errors`` (a list of strings). With
+    ``groups`` every metric is the mean over the lists where it is defined, ``groups`` is
+    the number of lists and ``groups_used`` says over how many lists each mean is taken;
+    without groups both are ``None``. Invalid inputs (non-binary labels, NaN scores,
+    lengths that differ) raise ``ValueError`` at once.
     """
     y_true = check_labels(y_true, "y_true")
     y_score = check_scores(y_score, "y_score")
     check_same_length(y_true=y_true, y_score=y_score)
-    checks: dict[str, Callable[[], Any]] = {
-        f"prec@{k}": lambda: metrics.precision_at_k(y_true, y_score, k),
-        f"pAp@{k}": lambda: metrics.pap_at_k(y_true, y_score, k),
-        "AUC": lambda: metrics.roc_auc(y_true, y_score),
-        f"pAUC@{k}": lambda: metrics.partial_auc(y_true, y_score, k),
-        "AP": lambda: metrics.average_precision(y_true, y_score),
-        f"P@{tau:g}": lambda: metrics.precision_at_tau(y_true, y_score, tau),
-        f"NDCG@{tau:g}": lambda: metrics.ndcg_at_tau(y_true, y_score, tau),
-        "positives@top": lambda: metrics.positives_at_top(y_true, y_score),
-    }
+    values = {"k": k, "tau": tau}
+    result: dict[str, Any] = {"items": len(y_true), "relevant": int(y_true.sum()), "k": k,
+                              "tau": tau, "groups": None, "metrics": {}, "groups_used": None,
+                              "errors": []}
     if groups is not None:
-        checks[f"group pAp@{k}"] = lambda: metrics.pap_at_k(
-            y_true, y_score, k, groups=groups, average="group")
-        checks[f"pooled pAp@{k}"] = lambda: metrics.pap_at_k(
-            y_true, y_score, k, groups=groups, average="pooled")
-    out: dict[str, float | int | str] = {}
-    for name, compute in checks.items():
+        result["groups"] = Groups.of(groups, len(y_true)).n_groups
+        result["groups_used"] = {}
+    for name, params in REPORTED_METRICS:
+        kwargs = {p: values[p] for p in params}
+        value: float | None = None
         try:
-            out[name] = compute()
+            if groups is None:
+                value = metrics.METRICS[name](y_true, y_score, **kwargs)
+            else:
+                per_list = metrics.group_values(name, y_true, y_score, groups, **kwargs)
+                defined = [v for v in per_list.values() if v is not None]
+                result["groups_used"][name] = len(defined)
+                if defined:
+                    value = float(np.mean(defined))
+                else:
+                    result["errors"].append(f"{name}: undefined in every group")
         except ValueError as exc:
-            out[name] = f"n/a: {exc}"
-    return out
+            result["errors"].append(f"{name}: {exc}")
+        result["metrics"][name] = value
+    return result
+
+
+def metric_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows of a table of :func:`evaluate_scores`' result: metric, value and, with
+    groups, the number of lists behind each mean."""
+    rows = []
+    for name, value in result["metrics"].items():
+        row = {"metric": name, "value": "undefined" if value is None else value}
+        if result["groups_used"] is not None:
+            row["groups used"] = result["groups_used"][name]
+        rows.append(row)
+    return rows
 
 
 def _cell(value: Any) -> str:
@@ -55,7 +87,8 @@ def _cell(value: Any) -> str:
     if isinstance(value, (int, np.integer)):
         return str(int(value))
     if isinstance(value, (float, np.floating)):
-        return f"{float(value):.4f}"
+        value = float(value)
+        return f"{value:.1e}" if 0 < abs(value) < 1e-3 else f"{value:.4f}"
     return str(value)
 
 

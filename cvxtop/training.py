@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -66,16 +67,23 @@ def fit_from_file(path: str, *, surrogate: str = "prec@k-avg", k: int | float = 
     mean, scale = _standardizer(X_tr, standardize)
     model = TopRanker(surrogate, k=k, C=C, solver=solver, engine=engine, epochs=epochs,
                       batch_size=batch_size, random_state=seed, verbose=progress)
-    model.fit((X_tr - mean) / scale if standardize else X_tr, y_tr, groups=g_tr)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit((X_tr - mean) / scale if standardize else X_tr, y_tr, groups=g_tr)
     training = {
         "data": str(path), "items": len(y_tr), "relevant": int(y_tr.sum()),
-        "features": X.shape[1], "surrogate": surrogate, "k": k, "C": C, "solver": solver,
-        "engine": model.engine_, "objective": model.objective_,
-        "certified gap": "none" if model.gap_ is None else f"{model.gap_:.1e}",
-        "status": model.status_, "iterations": model.n_iter_,
+        "features": X.shape[1], "index_column": data.index_column, "surrogate": surrogate,
+        "k": k, "cutoff": metric_cutoff(k, y_tr), "C": C, "solver": solver,
+        "engine": model.engine_, "objective": float(model.objective_),
+        "certified_gap": None if model.gap_ is None else float(model.gap_),
+        "status": model.status_, "iterations": int(model.n_iter_),
+        "zero_model": bool(model.zero_model_),
     }
-    report: dict[str, Any] = {"training": training}
-    saved = SavedRanker(model.coef_, mean, scale, {key: str(v) for key, v in training.items()})
+    report: dict[str, Any] = {"training": training,
+                              "warnings": [str(w.message) for w in caught]}
+    saved = SavedRanker(model.coef_, mean, scale, {
+        "model": "TopRanker", "kernel": "linear", **training,
+        "feature_names": list(data.feature_names) if data.feature_names else None})
     for part, Xp, yp, gp in [("train", X_tr, y_tr, g_tr)] + (
             [("test", X_te, y_te, g_te)] if X_te is not None else []):
         report[part] = evaluate_scores(yp, saved.decision_function(Xp),
@@ -145,17 +153,20 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
             arrays["X_fit"] = Xs[tr]
     training = {
         "data": str(path), "items": len(tr), "relevant": int(y[tr].sum()), "tau": tau,
-        "C": C, "kernel": kernel_name, "candidates": len(model.candidates_),
-        "chosen candidate": int(model.candidate_), "quantile": model.quantile_,
-        "|h(z_k) - q|": f"{model.candidate_gap_:.3g}", "objective": model.objective_,
-        "certified duality gap": f"{model.duality_gap_:.1e}",
+        "C": C, "kernel": kernel_name, "gamma": model.kernel_.gamma,
+        "candidates": len(model.candidates_), "candidate": int(model.candidate_),
+        "quantile": float(model.quantile_), "candidate_gap": float(model.candidate_gap_),
+        "objective": float(model.objective_), "duality_gap": float(model.duality_gap_),
     }
-    report: dict[str, Any] = {"training": training}
+    report: dict[str, Any] = {"training": training, "warnings": []}
     for part, Zp, idx in parts:
         yp = y[idx]
         report[part] = evaluate_scores(yp, model.decision_function(Zp),
                                        k=tau_cutoff(tau, len(yp)), tau=tau)
     if model_path:
         arrays.update(dual_coef=model.dual_coef_, candidate=np.array(model.candidate_))
-        save_arrays(model_path, arrays, {key: str(v) for key, v in training.items()})
+        save_arrays(model_path, arrays, {
+            "model": "AATP", **training,
+            "kernel": "precomputed" if gram is not None else kernel,
+            "feature_names": list(data.feature_names) if data.feature_names else None})
     return report

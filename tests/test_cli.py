@@ -40,19 +40,22 @@ def test_python_dash_m_entry_point():
 
 def expected(k=2, tau=0.25):
     return {
-        f"prec@{k}": metrics.precision_at_k(Y, S, k),
-        f"pAp@{k}": metrics.pap_at_k(Y, S, k),
-        "AUC": metrics.roc_auc(Y, S),
-        "AP": metrics.average_precision(Y, S),
-        f"NDCG@{tau:g}": metrics.ndcg_at_tau(Y, S, tau),
-        "positives@top": metrics.positives_at_top(Y, S),
+        "precision_at_k": metrics.precision_at_k(Y, S, k),
+        "pap_at_k": metrics.pap_at_k(Y, S, k),
+        "roc_auc": metrics.roc_auc(Y, S),
+        "partial_auc": metrics.partial_auc(Y, S, k),
+        "average_precision": metrics.average_precision(Y, S),
+        "precision_at_tau": metrics.precision_at_tau(Y, S, tau),
+        "ndcg_at_tau": metrics.ndcg_at_tau(Y, S, tau),
+        "positives_at_top": metrics.positives_at_top(Y, S),
     }
 
 
 def check_json(out):
     got = json.loads(out)
-    for name, value in expected().items():
-        assert got[name] == pytest.approx(value), name
+    assert got["metrics"] == pytest.approx(expected())  # same keys, numbers as numbers
+    assert (got["k"], got["tau"], got["items"], got["relevant"]) == (2, 0.25, 8, 3)
+    assert got["groups"] is None and got["groups_used"] is None and got["errors"] == []
 
 
 def test_evaluate_csv_with_header(tmp_path, capsys):
@@ -68,7 +71,8 @@ def test_evaluate_csv_without_header_and_table_output(tmp_path, capsys):
     f.write_text("\n".join(f"{a},{b}" for a, b in zip(Y, S)))
     code, out, _ = run(capsys, "evaluate", str(f), "--k", "2", "--tau", "0.25")
     assert code == 0
-    assert "metric" in out and "prec@2" in out and f"{metrics.roc_auc(Y, S):.4f}" in out
+    assert "metric" in out and "precision_at_k" in out and f"{metrics.roc_auc(Y, S):.4f}" in out
+    assert "8 items, 3 relevant; k = 2, tau = 0.25" in out
 
 
 def test_evaluate_npz_and_svmlight(tmp_path, capsys):
@@ -97,9 +101,34 @@ def test_evaluate_groups_from_csv(tmp_path, capsys):
     g = ["a", "a", "a", "a", "b", "b", "b", "b"]
     f.write_text("user,y_true,y_score\n" + "\n".join(
         f"{u},{a},{b}" for u, a, b in zip(g, Y, S)))
-    code, out, _ = run(capsys, "evaluate", str(f), "--k", "1", "--json")
+    code, out, _ = run(capsys, "evaluate", str(f), "--k", "1", "--tau", "0.25", "--json")
     got = json.loads(out)
-    assert got["group pAp@1"] == pytest.approx(metrics.pap_at_k(Y, S, 1, groups=g))
+    assert got["groups"] == 2
+    for name, fn in metrics.METRICS.items():  # every metric: the mean over the groups
+        params = {"k": 1} if name in ("precision_at_k", "pap_at_k", "partial_auc") else (
+            {"tau": 0.25} if name in ("precision_at_tau", "ndcg_at_tau") else {})
+        if name in got["metrics"]:
+            assert got["metrics"][name] == pytest.approx(fn(Y, S, groups=g, **params)), name
+            assert got["groups_used"][name] == 2
+    code, out, _ = run(capsys, "evaluate", str(f), "--k", "1", "--tau", "0.25")
+    assert "mean over the 2 groups" in out and "groups used" in out
+    code, out, _ = run(capsys, "evaluate", str(f), "--k", "1", "--tau", "0.25", "--pooled",
+                       "--json")
+    assert json.loads(out)["metrics"]["roc_auc"] == metrics.roc_auc(Y, S)
+
+
+def test_evaluate_groups_where_a_metric_is_undefined(tmp_path, capsys):
+    f = tmp_path / "items.csv"
+    y = [1, 0, 0, 0, 0, 1, 0, 1]  # group b: 4 items, 2 relevant; group a: one relevant
+    f.write_text("qid,label,score\n" + "\n".join(
+        f"{q},{a},{b}" for q, a, b in zip("aaaabbbb", y, S)))
+    code, out, _ = run(capsys, "evaluate", str(f), "--k", "3", "--json")
+    got = json.loads(out)
+    assert code == 0 and got["groups_used"]["pap_at_k"] == 1  # b has 2 < k irrelevant items
+    b = slice(4, 8)
+    assert got["metrics"]["pap_at_k"] == metrics.pap_at_k(np.array(y[:4]), S[:4], 3)
+    assert got["metrics"]["roc_auc"] == pytest.approx(np.mean(
+        [metrics.roc_auc(y[:4], S[:4]), metrics.roc_auc(y[b], S[b])]))
 
 
 def test_undefined_metric_is_reported_not_fatal(tmp_path, capsys):
@@ -107,7 +136,24 @@ def test_undefined_metric_is_reported_not_fatal(tmp_path, capsys):
     f.write_text("label,score\n1,0.5\n0,0.2\n1,0.1\n")
     code, out, _ = run(capsys, "evaluate", str(f), "--k", "2", "--json")
     assert code == 0
-    assert json.loads(out)["pAp@2"].startswith("n/a: k must satisfy")
+    got = json.loads(out)
+    assert got["metrics"]["pap_at_k"] is None and got["metrics"]["roc_auc"] == 0.5
+    assert any(e.startswith("pap_at_k: k must satisfy") for e in got["errors"])
+    code, out, _ = run(capsys, "evaluate", str(f), "--k", "2")
+    assert "undefined: pap_at_k: k must satisfy" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--k", "0"], "--k: must be a positive integer, got '0'"),
+    (["--k", "x"], "--k: must be a positive integer"),
+    (["--tau", "1"], "--tau: must be a number in (0, 1)"),
+])
+def test_evaluate_refuses_bad_options_with_exit_2(tmp_path, capsys, argv, message):
+    f = tmp_path / "items.csv"
+    f.write_text("label,score\n1,0.5\n0,0.2\n")
+    with pytest.raises(SystemExit) as info:
+        main(["evaluate", str(f), *argv])
+    assert info.value.code == 2 and message in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("content, message", [
@@ -158,7 +204,9 @@ def test_fit_trains_reports_and_saves(tmp_path, capsys):
     assert code == 0
     report = json.loads(out)
     assert report["training"]["features"] == 3 and report["training"]["status"] == "optimal"
-    assert float(report["training"]["certified gap"]) <= 1e-6
+    assert isinstance(report["training"]["certified_gap"], float)
+    assert report["training"]["certified_gap"] <= 1e-6
+    assert report["training"]["zero_model"] is False and report["warnings"] == []
     assert set(report) >= {"training", "train", "test"}
     saved = load_ranker(model_file)
     # the saved model reproduces the reported training metric
@@ -184,8 +232,8 @@ def test_fit_reports_the_cutoff_it_trained_on(tmp_path, capsys):
     assert code == 0
     report = json.loads(out)
     assert report["training"]["relevant"] == 100
-    assert "prec@55" in report["train"] and "prec@56" not in report["train"]
-    assert "prec@55" in report["test"]
+    assert report["training"]["cutoff"] == 55
+    assert report["train"]["k"] == 55 and report["test"]["k"] == 55  # 100 relevant in each
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -228,7 +276,7 @@ def test_aatp_command_linear_and_precomputed_agree(tmp_path, capsys):
     assert code == 0
     linear = json.loads(out)["training"]
     direct = AATP(tau=0.1, C=0.1).fit(X, y)
-    assert linear["chosen candidate"] == direct.candidate_
+    assert linear["candidate"] == direct.candidate_
     assert linear["objective"] == pytest.approx(direct.objective_, rel=1e-9)
     arrays, info = load_arrays(model_file)
     np.testing.assert_allclose(arrays["coef"], direct.coef_)
@@ -238,7 +286,7 @@ def test_aatp_command_linear_and_precomputed_agree(tmp_path, capsys):
                        "--C", "0.1", "--json")
     assert code == 0
     pre = json.loads(out)["training"]
-    assert pre["chosen candidate"] == linear["chosen candidate"]
+    assert pre["candidate"] == linear["candidate"]
     assert pre["objective"] == pytest.approx(linear["objective"], rel=1e-6)
 
 
@@ -280,7 +328,7 @@ def test_aatp_command_on_a_full_rank_float32_gram_shows_candidates_done(tmp_path
     fitted = json.loads(out)["training"]
     direct = AATP(tau=0.1, kernel="precomputed").fit(K, y)
     assert direct.engine_ == "active set (Gram matrix)" and direct.gram_rank_ == 60
-    assert fitted["chosen candidate"] == direct.candidate_
+    assert fitted["candidate"] == direct.candidate_
     assert fitted["objective"] == pytest.approx(direct.objective_, rel=1e-9)
     code, _, err = run(capsys, "aatp", str(f), "--gram", str(gram), "--no-progress")
     assert code == 0 and err == ""
