@@ -10,8 +10,8 @@ if it does not, from its output. ``OUT`` is ``--out`` (default ``benchmarks/resu
 published tables; ``cvxtop bench`` writes to ``./cvxtop-bench`` unless told otherwise).
 Lines a script prints with the prefix ``SUMMARY:`` (its headline ratios and targets) are
 collected, with each script's command and run time, into ``OUT/SUMMARY.md``
-(``SUMMARY_quick.md``); ``--json`` prints them as JSON too. Every benchmark compares quantities measured in the same run, and
-every one measures cost at growing sizes.
+(``SUMMARY_quick.md``); ``--json`` prints them as JSON too. Every benchmark compares
+quantities measured in the same run, and every one measures cost at growing sizes.
 """
 
 from __future__ import annotations
