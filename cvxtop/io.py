@@ -133,19 +133,23 @@ class _Csv:
 
     def __init__(self, p: Path) -> None:
         self.path = p
-        skip, first = 0, None
+        skip, rows = 0, []
         with p.open(newline="", encoding="utf-8") as fh:
             for line in fh:
-                skip += 1
+                skip += not rows
                 if line.strip():
-                    first = next(csv.reader([line]))
-                    break
-        if first is None:
+                    rows.append([c.strip() for c in next(csv.reader([line]))])
+                    if len(rows) == 2:
+                        break
+        if not rows:
             raise DataFileError(f"{p}: the file is empty")
-        cells = [c.strip() for c in first]
+        cells = rows[0]
         self.header: list[str] | None = None if _is_number(cells[0]) else cells
         self.skip = skip if self.header is not None else skip - 1
         self.width = len(cells)
+        if len(rows) == 2 and len(rows[1]) != self.width:
+            raise DataFileError(f"{p}: the first line has {self.width} columns and the next "
+                                f"{len(rows[1])}")
 
     def name(self, j: int) -> str:
         return self.header[j] if self.header else f"column {j + 1}"

@@ -291,4 +291,4 @@ def test_demo_fit():
     X, y, X_new = data(12)
     fit = aatp_demo_fit(X, y, X_new, tau=0.2)
     assert fit.scores.shape == (7,) and fit.seconds > 0
-    assert fit.name.startswith("AATP") and "candidate QPs" in fit.note
+    assert fit.name.startswith("AATP") and "one quadratic program per training item" in fit.note

@@ -57,6 +57,9 @@ def test_csv_errors_name_the_file_and_column(tmp_path):
     bad.write_text("a,b,label\n1,2,0\n3,1\n")
     with pytest.raises(ValueError, match=r"bad.csv: the rows do not all have the same number"):
         read_labeled_features(bad)
+    bad.write_text("a,label\n1,2,0\n3,4,1\n")  # a header shorter than the rows
+    with pytest.raises(ValueError, match="the first line has 2 columns and the next 3"):
+        read_labeled_features(bad)
     bad.write_text("a,b,label\n")
     with pytest.raises(ValueError, match="has a header but no rows"):
         read_labeled_features(bad)

@@ -45,16 +45,16 @@ def test_cross_val_score_uses_score_or_a_cvxtop_scorer():
 
 def test_grid_search_routes_groups_to_the_splitter_the_fit_and_the_scorer():
     with sklearn.config_context(enable_metadata_routing=True):
-        model = TopRanker("pap@k-max", k=3).set_fit_request(groups=True)
-        scorer = metrics.get_scorer("pap_at_k", k=3).set_score_request(groups=True)
+        model = TopRanker("pap@k-max", k=5).set_fit_request(groups=True)
+        scorer = metrics.get_scorer("pap_at_k", k=5).set_score_request(groups=True)
         search = GridSearchCV(model, {"C": [0.01, 1.0]}, cv=GroupKFold(3), scoring=scorer)
         search.fit(X, Y, groups=GROUPS)
         folds = list(GroupKFold(3).split(X, Y, GROUPS))
         expected = []
         for train, test in folds:
-            fitted = TopRanker("pap@k-max", k=3, C=search.best_params_["C"]).fit(
+            fitted = TopRanker("pap@k-max", k=5, C=search.best_params_["C"]).fit(
                 X[train], Y[train], groups=GROUPS[train])
-            expected.append(metrics.pap_at_k(Y[test], fitted.decision_function(X[test]), 3,
+            expected.append(metrics.pap_at_k(Y[test], fitted.decision_function(X[test]), 5,
                                              groups=GROUPS[test]))
         assert search.best_score_ == pytest.approx(np.mean(expected), abs=1e-9)
         # the estimator's own score takes the groups too
