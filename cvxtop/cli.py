@@ -63,16 +63,18 @@ def _metrics_caption(result: dict) -> str:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
+    from .demo import columns, run_demo
 
     result = run_demo(seed=args.seed)
     if args.json:
-        print(json.dumps(_to_json({"description": result.description, "rows": result.rows}),
-                         indent=2))
+        print(json.dumps(_to_json({"description": result.description, "k": result.k,
+                                   "rows": result.rows}), indent=2))
         return 0
     print("\n".join(result.description))
     print()
-    print(format_table(result.rows))
+    headings = columns(result.k)
+    print(format_table([{headings[key]: "-" if value is None else value
+                         for key, value in row.items()} for row in result.rows]))
     return 0
 
 

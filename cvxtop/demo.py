@@ -30,25 +30,37 @@ AATP_C = 0.1  # AATP's loss sums hinges over all items; the paper chooses C by v
 
 @dataclass
 class DemoResult:
-    """What the demo did (``description``) and one row of held-out metrics per scorer."""
+    """What the demo did (``description``), one row of held-out metrics per scorer and the
+    held-out cut-off ``k``."""
 
     description: list[str]
     rows: list[dict[str, Any]] = field(default_factory=list)
+    k: int = 0
 
 
 def _row(name: str, y: np.ndarray, s: np.ndarray, k: int, seconds: float | None = None,
          training: str = "-") -> dict[str, Any]:
+    """One scorer's held-out metrics, under keys that do not change with k (see
+    :func:`columns` for the table's headings)."""
     return {
         "scorer": name,
-        f"prec@{KAPPA:g}": metrics.precision_at_k(y, s, k),
-        f"pAp@{k}": metrics.pap_at_k(y, s, k),
-        "AUC": metrics.roc_auc(y, s),
-        "AP": metrics.average_precision(y, s),
-        f"NDCG@{TAU:g}": metrics.ndcg_at_tau(y, s, TAU),
-        "positives@top": metrics.positives_at_top(y, s),
-        "fit s": "-" if seconds is None else f"{seconds:.2f}",
-        "training objective": training,
+        "precision_at_k": metrics.precision_at_k(y, s, k),
+        "pap_at_k": metrics.pap_at_k(y, s, k),
+        "roc_auc": metrics.roc_auc(y, s),
+        "average_precision": metrics.average_precision(y, s),
+        "ndcg_at_tau": metrics.ndcg_at_tau(y, s, TAU),
+        "positives_at_top": metrics.positives_at_top(y, s),
+        "fit_seconds": seconds,
+        "training": training,
     }
+
+
+def columns(k: int) -> dict[str, str]:
+    """The table's heading of each key of a row."""
+    return {"scorer": "scorer", "precision_at_k": f"prec@{KAPPA:g}", "pap_at_k": f"pAp@{k}",
+            "roc_auc": "AUC", "average_precision": "AP", "ndcg_at_tau": f"NDCG@{TAU:g}",
+            "positives_at_top": "positives@top", "fit_seconds": "fit s",
+            "training": "training objective"}
 
 
 def _timed_fit(model: Any, X: np.ndarray, y: np.ndarray) -> tuple[Any, float]:
@@ -139,4 +151,4 @@ def run_demo(seed: int = 0, C: float = 1.0) -> DemoResult:
             f"further from the optimum. The loss counts mistakes over all training items, so "
             f"at C = {C:g} the problem is weakly regularized and approximate steps are slow; "
             "for the optimum itself use the exact solver (docs: Approximate solvers).")
-    return DemoResult(description, rows)
+    return DemoResult(description, rows, k)

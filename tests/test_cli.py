@@ -186,7 +186,8 @@ def test_demo_runs_and_reports_metrics(capsys):
     scorers = [r["scorer"] for r in result["rows"]]
     assert any("random" in name for name in scorers)
     for row in result["rows"]:
-        assert 0.0 <= row["AUC"] <= 1.0
+        assert 0.0 <= row["roc_auc"] <= 1.0
+        assert row["fit_seconds"] is None or isinstance(row["fit_seconds"], float)
 
 
 def test_fit_trains_reports_and_saves(tmp_path, capsys):
