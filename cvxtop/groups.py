@@ -35,7 +35,10 @@ class Groups:
 
     @classmethod
     def of(cls, groups: Any, n: int, name: str = "groups") -> "Groups":
-        """Validate one id per item (any sortable, hashable ids) and split the items."""
+        """Validate one id per item (any sortable, hashable ids) and split the items; a
+        ``Groups`` of ``n`` items is returned as it is (split once, used many times)."""
+        if isinstance(groups, Groups) and len(groups.codes) == n:
+            return groups
         if groups is None:
             raise TypeError(f"{name} must be an array-like of group ids, got None")
         arr = np.asarray(groups)

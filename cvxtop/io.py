@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import warnings
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -190,6 +191,7 @@ class _Csv:
             raise DataFileError(f"{self.path}: column {self.name(j)!r}: {exc}") from None
         return np.char.strip(arr)
 
+    @cached_property
     def index_column(self) -> int | None:
         """The first column when it is a row index (see :data:`INDEX_COLUMNS`): unnamed, or
         named ``rownames``/``index`` and counting the rows from 0 or 1."""
@@ -287,7 +289,7 @@ def _dropped(table: _Csv, drop: tuple[str, ...]) -> list[int]:
         if j is None:
             raise DataFileError(f"{table.path}: no column named {name!r} to drop")
         columns.append(j)
-    index = table.index_column()
+    index = table.index_column
     return columns + ([index] if index is not None and index not in columns else [])
 
 
@@ -363,7 +365,7 @@ def read_labeled_features(path: str | Path, positive: str | None = None,
     features = [j for j in range(table.width) if j not in (iy, ig, *dropped)]
     if not features:
         raise DataFileError(f"{p}: no feature column besides the label and group")
-    index = table.index_column()
+    index = table.index_column
     return LabeledData(
         table.numbers(features), _csv_labels(table, iy, positive),
         table.strings(ig) if ig is not None else None,

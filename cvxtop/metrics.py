@@ -263,14 +263,15 @@ def pap_at_k(
         raise ValueError(f"k must satisfy 1 <= k <= n₋, got {k}")
     if groups is None or average == "group":
         return _mean_over_lists("pap_at_k", y, s, groups, skip_degenerate,
-                                lambda yg, sg: _ratio(*_pap_of_list(yg, sg, k, ties)))
+                                lambda yg, sg: _pap_gain(yg, sg, k, ties))
     _, pairs, reasons = _per_list(y, s, groups, lambda yg, sg: _pap_of_list(yg, sg, k, ties))
     kept = _defined("pap_at_k", pairs, reasons, skip_degenerate)
     return sum(c for c, _ in kept) / sum(t for _, t in kept)
 
 
-def _ratio(numerator: float, denominator: int) -> float:
-    return numerator / denominator
+def _pap_gain(y: np.ndarray, s: np.ndarray, k: int, ties: Ties) -> float:
+    correct, total = _pap_of_list(y, s, k, ties)
+    return correct / total
 
 
 def roc_auc(y_true: Any, y_score: Any, *, ties: Ties = "error", groups: Any = None,

@@ -47,7 +47,8 @@ def evaluate_scores(y_true: Any, y_score: Any, *, k: int, tau: float,
                               "tau": tau, "groups": None, "metrics": {}, "groups_used": None,
                               "errors": []}
     if groups is not None:
-        result["groups"] = Groups.of(groups, len(y_true)).n_groups
+        groups = Groups.of(groups, len(y_true))  # split once for every metric
+        result["groups"] = groups.n_groups
         result["groups_used"] = {}
     for name, params in REPORTED_METRICS:
         kwargs = {p: values[p] for p in params}
