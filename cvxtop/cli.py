@@ -18,6 +18,18 @@ from .report import evaluate_scores, format_table, metric_rows
 __all__ = ["main", "build_parser"]
 
 
+class _UsageError(Exception):
+    """A bad command line: reported on one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (the option and the problem, then where to read more)
+    that :func:`main` turns into exit status 2 instead of leaving the interpreter."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
+
+
 def _to_json(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _to_json(v) for k, v in value.items()}
@@ -42,6 +54,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         raise ValueError("nothing to evaluate: give a data file, or --scores and --labels")
     groups = None if args.pooled else groups
     result = evaluate_scores(y, s, k=args.k, tau=args.tau, groups=groups)
+    _check_k_fits(args.k, len(y), groups, args.data or args.scores)
     if args.json:
         print(json.dumps(_to_json(result), indent=2))
         return 0
@@ -50,6 +63,17 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     for error in result["errors"]:
         print(f"undefined: {error}")
     return 0
+
+
+def _check_k_fits(k: int, n_items: int, groups: Any, source: str) -> None:
+    """``--k`` larger than every list leaves every cut-off metric undefined: refused."""
+    if groups is None:
+        longest, what = n_items, f"the {n_items} items"
+    else:
+        longest = int(np.unique(np.asarray(groups), return_counts=True)[1].max())
+        what = f"the longest list ({longest} items)"
+    if k > longest:
+        raise ValueError(f"argument --k: {k} exceeds {what} of {source}")
 
 
 def _metrics_caption(result: dict) -> str:
@@ -107,6 +131,19 @@ def _parse_k(text: str) -> int | float:
             return float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"k must be an int or a float, got {text!r}")
+
+
+def _model_path(text: str) -> str:
+    """``--model``: a ``.json`` or ``.npz`` path in an existing directory (checked before
+    any training)."""
+    from pathlib import Path
+
+    path = Path(text)
+    if path.suffix not in (".json", ".npz"):
+        raise argparse.ArgumentTypeError(f"must end in .json or .npz, got {text!r}")
+    if not path.resolve().parent.is_dir():
+        raise argparse.ArgumentTypeError(f"the directory of {text!r} does not exist")
+    return text
 
 
 def _parse_batch_size(text: str) -> int | str:
@@ -177,12 +214,18 @@ def _cmd_aatp(args: argparse.Namespace) -> int:
 
 def _cmd_predict(args: argparse.Namespace) -> int:
     from .io import read_features
-    from .model_io import SavedRanker, load_model
+    from .model_io import load_model
 
     model = load_model(args.model)
-    n_features = len(model.coef) if isinstance(model, SavedRanker) else model.X_fit.shape[1]
-    names = model.info.get("feature_names")
-    X = read_features(args.data, n_features, tuple(names) if names else None,
+    if type(model.estimator).__name__ not in ("TopRanker", "AATP"):
+        raise ValueError(f"{args.model}: cvxtop predict scores TopRanker and AATP models; "
+                         f"this one is a {type(model.estimator).__name__} (load it in Python "
+                         "with cvxtop.load_model)")
+    if model.kernel == "precomputed":
+        raise ValueError(f"{args.model}: a precomputed-kernel model scores new items from "
+                         "their Gram matrix with the training items; cvxtop predict reads "
+                         "feature vectors only")
+    X = read_features(args.data, model.n_features, model.feature_names,
                       label_column=args.label_column,
                       drop=tuple(args.drop.split(",")) if args.drop else ())
     scores = model.decision_function(X)
@@ -231,12 +274,13 @@ def _add_data_file_options(parser: argparse.ArgumentParser, seed_help: str) -> N
     parser.add_argument("--test-size", type=float, default=0.0,
                         help="fraction held out for testing, stratified (0: none)")
     parser.add_argument("--seed", type=int, default=0, help=seed_help)
-    parser.add_argument("--model", help="save the model to this .npz or .json file")
+    parser.add_argument("--model", type=_model_path,
+                        help="save the model to this .json or .npz file")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="cvxtop",
         description="Learning to rank at the top of a list: metrics, exact solvers, demos.",
     )
@@ -345,7 +389,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except _UsageError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     if args.command is None:
         parser.print_help()
         return 0

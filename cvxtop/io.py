@@ -56,6 +56,34 @@ def _existing(path: str | Path) -> Path:
     return p
 
 
+def _npz_arrays(p: Path) -> dict[str, np.ndarray]:
+    """Every array of an ``.npz`` file, read now and never unpickled; an error names the
+    file and the array."""
+    try:
+        archive = np.load(p, allow_pickle=False)
+    except Exception as exc:
+        raise DataFileError(f"{p}: not a readable .npz file ({exc})") from None
+    if not hasattr(archive, "files"):
+        raise DataFileError(f"{p}: not an .npz archive (it holds a single array: use .npy)")
+    arrays = {}
+    with archive:
+        for name in archive.files:
+            try:
+                arrays[name] = archive[name]
+            except Exception as exc:
+                raise DataFileError(f"{p}: array {name!r} cannot be read ({exc}); cvxtop "
+                                    "reads numeric arrays and never unpickles") from None
+    return arrays
+
+
+def _text_lines(p: Path) -> list[str]:
+    """The lines of a UTF-8 text file; a binary file is refused by name."""
+    try:
+        return p.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise DataFileError(f"{p}: not a text file (byte {exc.start} is not UTF-8)") from None
+
+
 def _as_float(values: list[str], path: Path, column: str) -> np.ndarray:
     try:
         return np.array([float(v) for v in values], dtype=np.float64)
@@ -74,7 +102,7 @@ def read_vector(path: str | Path) -> np.ndarray:
         if arr.ndim != 1:
             raise DataFileError(f"{p}: expected a 1-D array, got shape {arr.shape}")
         return arr
-    lines = [ln.strip() for ln in p.read_text().splitlines() if ln.strip()]
+    lines = [ln.strip() for ln in _text_lines(p) if ln.strip()]
     if lines and not _is_number(lines[0].split(",")[0]):
         lines = lines[1:]  # a header line
     if any("," in ln for ln in lines):
@@ -91,13 +119,13 @@ def read_matrix(path: str | Path) -> np.ndarray:
         if p.suffix == ".npy":  # memory-mapped: a large Gram matrix is read as needed
             arr = np.load(p, mmap_mode="r", allow_pickle=False)
         elif p.suffix == ".npz":
-            data = np.load(p, allow_pickle=False)
-            if "K" in data.files:
+            data = _npz_arrays(p)
+            if "K" in data:
                 arr = data["K"]
-            elif len(data.files) == 1:
-                arr = data[data.files[0]]
+            elif len(data) == 1:
+                arr = next(iter(data.values()))
             else:
-                raise DataFileError(f"{p}: name the matrix 'K' (found {sorted(data.files)})")
+                raise DataFileError(f"{p}: name the matrix 'K' (found {sorted(data)})")
         else:
             table = _Csv(p)
             if table.header is not None:
@@ -135,13 +163,19 @@ class _Csv:
     def __init__(self, p: Path) -> None:
         self.path = p
         skip, rows = 0, []
-        with p.open(newline="", encoding="utf-8") as fh:
-            for line in fh:
-                skip += not rows
-                if line.strip():
-                    rows.append([c.strip() for c in next(csv.reader([line]))])
-                    if len(rows) == 2:
-                        break
+        try:
+            with p.open(newline="", encoding="utf-8") as fh:
+                for line in fh:
+                    skip += not rows
+                    if line.strip():
+                        rows.append([c.strip() for c in next(csv.reader([line]))])
+                        if len(rows) == 2:
+                            break
+        except UnicodeDecodeError as exc:
+            raise DataFileError(f"{p}: not a text file (byte {exc.start} is not UTF-8)"
+                                ) from None
+        except csv.Error as exc:
+            raise DataFileError(f"{p}: not a CSV file ({exc})") from None
         if not rows:
             raise DataFileError(f"{p}: the file is empty")
         cells = rows[0]
@@ -247,11 +281,8 @@ def _read_svmlight(p: Path) -> ScoredItems:
 
 
 def _read_npz(p: Path) -> ScoredItems:
-    try:
-        data = np.load(p, allow_pickle=False)
-    except Exception as exc:
-        raise DataFileError(f"{p}: not a readable .npz file ({exc})") from None
-    keys = set(data.files)
+    data = _npz_arrays(p)
+    keys = set(data)
     ky = next((k for k in LABEL_COLUMNS if k in keys), None)
     ks = next((k for k in SCORE_COLUMNS if k in keys), None)
     if ky is None or ks is None:
@@ -332,16 +363,13 @@ def read_labeled_features(path: str | Path, positive: str | None = None,
     p = _existing(path)
     suffix = p.suffix.lower()
     if suffix == ".npz":
-        try:
-            data = np.load(p, allow_pickle=False)
-        except Exception as exc:
-            raise DataFileError(f"{p}: not a readable .npz file ({exc})") from None
-        if "X" not in data.files or "y" not in data.files:
-            raise DataFileError(f"{p}: needs arrays 'X' and 'y', found {sorted(data.files)}")
+        data = _npz_arrays(p)
+        if "X" not in data or "y" not in data:
+            raise DataFileError(f"{p}: needs arrays 'X' and 'y', found {sorted(data)}")
         y = data["y"]
         if positive is not None:
             y = (y.astype(str) == positive).astype(np.int64)
-        kg = next((k for k in GROUP_COLUMNS if k in data.files), None)
+        kg = next((k for k in GROUP_COLUMNS if k in data), None)
         return LabeledData(data["X"], y, data[kg] if kg else None)
     if suffix in (".svm", ".svmlight", ".libsvm", ".txt"):
         from sklearn.datasets import load_svmlight_file
@@ -392,12 +420,9 @@ def read_features(path: str | Path, n_features: int,
         X = read_matrix(p)
     elif suffix in (".npz", ".svm", ".svmlight", ".libsvm", ".txt"):
         if suffix == ".npz":
-            try:
-                data = np.load(p, allow_pickle=False)
-            except Exception as exc:
-                raise DataFileError(f"{p}: not a readable .npz file ({exc})") from None
-            if "X" not in data.files:
-                raise DataFileError(f"{p}: needs an array 'X', found {sorted(data.files)}")
+            data = _npz_arrays(p)
+            if "X" not in data:
+                raise DataFileError(f"{p}: needs an array 'X', found {sorted(data)}")
             X = data["X"]
         else:
             from sklearn.datasets import load_svmlight_file

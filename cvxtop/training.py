@@ -12,10 +12,11 @@ from ._validation import check_features, check_fraction, check_labels, check_mat
 from .cutoff import prec_cutoff, tau_cutoff
 from .estimators import TopRanker
 from .io import read_labeled_features
-from .model_io import SavedRanker, save_arrays, save_ranker
+from .model_io import SavedModel, save_model
 from .report import evaluate_scores
 
-__all__ = ["fit_from_file", "aatp_from_file", "split_train_test", "metric_cutoff"]
+__all__ = ["fit_from_file", "aatp_from_file", "split_train_test", "metric_cutoff",
+           "require_rankable"]
 
 
 def metric_cutoff(k: int | float, y: np.ndarray) -> int:
@@ -36,6 +37,18 @@ def split_train_test(X: np.ndarray, y: np.ndarray, groups: np.ndarray | None,
     splitter = GroupShuffleSplit(n_splits=1, test_size=test_size, random_state=seed)
     tr, te = next(splitter.split(X, y, groups))
     return X[tr], X[te], y[tr], y[te], groups[tr], groups[te]
+
+
+def require_rankable(y: np.ndarray, path: str) -> None:
+    """Refuse a fit that cannot mean anything: fewer than two items, or one class only."""
+    n, n_pos = len(y), int(np.sum(y))
+    if n < 2:
+        raise ValueError(f"{path}: {n} item; a ranking needs at least two")
+    if n_pos in (0, n):
+        kind = "relevant" if n_pos else "irrelevant"
+        raise ValueError(f"{path}: the {n} items are all {kind}; a ranking model "
+                         "needs relevant and irrelevant items (check --label-column and "
+                         "--positive)")
 
 
 def fit_from_file(path: str, *, surrogate: str = "prec@k-avg", k: int | float = 0.25,
@@ -59,6 +72,7 @@ def fit_from_file(path: str, *, surrogate: str = "prec@k-avg", k: int | float = 
         raise ValueError(f"{path}: standardize needs dense features (centering a sparse matrix "
                          "fills it in); scale the features of a sparse file beforehand")
     y = check_labels(data.y, "y (the labels of the file)")
+    require_rankable(y, path)
     groups = data.groups
     if test_size:
         X_tr, X_te, y_tr, y_te, g_tr, g_te = split_train_test(X, y, groups, test_size, seed)
@@ -81,15 +95,15 @@ def fit_from_file(path: str, *, surrogate: str = "prec@k-avg", k: int | float = 
     }
     report: dict[str, Any] = {"training": training,
                               "warnings": [str(w.message) for w in caught]}
-    saved = SavedRanker(model.coef_, mean, scale, {
-        "model": "TopRanker", "kernel": "linear", **training,
-        "feature_names": list(data.feature_names) if data.feature_names else None})
+    names = list(data.feature_names) if data.feature_names else None
+    saved = SavedModel(model, *((mean, scale) if standardize else (None, None)),
+                       None if names is None else tuple(names), training)
     for part, Xp, yp, gp in [("train", X_tr, y_tr, g_tr)] + (
             [("test", X_te, y_te, g_te)] if X_te is not None else []):
         report[part] = evaluate_scores(yp, saved.decision_function(Xp),
                                        k=metric_cutoff(k, yp), tau=tau, groups=gp)
     if model_path:
-        save_ranker(model_path, saved)
+        save_model(saved, model_path)
     return report
 
 
@@ -118,13 +132,14 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
     data = read_labeled_features(path, positive=positive, label_column=label_column,
                                  drop=drop)
     y = check_labels(data.y, "y (the labels of the file)")
+    require_rankable(y, path)
     index = np.arange(len(y))
     if test_size:
         tr, te = train_test_split(index, test_size=check_fraction(test_size, "test_size"),
                                   stratify=y, random_state=seed)
     else:
         tr, te = index, None
-    arrays: dict[str, np.ndarray] = {}
+    standardization: tuple = (None, None)
     if gram is not None:
         K = read_matrix(gram)
         if K.shape != (len(y), len(y)):
@@ -146,11 +161,8 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
         model.fit(Xs[tr], y[tr])
         parts = [("train", Xs[tr], tr)] + ([("test", Xs[te], te)] if te is not None else [])
         kernel_name = kernel
-        arrays.update(mean=mean, scale=scale)
-        if kernel == "linear":
-            arrays["coef"] = model.coef_
-        else:
-            arrays["X_fit"] = Xs[tr]
+        if standardize:
+            standardization = (mean, scale)
     training = {
         "data": str(path), "items": len(tr), "relevant": int(y[tr].sum()), "tau": tau,
         "C": C, "kernel": kernel_name, "gamma": model.kernel_.gamma,
@@ -164,9 +176,7 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
         report[part] = evaluate_scores(yp, model.decision_function(Zp),
                                        k=tau_cutoff(tau, len(yp)), tau=tau)
     if model_path:
-        arrays.update(dual_coef=model.dual_coef_, candidate=np.array(model.candidate_))
-        save_arrays(model_path, arrays, {
-            "model": "AATP", **training,
-            "kernel": "precomputed" if gram is not None else kernel,
-            "feature_names": list(data.feature_names) if data.feature_names else None})
+        names = data.feature_names if data.feature_names and gram is None else None
+        save_model(model, model_path, mean=standardization[0], scale=standardization[1],
+                   feature_names=names, info=training)
     return report
