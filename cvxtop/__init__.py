@@ -16,16 +16,18 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 #: class -> the module that defines it (submodules are found by name)
-_CLASSES = {"TopRanker": ".estimators", "AATP": ".aatp", "SolverError": ".exceptions"}
+_CLASSES = {"TopRanker": ".estimators", "AATP": ".aatp", "SolverError": ".exceptions",
+            "save_model": ".model_io", "load_model": ".model_io"}
 
 __all__ = ["__version__", "metrics", "reference", "surrogates", "predtron", "TopRanker",
-           "AATP", "SolverError"]
+           "AATP", "SolverError", "save_model", "load_model"]
 
 if TYPE_CHECKING:  # the names as static analysis sees them
     from . import metrics, predtron, reference, surrogates  # noqa: F401
     from .aatp import AATP  # noqa: F401
     from .estimators import TopRanker  # noqa: F401
     from .exceptions import SolverError  # noqa: F401
+    from .model_io import load_model, save_model  # noqa: F401
 
 
 def __getattr__(name: str) -> Any:

@@ -24,13 +24,14 @@ SOLVERS = ("CLARABEL", "OSQP", "ECOS")
 
 def solve(problem: cp.Problem, solver: str, options: dict[str, Any] | None = None, *,
           what: str, accept_inaccurate: bool = False, warn: bool = True) -> str:
-    """Solve ``problem`` and return its status (``"optimal"`` or, if accepted,
-    ``"optimal_inaccurate"``).
+    """Solve ``problem`` and return its status: ``"optimal"`` or, if accepted, a stop that
+    still has a point (``"optimal_inaccurate"``, or ``"user_limit"``: an iteration or time
+    limit).
 
     Raises :class:`SolverError` carrying the status for any other outcome, including an
-    exception inside the solver (status ``"solver_error"``). With ``accept_inaccurate``, an
-    inaccurate solution is returned, with a ``UserWarning`` naming ``what`` unless ``warn``
-    is false (for callers that certify the point themselves).
+    exception inside the solver (status ``"solver_error"``). With ``accept_inaccurate``, a
+    stop with a point is returned, with a ``UserWarning`` naming ``what`` and the status
+    unless ``warn`` is false (for callers that certify the point themselves).
     """
     try:
         with warnings.catch_warnings():
@@ -42,12 +43,15 @@ def solve(problem: cp.Problem, solver: str, options: dict[str, Any] | None = Non
     status = problem.status
     if status == cp.OPTIMAL:
         return status
-    if status == cp.OPTIMAL_INACCURATE and accept_inaccurate:
+    has_point = all(v.value is not None for v in problem.variables())
+    if status in (cp.OPTIMAL_INACCURATE, cp.USER_LIMIT) and has_point and accept_inaccurate:
         if warn:
-            warnings.warn(f"{solver} returned an inaccurate solution of {what}", UserWarning,
-                          stacklevel=3)
+            warnings.warn(f"{solver} stopped with status {status} on {what}; its point is "
+                          "returned without a certificate", UserWarning, stacklevel=3)
         return status
-    raise SolverError(f"{solver} did not solve {what} to optimality", status=status)
+    advice = (" (accept_inaccurate=True returns its point)" if has_point and status in
+              (cp.OPTIMAL_INACCURATE, cp.USER_LIMIT) else "")
+    raise SolverError(f"{solver} did not solve {what} to optimality{advice}", status=status)
 
 
 def iterations(problem: cp.Problem) -> int:

@@ -11,7 +11,6 @@ import numpy as np
 
 from . import __version__
 from ._validation import check_batch_size
-from .exceptions import SolverError
 from .io import read_scored_items, read_vector
 from .report import evaluate_scores, format_table, metric_rows
 
@@ -402,9 +401,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into a pager or `head` that closed early
         sys.stderr.close()
         return 0
-    except (ValueError, TypeError, OSError, SolverError) as exc:
+    except Exception as exc:
+        if not isinstance(exc, _reported_errors()):
+            raise
         print(f"cvxtop {args.command}: error: {exc}", file=sys.stderr)
         return 2
+
+
+def _reported_errors() -> tuple[type[Exception], ...]:
+    """Errors reported on one line with exit status 2: bad input and files, and a solver's
+    failure (:class:`cvxtop.SolverError`, whose module, which imports cvxpy, is loaded only
+    by the commands that solve)."""
+    module = sys.modules.get("cvxtop.exceptions")
+    return (ValueError, TypeError, OSError) + ((module.SolverError,) if module else ())
 
 
 if __name__ == "__main__":  # pragma: no cover

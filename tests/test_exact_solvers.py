@@ -134,12 +134,28 @@ def test_cutting_plane_reports_failure_with_status():
     assert res.status == "max_iter" and res.gap > 1e-6
 
 
-def test_direct_engine_reports_solver_failure_with_status():
+def test_a_direct_solve_cut_short_is_still_certified():
+    """Clarabel stopped after one iteration (status user_limit): its point starts the
+    cutting plane, which certifies the optimum."""
     X, y = ranking_data(10, n=100)
-    model = TopRanker(k=0.25, engine="direct", solver_options={"max_iter": 1})
-    with pytest.raises(SolverError, match="status") as info:
-        model.fit(X, y)
-    assert info.value.status in ("user_limit", "optimal_inaccurate", "solver_error")
+    model = TopRanker(k=0.25, engine="direct", solver_options={"max_iter": 1}).fit(X, y)
+    reference = TopRanker(k=0.25, engine="direct").fit(X, y)
+    assert model.status_ == "optimal" and model.gap_ <= 1e-6
+    assert model.objective_ == pytest.approx(reference.objective_, rel=1e-6)
+
+
+def test_an_uncertified_direct_solve_reports_its_status_or_warns():
+    from cvxtop.solvers import RankingObjective, minimize
+
+    X, y = ranking_data(10, n=100)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-avg", 0.25), 1.0)
+    options = {"certify": False, "solver_options": {"max_iter": 1}}
+    with pytest.raises(SolverError, match="accept_inaccurate=True returns its point") as info:
+        minimize(objective, "direct", options=options)
+    assert info.value.status == "user_limit"
+    with pytest.warns(UserWarning, match="status user_limit"):
+        result = minimize(objective, "direct", options={**options, "accept_inaccurate": True})
+    assert result.status == "user_limit" and result.gap is None
 
 
 @pytest.mark.parametrize("cvx_solver", ["OSQP", "ECOS"])

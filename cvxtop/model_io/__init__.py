@@ -20,8 +20,8 @@ import numpy as np
 
 from .._validation import check_features, check_n_features, is_sparse
 from .codecs import CODECS, Codec, codec_for, json_value
-from .document import FORMAT, FORMAT_VERSION, Fields, ModelFileError, read_document, \
-    write_document
+from .document import FORMAT, FORMAT_VERSION, Fields, ModelFileError, finite_json, \
+    read_document, write_document
 
 __all__ = ["save_model", "load_model", "SavedModel", "ModelFileError", "FORMAT_VERSION"]
 
@@ -220,7 +220,7 @@ def load_model(path: str | Path, *, kernel: Callable[..., Any] | None = None) ->
     problem = codec.check(scalars, arrays)
     if problem is not None:
         raise fields.error(*problem)
-    info = fields.get(document, "info", "info", "dict")
+    info = fields.get(document, "info", "info", "dict", check=finite_json)
     estimator.n_features_in_ = n_features
     if names is not None and name in ("TopRanker", "AATP"):
         estimator.feature_names_in_ = np.array(names, dtype=object)
@@ -253,7 +253,7 @@ def _estimator(fields: Fields, codec: Codec, document: dict[str, Any],
                kernel: Callable[..., Any] | None) -> Any:
     """A new estimator with the stored parameters, checked by the estimator itself."""
     cls = codec.load_class()
-    params = fields.get(document, "params", "params", "dict")
+    params = fields.get(document, "params", "params", "dict", check=finite_json)
     not_saved = fields.get(document, "params_not_saved", "params_not_saved", "list",
                            check=lambda v: None if all(isinstance(n, str) for n in v)
                            else "must be a list of parameter names")
@@ -273,6 +273,7 @@ def _estimator(fields: Fields, codec: Codec, document: dict[str, Any],
     if codec.name in _PREDTRONS:
         from .problems import decode_problem
 
+        fields.get(document, "problem", "problem", "dict", check=finite_json)
         arguments["problem"] = decode_problem(fields, document.get("problem"))
     elif document.get("problem") is not None:
         raise fields.error("problem", f"must be null for {codec.name}")

@@ -15,7 +15,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-
 __all__ = ["Codec", "codec_for", "CODECS", "json_value"]
 
 

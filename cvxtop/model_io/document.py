@@ -24,7 +24,7 @@ import numpy as np
 from ..io import DataFileError
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "ModelFileError", "Fields", "write_document",
-           "read_document"]
+           "read_document", "finite_json"]
 
 #: The value of the document's ``format`` field.
 FORMAT = "cvxtop-model"
@@ -132,6 +132,15 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def finite_json(value: Any) -> str | None:
+    """``None`` when ``value`` is strict JSON (no NaN or infinity), else the problem."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except ValueError:
+        return "must hold finite numbers only (no NaN or Infinity)"
+    return None
+
+
 def _is_json(value: Any) -> bool:
     try:
         json.dumps(value)
@@ -222,10 +231,11 @@ class Fields:
             if len(data) != size:
                 raise self.error(f"{field}.data", f"must hold {size} entries for shape "
                                  f"{list(shape)}, got {len(data)}")
-            bad = next((i for i, v in enumerate(data) if _kind_problem(v, _ENTRY[dtype])), None)
-            if bad is not None:
-                raise self.error(f"{field}.data", f"entry {bad} is {_describe(data[bad])}, "
-                                 f"not a {dtype} number")
+            for i, v in enumerate(data):
+                problem = _kind_problem(v, _ENTRY[dtype])
+                if problem is not None:
+                    raise self.error(f"{field}.data", f"entry {i} is {_describe(v)}: "
+                                     f"{problem} ({dtype})")
             arr = np.array(data, dtype=dtype).reshape(shape)
         if dtype == "float64" and not np.all(np.isfinite(arr)):
             bad = int(np.flatnonzero(~np.isfinite(arr.ravel()))[0])

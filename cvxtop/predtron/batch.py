@@ -69,7 +69,8 @@ def batch_reference(problem: Problem, X: Any, y: Any, lam: float = 1.0,
     ``objective`` re-evaluated at it with the numpy ψ and ``solver_value`` the solver's
     optimal value (there is no dual certificate: ``gap`` and ``lower_bound`` are ``None``).
     Raises :class:`cvxtop.SolverError` unless the solver reports an optimal solution; with
-    ``accept_inaccurate=True`` an ``optimal_inaccurate`` status only warns.
+    ``accept_inaccurate=True`` an ``optimal_inaccurate`` or ``user_limit`` stop with a point
+    only warns.
     """
     check_problem(problem)
     lam = check_positive(lam, "lam")

@@ -327,7 +327,9 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
     upper, lower, gap = _final_bounds(objective, best, lower)
     message = f"cutting plane stopped after {max_iter} rounds with relative gap {gap:.2e}"
     if not accept_inaccurate:
-        raise SolverError(message, status="max_iter")
-    warnings.warn(message, UserWarning, stacklevel=3)
+        raise SolverError(f"{message}: raise max_iter or tol, or pass accept_inaccurate=True "
+                          "to keep this point with its certified gap", status="max_iter")
+    warnings.warn(f"{message}: the point is returned with status max_iter and certified "
+                  f"relative gap {gap:.3g}", UserWarning, stacklevel=3)
     return SolveResult(coef=best, objective=upper, status="max_iter", method="cutting-plane",
                        n_iter=max_iter, lower_bound=lower, gap=gap, message=message)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import cvxpy as cp
 import numpy as np
 
 from .. import _cvxpy
+from ..exceptions import SolverError
 from .cutting_plane import solve_cutting_plane
 from .objective import RankingObjective
 from .result import SolveResult
@@ -21,23 +23,38 @@ def solve_direct(objective: RankingObjective, *, solver: str = "CLARABEL",
                  max_iter: int = 2000) -> SolveResult:
     """Minimize ``½‖w‖² + C·L(y, Zw)`` with the surrogate's DCP expression in one program.
 
-    The solver's status is checked (anything but optimal raises :class:`SolverError`).
-    Interior-point solvers can still stop slightly off the optimum while reporting success,
-    so by default (``certify=True``) the answer is then certified by the cutting-plane
-    method warm-started at it (its master solved by Clarabel, whatever ``solver`` is): that
-    adds a rigorous dual lower bound, polishes the point if needed and returns a certified
-    relative gap at most ``tol``. With ``certify=False`` the raw solver answer is returned
-    without a certificate (``solver_value`` holds the solver's optimal value).
+    Interior-point solvers can stop slightly off the optimum while reporting success, so
+    by default (``certify=True``) the answer is certified by the cutting-plane method
+    warm-started at it (its master solved by Clarabel, whatever ``solver`` is): that adds a
+    rigorous dual lower bound, polishes the point if needed and returns a certified relative
+    gap at most ``tol``. An inaccurate or iteration-limited solve is such a start too, and
+    when the solver stops without a point (a feasible problem called infeasible on badly
+    scaled numbers, a numerical error) the cutting plane starts from zero. With
+    ``certify=False`` the raw answer is returned without a certificate (``solver_value``
+    holds the solver's optimal value); a status other than optimal then raises
+    :class:`SolverError`, unless ``accept_inaccurate`` and the solver has a point.
     """
     d = objective.Z.shape[1]
     w = cp.Variable(d)
     loss, constraints = objective.loss_expression(objective.Z @ w)
     problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + objective.C * loss), constraints)
-    status = _cvxpy.solve(problem, solver, solver_options, what="the training problem",
-                          accept_inaccurate=accept_inaccurate)
+    method = f"direct ({solver})"
+    try:
+        # with a certificate to follow, any point the solver stops at is a start for it
+        status = _cvxpy.solve(problem, solver, solver_options, what="the training problem",
+                              accept_inaccurate=accept_inaccurate or certify, warn=not certify)
+    except SolverError as exc:
+        if not certify:
+            raise
+        # The problem is always feasible and bounded below, so the solver stopped on the
+        # numbers (an "infeasible" verdict, a numerical error): the cutting plane, which
+        # needs no solver tolerance to hold, certifies the answer from zero.
+        cert = solve_cutting_plane(objective, tol=tol, max_iter=max_iter, solver="CLARABEL",
+                                   accept_inaccurate=accept_inaccurate)
+        return replace(cert, method=f"cutting-plane ({method} stopped: {exc.status})",
+                       message=f"{solver} stopped with status {exc.status}; {cert.message}")
     coef = np.asarray(w.value, dtype=np.float64)
     value = objective.value(coef)
-    method = f"direct ({solver})"
     if not certify:
         return SolveResult(coef=coef, objective=value, status=status, method=method,
                            n_iter=_cvxpy.iterations(problem),
@@ -50,4 +67,5 @@ def solve_direct(objective: RankingObjective, *, solver: str = "CLARABEL",
                        method=f"{method}, certified by the cutting plane", n_iter=cert.n_iter,
                        lower_bound=cert.lower_bound, gap=cert.gap,
                        solver_value=float(problem.value),
-                       message=f"{solver} objective {value:.10g}; {cert.message}")
+                       message=f"{solver} objective {value:.10g} (status {status}); "
+                               f"{cert.message}")

@@ -45,6 +45,7 @@ from .minibatch import MinibatchConfig, run_perceptron, run_sgd
 from .objective import RankingObjective
 from .perceptron import PerceptronState
 from .result import SolveResult
+from .scaling import feature_scale, rescaled, unscaled, unscaled_callback
 
 __all__ = ["minimize", "exact_method", "check_method", "METHODS", "OPTIONS", "DIRECT_MAX_ITEMS",
            "DIRECT_MAX_SIZE", "APPROXIMATE_TOL", "resolve_batch_size"]
@@ -230,6 +231,19 @@ def minimize(objective: RankingObjective, method: str = "auto", *,
 
 def _dispatch(objective: RankingObjective, method: str, opts: dict[str, Any],
               callback: Callable[[int, float, float | None], None] | None) -> SolveResult:
+    if method in ("direct", "cutting-plane", "dca"):
+        scale = feature_scale(objective.Z)
+        if scale != 1.0:  # badly scaled features: solve the equivalent well-scaled problem
+            if opts.get("w0") is not None:
+                opts = {**opts, "w0": np.asarray(opts["w0"], dtype=np.float64) * scale}
+            result = _solve(rescaled(objective, scale), method, opts,
+                            unscaled_callback(callback, scale))
+            return unscaled(result, scale)
+    return _solve(objective, method, opts, callback)
+
+
+def _solve(objective: RankingObjective, method: str, opts: dict[str, Any],
+           callback: Callable[[int, float, float | None], None] | None) -> SolveResult:
     exact = {"solver_options": opts.get("solver_options"),
              "accept_inaccurate": opts.get("accept_inaccurate", False)}
     if method == "direct":

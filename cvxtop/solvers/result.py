@@ -16,6 +16,8 @@ STATUSES: dict[str, str] = {
                "exists (an uncertified direct solve, Predtron's batch problem)",
     "optimal_inaccurate": "the cvxpy solver reported an inaccurate optimum, returned because "
                           "the caller accepted inaccurate solutions",
+    "user_limit": "the cvxpy solver stopped at its iteration or time limit; its point is "
+                  "returned uncertified because the caller accepted inaccurate solutions",
     "max_iter": "stopped at its iteration limit before reaching its target (returned, with "
                 "its gap, only when inaccurate solutions are accepted)",
     "local": "a local method (the convex-concave procedure) stopped where the objective no "

@@ -1,0 +1,75 @@
+"""Badly scaled features: the exact engines solve an equivalent, well-scaled problem.
+
+Dividing the features by ``s`` and multiplying ``C`` by ``s²`` gives the same problem:
+``½‖w‖² + C·L(y, Zw) = (½‖w'‖² + C s²·L(y, (Z/s)w'))/s²`` with ``w' = s·w``, so its
+minimizer is ``s·w*``, its values (and lower bounds) ``s²`` times the original ones, and
+its relative gaps the same. With ``s`` a power of two every one of these maps is exact in
+floating point. Interior-point and cutting-plane solvers work with absolute tolerances
+around 1e-8, so features of magnitude 1e-6 (with ``C`` near 1e12) or 1e6 make them stop
+early or call a feasible problem infeasible; the rescaled problem has features of
+magnitude about 1 and is solved as well as any other.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import replace
+from typing import Any, Callable
+
+import numpy as np
+
+from .._validation import is_sparse
+from .objective import RankingObjective
+from .result import SolveResult
+
+__all__ = ["SCALE_BAND", "feature_scale", "rescaled", "unscaled", "unscaled_callback"]
+
+#: Features whose largest magnitude lies in ``[2^-SCALE_BAND, 2^SCALE_BAND]`` are solved as
+#: given (bit for bit the problem the user posed); outside, they are divided by the power of
+#: two nearest that magnitude.
+SCALE_BAND = 10
+
+
+def feature_scale(Z: Any) -> float:
+    """``1.0`` for features of magnitude within the band, else the power of two ``s``
+    nearest to ``max |Z|``."""
+    values = Z.data if is_sparse(Z) else Z
+    largest = float(np.max(np.abs(values))) if np.size(values) else 0.0
+    if largest == 0.0 or 2.0 ** -SCALE_BAND <= largest <= 2.0 ** SCALE_BAND:
+        return 1.0
+    return 2.0 ** round(math.log2(largest))
+
+
+def rescaled(objective: RankingObjective, scale: float) -> RankingObjective:
+    """The same problem on ``Z/scale`` with ``C·scale²`` (labels, groups and their bound
+    surrogates shared, not rebuilt)."""
+    other = copy.copy(objective)
+    other.Z = objective.Z / scale
+    other.C = objective.C * scale * scale
+    return other
+
+
+def unscaled(result: SolveResult, scale: float) -> SolveResult:
+    """A result of the rescaled problem in the original problem's terms."""
+    factor = scale * scale
+
+    def value(v: float | None) -> float | None:
+        return None if v is None else v / factor
+
+    return replace(result, coef=result.coef / scale, objective=result.objective / factor,
+                   lower_bound=value(result.lower_bound), solver_value=value(result.solver_value),
+                   message=f"{result.message}; solved on the features divided by 2^"
+                           f"{int(math.log2(scale))} with C multiplied by its square")
+
+
+def unscaled_callback(callback: Callable[[int, float, float | None], None] | None,
+                      scale: float) -> Callable[[int, float, float | None], None] | None:
+    """A user's ``callback(round, upper, lower)`` fed the original problem's values."""
+    if callback is None:
+        return None
+    factor = scale * scale
+
+    def mapped(it: int, upper: float, lower: float | None) -> None:
+        callback(it, upper / factor, None if lower is None else lower / factor)
+    return mapped

@@ -1,0 +1,121 @@
+"""Badly scaled features: scaling X by a and C by 1/a² poses the same problem (the solution
+scales by 1/a), and the exact engines give the same certified answer for a = 1e±6 on every
+convex surrogate; a solver that stops says what to change; cvxtop.SolverError is also
+cvxpy's SolverError."""
+
+from __future__ import annotations
+
+import warnings
+
+import cvxpy as cp
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from cvxtop import SolverError, TopRanker, surrogates
+from cvxtop.solvers.scaling import SCALE_BAND, feature_scale
+
+CONVEX = [name for name in surrogates.available() if surrogates.get(name, 1).convex]
+
+
+def _data(seed=0, n=120, d=5):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = (X[:, 0] + 0.5 * rng.standard_normal(n) > 0.8).astype(int)
+    return X, y
+
+
+def _k(name):
+    return 0.5 if name.startswith("prec") else 5
+
+
+def _fit(name, X, y, C, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # zero-model notes
+        return TopRanker(name, k=_k(name), C=C, **kw).fit(X, y)
+
+
+def _same_answer(scaled, a, base):
+    """a·w_a equals w (relative 1e-6; the zero model's 1e-10 coefficients compared with
+    the scale 1e-3), and the objectives, once scaled back, agree to 1e-6."""
+    size = max(np.linalg.norm(base.coef_), 1e-3)
+    assert np.linalg.norm(a * scaled.coef_ - base.coef_) <= 1e-6 * size
+    assert scaled.objective_ * a * a == pytest.approx(base.objective_, rel=1e-6)
+    assert scaled.gap_ <= 1e-6 and scaled.status_ == "optimal"
+
+
+@pytest.mark.parametrize("engine", ["auto", "cutting-plane"])
+@pytest.mark.parametrize("a", [1e-6, 1e6])
+@pytest.mark.parametrize("name", CONVEX)
+def test_scaled_features_give_the_same_certified_answer(name, a, engine):
+    X, y = _data()
+    base = _fit(name, X, y, 1.0, engine=engine)
+    _same_answer(_fit(name, a * X, y, 1.0 / a ** 2, engine=engine), a, base)
+
+
+@pytest.mark.parametrize("name", ["prec@k-avg", "pap@k-avg"])
+def test_the_reported_case_c_1e12_on_1e_minus_6_features(name):
+    """The failure this fixes: Clarabel called the feasible problem infeasible."""
+    X, y = _data(1)
+    base = _fit(name, X, y, 1.0)
+    _same_answer(_fit(name, 1e-6 * X, y, 1e12), 1e-6, base)
+
+
+def test_sparse_and_grouped_problems_are_rescaled_too():
+    X, y = _data(2, n=160)
+    groups = np.repeat(np.arange(4), 40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        base = TopRanker("prec@k-avg", k=0.5, C=2.0).fit(sp.csr_matrix(X), y, groups=groups)
+        scaled = TopRanker("prec@k-avg", k=0.5, C=2.0e-12).fit(sp.csr_matrix(1e6 * X), y,
+                                                               groups=groups)
+    _same_answer(scaled, 1e6, base)
+
+
+def test_the_ramp_surrogates_local_method_is_rescaled():
+    X, y = _data(3)
+    base = _fit("prec@k-ramp", X, y, 1.0)
+    scaled = _fit("prec@k-ramp", 1e-6 * X, y, 1e12)
+    np.testing.assert_allclose(1e-6 * scaled.coef_, base.coef_, rtol=1e-5,
+                               atol=1e-6 * max(np.linalg.norm(base.coef_), 1e-3))
+
+
+def test_well_scaled_features_are_solved_as_given():
+    """Inside the band nothing changes: the same bits as the problem posed."""
+    assert feature_scale(np.full((2, 2), 2.0 ** SCALE_BAND)) == 1.0
+    assert feature_scale(np.full((2, 2), 2.0 ** -SCALE_BAND)) == 1.0
+    assert feature_scale(np.zeros((2, 2))) == 1.0
+    assert feature_scale(np.full((2, 2), 3e6)) == 2.0 ** 22
+    assert feature_scale(sp.csr_matrix(np.eye(3) * 1e-7)) == 2.0 ** -23
+
+
+def test_solver_error_is_also_cvxpys():
+    error = SolverError("stopped", status="max_iter")
+    assert isinstance(error, cp.error.SolverError) and isinstance(error, RuntimeError)
+    X, y = _data(4)
+    with pytest.raises(cp.error.SolverError, match="raise max_iter or tol, or pass "
+                       "accept_inaccurate=True"):
+        TopRanker(k=0.5, engine="cutting-plane", max_iter=2).fit(X, y)
+
+
+def test_accept_inaccurate_warns_with_the_status_and_the_certified_gap():
+    X, y = _data(5)
+    with pytest.warns(UserWarning, match=r"status max_iter and certified relative gap \d"):
+        model = TopRanker(k=0.5, engine="cutting-plane", max_iter=2,
+                          accept_inaccurate=True).fit(X, y)
+    assert model.status_ == "max_iter" and model.gap_ > 1e-6
+    assert model.lower_bound_ <= model.objective_
+
+
+def test_an_iteration_limit_of_the_solver_is_accepted_with_a_warning():
+    from cvxtop import _cvxpy
+
+    x = cp.Variable(3)
+    problem = cp.Problem(cp.Minimize(cp.sum_squares(x - 1) + cp.norm1(x)))
+    with pytest.raises(SolverError, match="accept_inaccurate=True returns its point") as info:
+        _cvxpy.solve(problem, "CLARABEL", {"max_iter": 1}, what="a test problem")
+    assert info.value.status == "user_limit"
+    with pytest.warns(UserWarning, match="status user_limit on a test problem"):
+        status = _cvxpy.solve(problem, "CLARABEL", {"max_iter": 1}, what="a test problem",
+                              accept_inaccurate=True)
+    assert status == "user_limit" and x.value is not None
