@@ -119,3 +119,24 @@ def test_an_iteration_limit_of_the_solver_is_accepted_with_a_warning():
         status = _cvxpy.solve(problem, "CLARABEL", {"max_iter": 1}, what="a test problem",
                               accept_inaccurate=True)
     assert status == "user_limit" and x.value is not None
+
+
+@pytest.mark.parametrize("solver", ["fast", "cvxpy"])
+@pytest.mark.parametrize("a", [1e-6, 1e6])
+def test_aatp_on_scaled_features_chooses_the_same_candidate(a, solver):
+    """AATP's QPs are scale-equivalent too (Boyd et al. 2012 eq. (2): the hinge sees w·x);
+    before the rescaling, a = 1e6 chose another candidate without a word."""
+    from cvxtop import AATP
+
+    X, y = _data(6, n=60, d=4)
+    base = AATP(tau=0.1, C=1.0, solver=solver).fit(X, y)
+    scaled = AATP(tau=0.1, C=1.0 / a ** 2, solver=solver).fit(a * X, y)
+    assert scaled.candidate_ == base.candidate_
+    np.testing.assert_allclose(a * scaled.coef_, base.coef_, rtol=1e-6)
+    assert scaled.objective_ * a * a == pytest.approx(base.objective_, rel=1e-6)
+    np.testing.assert_allclose(scaled.decision_function(a * X), base.decision_function(X),
+                               rtol=1e-6, atol=1e-9)
+    K = X @ X.T
+    pre = AATP(tau=0.1, C=1.0 / a ** 2, kernel="precomputed", solver=solver).fit(a * a * K, y)
+    assert pre.candidate_ == base.candidate_
+    assert pre.duality_gap_ * a * a <= 1e-6 * max(1.0, base.objective_)

@@ -34,6 +34,7 @@ from .candidates import (
     nearest_neighbour_tour,
     solve_candidates,
 )
+from ..solvers.scaling import feature_scale
 from .kernels import Kernel, make_kernel
 from .problem import AATPProblem, aatp_loss, items_problem, pairs_problem
 from .selection import score_candidate, select
@@ -79,6 +80,26 @@ class _TrainingData:
     X_fit: np.ndarray
     factor: np.ndarray | None
     gram: Gram | None
+    #: the solvers see the factor divided by ``scale`` and the Gram matrix by its square,
+    #: with C multiplied by it (badly scaled data; :mod:`cvxtop.solvers.scaling`)
+    scale: float = 1.0
+
+    def rescaled(self) -> "_TrainingData":
+        """The same data with features of magnitude about 1 for the solvers: a power of two
+        ``s`` near ``√max K(z, z)`` outside the band of :func:`feature_scale`."""
+        if self.kernel.name == "rbf":
+            return self  # entries in (0, 1]
+        if self.factor is not None:
+            scale = feature_scale(self.factor)
+            return replace(self, factor=self.factor / scale, scale=scale) \
+                if scale != 1.0 else self
+        largest = float(np.max(np.abs(self.gram.diagonal))) if self.gram.n else 0.0
+        scale = feature_scale(np.array([np.sqrt(largest)]))
+        if scale == 1.0:
+            return self
+        gram = check_gram_matrix(self.gram.rows(slice(None)) / scale ** 2, self.gram.name,
+                                 self.gram.rtol)
+        return replace(self, gram=gram, scale=scale)
 
 
 def expected_failed_checks(estimator: "AATP") -> dict[str, str]:
@@ -255,13 +276,13 @@ class AATP(BaseEstimator):
         """
         self._check_params()
         require_target(y, type(self).__name__, "y")
-        data = self._training_data(X)
+        data = self._training_data(X).rescaled()
         y = check_labels(y, "y")
         check_same_length(X=data.keys, y=y)
         require_classes(y, "y", context="AATP ranks preferred items (1) above others (0)")
         items = np.arange(len(y))
         duplicate_of = duplicate_representatives(data.keys, items)
-        problem = items_problem(None, y, self._C, duplicate_of)
+        problem = items_problem(None, y, self._C * data.scale ** 2, duplicate_of)
         return self._fit_problem(problem, data, items, duplicate_of)
 
     def fit_pairs(self, X: Any, pairs: Any) -> "AATP":
@@ -273,10 +294,10 @@ class AATP(BaseEstimator):
         quantile count it once per occurrence among the 2m points.
         """
         self._check_params()
-        data = self._training_data(X)
+        data = self._training_data(X).rescaled()
         n_items = len(data.keys)
         pairs = check_pairs(pairs, n_items, "pairs")
-        problem = pairs_problem(None, pairs, self._C, n_items)
+        problem = pairs_problem(None, pairs, self._C * data.scale ** 2, n_items)
         reported = problem.candidates
         return self._fit_problem(problem, data, reported,
                                  duplicate_representatives(data.keys, reported))
@@ -318,6 +339,8 @@ class AATP(BaseEstimator):
         self.dual_coef_ = np.bincount(problem.slot_item,
                                       weights=problem.slot_sign * solution.alpha,
                                       minlength=problem.n_items)
+        if data.scale != 1.0:
+            self._unscale(data.scale ** 2)
         if data.kernel.name == "linear":
             X = data.X_fit
             self.coef_ = X.T @ self.dual_coef_ - self.dual_coef_.sum() * X[chosen]
@@ -327,6 +350,18 @@ class AATP(BaseEstimator):
         self.n_features_in_ = (problem.n_items if data.kernel.precomputed
                                else data.X_fit.shape[1])
         return self
+
+    def _unscale(self, factor: float) -> None:
+        """Values of the rescaled problem (Gram matrix divided by ``factor``, C multiplied
+        by it) in the original problem's terms: objectives, duality gaps and dual
+        coefficients divided by ``factor``; scores, quantiles and their gaps unchanged."""
+        for name in ("objective_", "duality_gap_", "candidate_objectives_",
+                     "candidate_duality_gaps_", "dual_coef_"):
+            setattr(self, name, getattr(self, name) / factor)
+        result = self.result_
+        self.result_ = replace(
+            result, coef=result.coef / factor, objective=result.objective / factor,
+            lower_bound=None if result.lower_bound is None else result.lower_bound / factor)
 
     # ---- prediction ------------------------------------------------------------------
     def decision_function(self, X: Any) -> np.ndarray:
