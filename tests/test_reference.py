@@ -190,3 +190,12 @@ def test_too_large_instances_are_refused():
         ref.pap_ts(y, s, 8)
     with pytest.raises(ValueError, match="instance too large for brute-force"):
         ref.prec_avg(np.r_[np.ones(20), np.zeros(20)], np.arange(40.0), 12)
+
+
+@pytest.mark.parametrize("name", ["pap_risk", "pap_ts_paper"])
+def test_top_set_enumerations_refuse_large_instances_before_starting(name):
+    """Found by tests/test_reliability.py: these two enumerated the top-β and top-k sets
+    without a size check, and ran on without end for 40 + 40 items."""
+    y = np.r_[np.ones(40, int), np.zeros(40, int)]
+    with pytest.raises(ValueError, match="too large for brute-force enumeration"):
+        getattr(ref, name)(y, np.arange(80.0), 20)

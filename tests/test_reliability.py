@@ -29,6 +29,7 @@ from cvxtop.predtron import Binary, Multiclass, Multilabel, Ordinal, Predtron
 PROBES = {
     ("metrics", "valid"): 300, ("metrics", "invalid"): 300,
     ("surrogates", "valid"): 200, ("surrogates", "invalid"): 200,
+    ("reference", "invalid"): 100,
     ("TopRanker", "valid"): 60, ("TopRanker", "invalid"): 120,
     ("AATP", "valid"): 30, ("AATP", "invalid"): 80,
     ("Predtron", "valid"): 60, ("Predtron", "invalid"): 80,
@@ -247,6 +248,35 @@ def test_surrogates_on_invalid_input_name_the_argument(data):
         y = np.zeros_like(y)
         expect = ("relevant",)
     refused("surrogates", lambda: surrogates.get(name, k).value(y, s), expect)
+
+
+@probes("reference", "invalid")
+@given(data=st.data())
+def test_reference_functions_refuse_invalid_or_oversized_instances(data):
+    """The brute-force enumerations name the argument, or refuse an instance too large to
+    enumerate, before any enumeration starts."""
+    functions = {**REFERENCE, "prec_at_k_loss": reference.prec_at_k_loss,
+                 "pap_risk": reference.pap_risk}
+    name = data.draw(st.sampled_from(sorted(functions)))
+    y, s = data.draw(labeled_scores(max_pos=4, max_neg=4))
+    k = _surrogate_k(data.draw, "prec" if name.startswith("prec") else "pap", y)
+    what = data.draw(st.sampled_from(["k", "nan", "lengths", "too large"]))
+    expect: tuple[str, ...] = ("k",)
+    if what == "k":
+        k = data.draw(st.sampled_from([0, -1, len(y) + 1]))
+    elif what == "nan":
+        s = s.copy()
+        s[-1] = np.nan
+        expect = ("y_score",)
+    elif what == "lengths":
+        s = s[:-1]
+        expect = ("y_true", "y_score")
+    else:
+        y = np.r_[np.ones(40, int), np.zeros(40, int)]
+        s = np.arange(80.0)
+        k = 20
+        expect = ("too large for brute-force enumeration",)
+    refused("reference", lambda: functions[name](y, s, k), expect)
 
 
 # ---- TopRanker ------------------------------------------------------------------------------
@@ -476,7 +506,7 @@ def _run(capsys, argv):
 def test_commands_on_valid_input_print_finite_json(tmp_path, capsys, data):
     rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 16)))
     path = _csv(tmp_path, rng, data.draw(st.integers(8, 30)), data.draw(st.integers(1, 3)))
-    command = data.draw(st.sampled_from(["evaluate", "fit", "aatp"]))
+    command = data.draw(st.sampled_from(["evaluate", "fit", "aatp", "predict"]))
     if command == "evaluate":
         scored = tmp_path / "scored.csv"
         y = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)[:, -1]
@@ -488,9 +518,15 @@ def test_commands_on_valid_input_print_finite_json(tmp_path, capsys, data):
         k = data.draw(st.sampled_from(["0.5", "1"])) if name.startswith("prec") else "1"
         argv = ["fit", path, "--surrogate", name, "--k", k, "--C",
                 data.draw(st.sampled_from(["0.1", "1", "10"]))]
-    else:
+    elif command == "aatp":
         argv = ["aatp", path, "--tau", data.draw(st.sampled_from(["0.1", "0.3"])),
                 "--kernel", data.draw(st.sampled_from(["linear", "rbf"]))]
+    else:
+        model = tmp_path / data.draw(st.sampled_from(["m.json", "m.npz"]))
+        train = ["fit", path, "--model", model] if data.draw(st.booleans()) else \
+            ["aatp", path, "--kernel", "rbf", "--model", model]
+        assert _run(capsys, train + ["--standardize"])[0] == 0
+        argv = ["predict", model, path]
     code, out, err = _run(capsys, argv + ["--json"])
     assert code == 0, err
     numbers = []

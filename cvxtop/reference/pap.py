@@ -80,6 +80,13 @@ def _pap_inputs(y_true: Any, y_score: Any, k: int):
     return s[y == 1], s[y == 0], k, min(n_pos, k)
 
 
+def _guard_top_sets(n_pos: int, beta: int, n_neg: int, k: int) -> None:
+    """Refuse an enumeration of the top-β positive and top-k negative sets that is too
+    large (before any of it starts)."""
+    _guard(math.comb(n_pos, beta) + math.comb(n_neg, k)
+           + math.comb(n_pos, beta) * math.comb(n_neg, k), "the top-β and top-k sets")
+
+
 def _valid_top_sets(values: np.ndarray, size: int) -> list[tuple[int, ...]]:
     """Subsets of ``size`` indices that some sorting permutation ranks first."""
     out = []
@@ -99,6 +106,7 @@ def pap_risk(y_true: Any, y_score: Any, k: int) -> float:
     risk returned (all choices agree: the sets' score multisets do not depend on it).
     """
     pos, neg, k, beta = _pap_inputs(y_true, y_score, k)
+    _guard_top_sets(len(pos), beta, len(neg), k)
     worst = 0.0
     for zp in _valid_top_sets(pos, beta):
         for zn in _valid_top_sets(neg, k):
@@ -222,6 +230,7 @@ def pap_ts_paper(y_true: Any, y_score: Any, k: int) -> float:
     sets' scores only).
     """
     pos, neg, k, beta = _pap_inputs(y_true, y_score, k)
+    _guard_top_sets(len(pos), beta, len(neg), k)
     worst = -np.inf
     for zp in _valid_top_sets(pos, beta):
         top = np.zeros(len(pos), dtype=bool)
