@@ -48,8 +48,25 @@ from .pap import (
 )
 from .prec import prec_at_k_loss, prec_avg, prec_max, prec_ramp, prec_struct, prec_svmperf
 
+#: Each surrogate name of :mod:`cvxtop.surrogates` -> its enumeration here and whether the
+#: surrogate is convex in the scores (what a subgradient inequality can be checked on).
+SURROGATES = {
+    "prec@k-struct": (prec_struct, True),
+    "prec@k-ramp": (prec_ramp, False),
+    "prec@k-max": (prec_max, True),
+    "prec@k-avg": (prec_avg, True),
+    "prec@k-svmperf": (prec_svmperf, True),
+    "pap@k-avg": (pap_avg, True),
+    "pap@k-max": (pap_max, True),
+    "pap@k-ts": (pap_ts, True),
+    "pap@k-ramp": (pap_ramp, False),
+    "pap@k-ts-paper": (pap_ts_paper, False),
+    "pauc-struct": (pauc_struct, True),
+}
+
 __all__ = [
     "MAX_ENUMERATION",
+    "SURROGATES",
     "valid_orderings",
     "valid_orderings_by_permutation",
     "prec_at_k_loss",

@@ -1,0 +1,193 @@
+"""Hypothesis strategies for top-of-list code: the instances that break it.
+
+Every strategy favours the cases where implementations of precision@k, pAp@k and their
+surrogates usually go wrong: tied scores straddling the cut (one relevant and one
+irrelevant item at the k-th score), tie-heavy score grids, scores spanning 10^-100 to
+10^100, a single relevant item, ``k`` at its bounds (1 and n₊ or n₋), and fractional κ
+whose product with n₊ is not an integer (Kar et al. 2015's prec@κ, ``k = ceil(κ·n₊)``).
+
+The ``"cvxtop"`` profile (:data:`PROFILE`: 200 examples, derandomized, no deadline) makes a
+suite reproducible: ``settings.load_profile("cvxtop")`` in a ``conftest.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from ..cutoff import pap_cutoff, prec_cutoff
+
+__all__ = ["PROFILE", "RankedList", "GroupedLists", "RankingProblem", "ranked_lists",
+           "grouped_lists", "ranking_problems"]
+
+#: Name of the registered settings profile: 200 examples, derandomized (the same examples on
+#: every run), no deadline (the enumerations of :mod:`cvxtop.reference` are slow).
+PROFILE = "cvxtop"
+settings.register_profile(PROFILE, max_examples=200, derandomize=True, deadline=None)
+
+FAMILIES = ("prec", "pap", "metric")
+#: κ values whose product with a count is not an integer in floating point as written
+#: (0.55·100 is 55.000000000000007) next to ones that are
+_DECIMAL_KAPPAS = (0.1, 0.2, 0.25, 0.3, 1 / 3, 0.5, 0.55, 0.7, 0.9, 1.0)
+
+
+@dataclass(frozen=True)
+class RankedList:
+    """One scored list: 0/1 labels ``y``, scores ``s`` and a cut-off ``k`` valid for the
+    family (an int, or a float κ for prec@κ)."""
+
+    y: np.ndarray
+    s: np.ndarray
+    k: int | float
+    family: str
+
+    @property
+    def n_pos(self) -> int:
+        return int(self.y.sum())
+
+    @property
+    def n_neg(self) -> int:
+        return len(self.y) - self.n_pos
+
+    @property
+    def cutoff(self) -> int:
+        """``k`` as an int: ``ceil(κ·n₊)`` for a float κ (:func:`cvxtop.cutoff.prec_cutoff`)."""
+        if self.family == "pap":
+            return pap_cutoff(self.k, self.n_neg)
+        if self.family == "prec":
+            return prec_cutoff(self.k, self.n_pos)
+        return int(self.k)
+
+
+@dataclass(frozen=True)
+class GroupedLists:
+    """Several lists in one array: ``groups`` holds a list id per item; ``k`` is valid for
+    every list (single-item lists only for ``family="metric"``, with
+    ``skip_degenerate=True``)."""
+
+    y: np.ndarray
+    s: np.ndarray
+    groups: np.ndarray
+    k: int | float
+    family: str
+
+
+@dataclass(frozen=True)
+class RankingProblem:
+    """A training problem ``½‖w‖² + C·L(y, Xw)`` for an optimizer under test."""
+
+    X: np.ndarray
+    y: np.ndarray
+    surrogate: str
+    k: int | float
+    C: float
+
+
+def _check_family(family: str) -> None:
+    if family not in FAMILIES:
+        raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+
+
+@st.composite
+def _labels(draw: Any, family: str, max_items: int) -> np.ndarray:
+    n_pos = draw(st.one_of(st.just(1), st.integers(1, max_items - 1)))
+    low = 1 if family in ("pap", "metric") else 0
+    n_neg = draw(st.integers(low, max(low, max_items - n_pos)))
+    order = draw(st.permutations(range(n_pos + n_neg)))
+    return np.array([1] * n_pos + [0] * n_neg, dtype=np.int64)[list(order)]
+
+
+@st.composite
+def _cutoff(draw: Any, family: str, y: np.ndarray, kappa: bool) -> int | float:
+    n_pos, n = int(y.sum()), len(y)
+    bound = {"prec": n_pos, "pap": n - n_pos, "metric": n}[family]
+    k = st.one_of(st.sampled_from([1, bound]), st.integers(1, bound))
+    if family == "prec" and kappa:
+        whole = draw(st.integers(0, n_pos - 1))
+        fraction = draw(st.floats(0.05, 0.95))
+        k = st.one_of(k, st.just(min(1.0, (whole + fraction) / n_pos)),
+                      st.sampled_from(_DECIMAL_KAPPAS))
+    return draw(k)
+
+
+@st.composite
+def _scores(draw: Any, y: np.ndarray, cut: int) -> np.ndarray:
+    n = len(y)
+    kind = draw(st.sampled_from(["tie at the cut", "grid", "magnitudes", "distinct"]))
+    if kind == "grid":
+        return np.array(draw(st.lists(st.integers(-2, 2), min_size=n, max_size=n)),
+                        dtype=np.float64) / 2.0
+    if kind == "magnitudes":
+        exponents = np.array(draw(st.lists(st.integers(-100, 100), min_size=n, max_size=n)))
+        signs = np.array(draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=n,
+                                       max_size=n)))
+        return signs * 10.0 ** exponents.astype(np.float64)
+    ranks = np.array(draw(st.permutations(range(n))), dtype=np.float64)
+    s = n - ranks  # distinct scores, the item of rank r (0-based) scoring n − r
+    if kind == "tie at the cut" and 0 < y.sum() < n:
+        # one relevant and one irrelevant item share the score of the cut (the k-th highest)
+        at_cut = float(n - min(cut, n) + 1)
+        s[draw(st.sampled_from(np.flatnonzero(y == 1).tolist()))] = at_cut
+        s[draw(st.sampled_from(np.flatnonzero(y == 0).tolist()))] = at_cut
+    return s
+
+
+@st.composite
+def ranked_lists(draw: Any, family: str = "prec", *, max_items: int = 10,
+                 kappa: bool = True) -> RankedList:
+    """A :class:`RankedList` for ``family``: ``"prec"`` (``1 <= k <= n₊`` or a float κ in
+    (0, 1] when ``kappa``), ``"pap"`` (``1 <= k <= n₋``, at least one of each class) or
+    ``"metric"`` (both classes, ``1 <= k <= n``)."""
+    _check_family(family)
+    y = draw(_labels(family, max(2, max_items)))
+    k = draw(_cutoff(family, y, kappa))
+    cut = prec_cutoff(k, int(y.sum())) if isinstance(k, float) else int(k)
+    return RankedList(y, draw(_scores(y, cut)), k, family)
+
+
+@st.composite
+def grouped_lists(draw: Any, family: str = "metric", *, max_groups: int = 4,
+                  max_items: int = 6, singletons: bool = True) -> GroupedLists:
+    """Lists of ``family`` concatenated with a group id per item, one cut-off valid for
+    each; for ``"metric"`` with ``singletons``, some lists hold a single item (defined for
+    no ranking metric: skipped with ``skip_degenerate=True``)."""
+    _check_family(family)
+    count = draw(st.integers(1, max_groups))
+    lists = [draw(ranked_lists(family, max_items=max_items, kappa=False))
+             for _ in range(count)]
+    bound = min({"prec": r.n_pos, "pap": r.n_neg, "metric": len(r.y)}[family] for r in lists)
+    k: int | float = draw(st.one_of(st.sampled_from([1, bound]), st.integers(1, bound)))
+    if family == "prec" and draw(st.booleans()):
+        k = draw(st.sampled_from(_DECIMAL_KAPPAS))
+    ys, ss = [r.y for r in lists], [r.s for r in lists]
+    if family == "metric" and singletons:
+        for _ in range(draw(st.integers(0, 2))):
+            ys.append(np.array([draw(st.integers(0, 1))]))
+            ss.append(np.array([draw(st.floats(-10, 10))]))
+    groups = np.concatenate([np.full(len(part), g) for g, part in enumerate(ys)])
+    order = np.array(draw(st.permutations(range(len(groups)))), dtype=np.int64)
+    return GroupedLists(np.concatenate(ys)[order], np.concatenate(ss)[order], groups[order],
+                        k, family)
+
+
+@st.composite
+def ranking_problems(draw: Any, surrogate: str = "prec@k-avg", *, max_items: int = 30,
+                     max_features: int = 4) -> RankingProblem:
+    """A small training problem: features scaled by 10^-3 to 10^3 (and ``C`` by the inverse
+    square, which poses the same problem), ``C`` from 0.01 to 100, a cut-off valid for
+    ``surrogate``'s family (a fractional κ included for prec@k)."""
+    family = "pap" if surrogate.startswith(("pap", "pauc")) else "prec"
+    n_pos = draw(st.integers(1, max_items // 2))
+    n_neg = draw(st.integers(1, max_items - n_pos))
+    d = draw(st.integers(1, max_features))
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    y = np.r_[np.ones(n_pos, dtype=np.int64), np.zeros(n_neg, dtype=np.int64)]
+    scale = 10.0 ** draw(st.integers(-3, 3))
+    X = (rng.standard_normal((len(y), d)) + draw(st.floats(0.0, 2.0)) * y[:, None]) * scale
+    k = draw(_cutoff(family, y, kappa=True))
+    C = 10.0 ** draw(st.integers(-2, 2)) / scale ** 2
+    return RankingProblem(X, y, surrogate, k, C)

@@ -1,0 +1,190 @@
+"""cvxtop.testing as another project uses it: a small top-k library (precision@k, the
+prec@k-avg surrogate of Kar et al. 2015 eq. (7) with a subgradient, the prec@κ cut-off, a
+subgradient-descent trainer) checked by a ten-line suite. The suite passes on the correct
+library and catches each of three planted bugs: optimistic ties in precision@k, a sign
+flip in one term of the subgradient, and κ·n₊ rounded down."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from cvxtop.testing import (assert_cutoff_matches, assert_metric_matches, assert_near_optimum,
+                            assert_surrogate_matches, grouped_lists, ranked_lists,
+                            ranking_problems)
+
+
+# ---- the other project's library ---------------------------------------------------------------
+def _sum_largest(v, m):
+    return float(np.sort(v)[::-1][:m].sum()) if m > 0 else 0.0
+
+
+def _top(v, m):
+    """Indicator of m largest entries of v."""
+    out = np.zeros(len(v))
+    out[np.argsort(-v, kind="stable")[:m]] = 1.0
+    return out
+
+
+def make_library(optimistic_ties=False, flipped_term=False, floor_kappa=False):
+    def cutoff(k, n_pos):
+        if isinstance(k, float):
+            product = k * n_pos
+            return max(1, math.floor(product) if floor_kappa else math.ceil(product))
+        return k
+
+    def precision_at_k(y, s, k):
+        y, s = np.asarray(y), np.asarray(s, dtype=float)
+        order = np.lexsort((-y if optimistic_ties else y, -s))
+        return float(y[order[:k]].mean())
+
+    def _pieces(y, s, k):
+        y, s = np.asarray(y), np.asarray(s, dtype=float)
+        k = cutoff(k, int(y.sum()))
+        pos, neg = s[y == 1], s[y == 0]
+        for kp in range(k + 1):
+            if k - kp <= len(neg):
+                d = 0.0 if kp == len(pos) else (k - kp) / (len(pos) - kp)
+                value = _sum_largest(neg + 1, k - kp) + d * (_sum_largest(pos, kp) - pos.sum())
+                yield value, kp, d, k, y, pos, neg
+
+    def prec_avg(y, s, k):
+        return max(piece[0] for piece in _pieces(y, s, k))
+
+    def prec_avg_subgradient(y, s, k):
+        _, kp, d, k, y, pos, neg = max(_pieces(y, s, k), key=lambda piece: piece[0])
+        g = np.zeros(len(y))
+        g[y == 0] = _top(neg, k - kp)
+        g[y == 1] = d * (_top(pos, kp) - 1.0) * (-1.0 if flipped_term else 1.0)
+        return g
+
+    def train(X, y, k, C, steps=3000):
+        w = np.zeros(X.shape[1])
+        best, best_value = w, np.inf
+        for t in range(1, steps + 1):
+            value = 0.5 * w @ w + C * prec_avg(y, X @ w, k)
+            if value < best_value:
+                best, best_value = w.copy(), value
+            w = w - (w + C * X.T @ prec_avg_subgradient(y, X @ w, k)) / t
+        return best
+
+    return SimpleNamespace(cutoff=cutoff, precision_at_k=precision_at_k, prec_avg=prec_avg,
+                           prec_avg_subgradient=prec_avg_subgradient, train=train)
+
+
+# ---- the other project's test suite: ten lines with cvxtop.testing ----------------------------
+def suite(lib):
+    @settings(max_examples=200, derandomize=True, deadline=None)
+    @given(ranked_lists("metric"))
+    def test_precision(case):
+        assert_metric_matches(lib.precision_at_k, "precision_at_k", case.y, case.s, case.k)
+
+    @settings(max_examples=200, derandomize=True, deadline=None)
+    @given(ranked_lists("prec"))
+    def test_surrogate(case):
+        assert_surrogate_matches(lib.prec_avg, "prec@k-avg", case.y, case.s, case.k,
+                                 subgradient=lib.prec_avg_subgradient)
+
+    @settings(max_examples=200, derandomize=True, deadline=None)
+    @given(ranked_lists("prec"))
+    def test_cutoff(case):
+        assert_cutoff_matches(lib.cutoff, case.k, case.n_pos)
+
+    return [test_precision, test_surrogate, test_cutoff]
+
+
+def test_the_suite_passes_on_the_correct_library():
+    for test in suite(make_library()):
+        test()
+
+
+@pytest.mark.parametrize("bug, caught_by, message", [
+    ({"optimistic_ties": True}, "test_precision", "ties irrelevant first"),
+    ({"flipped_term": True}, "test_surrogate", "is not a subgradient of prec@k-avg"),
+    ({"floor_kappa": True}, "test_cutoff", "the cut-off is its ceiling"),
+])
+def test_the_suite_catches_each_planted_bug(bug, caught_by, message):
+    tests = {t.__name__: t for t in suite(make_library(**bug))}
+    with pytest.raises(AssertionError, match=message):
+        tests[caught_by]()
+
+
+def test_near_optimum_certifies_a_trainer_and_says_by_how_much_it_misses():
+    lib = make_library()
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = (X[:, 0] + 0.5 * rng.standard_normal(40) > 0.5).astype(int)
+    w = lib.train(X, y, 3, 1.0)
+    excess = assert_near_optimum(w, X, y, "prec@k-avg", 3, 1.0, rtol=0.05)
+    assert 0.0 <= excess <= 0.05
+    with pytest.raises(AssertionError, match=r"above the certified lower bound"):
+        assert_near_optimum(np.zeros(3), X, y, "prec@k-avg", 3, 1.0, rtol=1e-3)
+
+
+# ---- the strategies themselves -----------------------------------------------------------------
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(ranked_lists("prec"))
+def test_prec_lists_hold_valid_cutoffs_and_hard_cases(case):
+    assert 1 <= case.cutoff <= case.n_pos and case.n_pos >= 1
+    assert case.s.shape == case.y.shape and np.all(np.isfinite(case.s))
+
+
+def test_strategies_favour_what_breaks_code():
+    """Over the profile's examples: ties straddling the cut, fractional κ with κ·n₊ not an
+    integer, a single relevant item, k at both bounds, magnitudes over 10^±50."""
+    seen = set()
+
+    @settings(max_examples=300, derandomize=True, deadline=None)
+    @given(ranked_lists("prec"))
+    def look(case):
+        k = case.cutoff
+        order = np.argsort(-case.s, kind="stable")
+        if k < len(case.y) and case.s[order[k - 1]] == case.s[order[k]] \
+                and len(set(case.y[case.s == case.s[order[k - 1]]])) == 2:
+            seen.add("tie at the cut")
+        if isinstance(case.k, float) and case.k * case.n_pos != int(case.k * case.n_pos):
+            seen.add("fractional kappa")
+        seen.add("one relevant") if case.n_pos == 1 else None
+        seen.add("k = 1") if k == 1 else None
+        seen.add("k = n_pos") if k == case.n_pos > 1 else None
+        if np.max(np.abs(case.s)) > 1e50:
+            seen.add("huge magnitudes")
+    look()
+    assert seen == {"tie at the cut", "fractional kappa", "one relevant", "k = 1",
+                    "k = n_pos", "huge magnitudes"}
+
+
+@settings(max_examples=100, derandomize=True, deadline=None)
+@given(grouped_lists("metric"))
+def test_grouped_lists_include_single_item_lists(case):
+    from cvxtop import metrics
+
+    value = metrics.pap_at_k(case.y, case.s, 1, groups=case.groups, skip_degenerate=True) \
+        if any(len(set(case.y[case.groups == g])) == 2 and
+               np.sum(case.y[case.groups == g] == 0) >= 1 for g in np.unique(case.groups)) \
+        else None
+    assert value is None or 0.0 <= value <= 1.0
+
+
+@settings(max_examples=20, derandomize=True, deadline=None)
+@given(ranking_problems("pap@k-avg", max_items=12))
+def test_ranking_problems_are_valid_training_problems(problem):
+    from cvxtop import TopRanker
+
+    model = TopRanker(problem.surrogate, k=problem.k, C=problem.C).fit(problem.X, problem.y)
+    assert model.gap_ <= 1e-6
+
+
+def test_importing_the_kit_loads_neither_cvxpy_nor_scikit_learn():
+    code = ("import sys, cvxtop.testing, cvxtop.metrics, cvxtop.reference; "
+            "from cvxtop.testing import assert_metric_matches, assert_cutoff_matches; "
+            "print(sorted(m for m in ('cvxpy', 'sklearn', 'hypothesis') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"
