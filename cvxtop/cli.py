@@ -263,6 +263,27 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return subprocess.run(command).returncode
 
 
+def _cmd_oracle(args: argparse.Namespace) -> int:
+    from .testing.oracle import run_lines
+
+    errors = run_lines(sys.stdin, sys.stdout.write)
+    sys.stdout.flush()
+    return 1 if errors else 0
+
+
+def _cmd_golden(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .testing.golden import build_golden, golden_text
+
+    text = golden_text(build_golden())
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def _add_data_file_options(parser: argparse.ArgumentParser, seed_help: str) -> None:
     """The options shared by ``fit`` and ``aatp``: how to read the data file, the held-out
     split, where to save the model and the output format."""
@@ -375,6 +396,24 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("--drop", help="comma-separated columns of a CSV to leave out")
     predict.add_argument("--json", action="store_true", help="print JSON with the scores")
     predict.set_defaults(func=_cmd_predict)
+
+    oracle = sub.add_parser(
+        "oracle", help="answer ground-truth questions read as JSON Lines on stdin",
+        description="Read one JSON case per line on stdin and write one JSON answer per "
+        "line on stdout, in one process: op = metric, surrogate (value and subgradient), "
+        "reference (the enumeration of a definition), cutoff (ceil(kappa n+)) or optimum "
+        "(a certified optimum of a training problem). Each answer has id, ok and the "
+        "result, or error; exit status 1 when some case got an error (docs: 'Using "
+        "cvxtop as ground truth').")
+    oracle.set_defaults(func=_cmd_oracle)
+
+    golden = sub.add_parser(
+        "golden", help="write the golden cases (the file shipped with cvxtop)",
+        description="Compute the golden cases (instances with every metric, surrogate "
+        "value and subgradient, cut-offs and certified optima) and write them as JSON: the "
+        "file cvxtop ships as cvxtop/data/golden-v1.json.")
+    golden.add_argument("--out", help="write here instead of stdout")
+    golden.set_defaults(func=_cmd_golden)
 
     demo = sub.add_parser(
         "demo", help="the main job on shipped data",

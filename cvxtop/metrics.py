@@ -55,6 +55,7 @@ __all__ = [
     "ndcg_at_tau",
     "positives_at_top",
     "METRICS",
+    "PARAMETERS",
     "group_values",
     "get_scorer",
 ]
@@ -433,6 +434,14 @@ METRICS: dict[str, Callable[..., float]] = {
     "dcg_at_tau": dcg_at_tau,
     "ndcg_at_tau": ndcg_at_tau,
     "positives_at_top": positives_at_top,
+}
+
+#: The parameter each metric of :data:`METRICS` takes after ``(y_true, y_score)``: ``"k"``,
+#: ``"tau"`` or ``None``.
+PARAMETERS: dict[str, str | None] = {
+    "precision_at_k": "k", "pap_at_k": "k", "roc_auc": None, "partial_auc": "k",
+    "average_precision": None, "precision_at_tau": "tau", "dcg_at_tau": "tau",
+    "ndcg_at_tau": "tau", "positives_at_top": None,
 }
 
 

@@ -21,10 +21,7 @@ from ..cutoff import pap_cutoff, prec_cutoff
 __all__ = ["assert_metric_matches", "assert_surrogate_matches", "assert_cutoff_matches",
            "assert_near_optimum"]
 
-#: Metric name -> the parameter it takes (``None``: none).
-_METRIC_PARAMETER = {"precision_at_k": "k", "pap_at_k": "k", "partial_auc": "k",
-                     "precision_at_tau": "tau", "dcg_at_tau": "tau", "ndcg_at_tau": "tau",
-                     "roc_auc": None, "average_precision": None, "positives_at_top": None}
+_METRIC_PARAMETER = metrics.PARAMETERS
 
 
 def _instance(y: np.ndarray, s: np.ndarray, **params: Any) -> str:
