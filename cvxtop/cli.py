@@ -212,7 +212,7 @@ def _cmd_aatp(args: argparse.Namespace) -> int:
 
 
 def _cmd_predict(args: argparse.Namespace) -> int:
-    from .io import read_features
+    from .io import read_features, read_matrix
     from .model_io import load_model
 
     model = load_model(args.model)
@@ -221,17 +221,25 @@ def _cmd_predict(args: argparse.Namespace) -> int:
                          f"this one is a {type(model.estimator).__name__} (load it in Python "
                          "with cvxtop.load_model)")
     if model.kernel == "precomputed":
-        raise ValueError(f"{args.model}: a precomputed-kernel model scores new items from "
-                         "their Gram matrix with the training items; cvxtop predict reads "
-                         "feature vectors only")
-    X = read_features(args.data, model.n_features, model.feature_names,
-                      label_column=args.label_column,
-                      drop=tuple(args.drop.split(",")) if args.drop else ())
+        if args.gram is None or args.data is not None:
+            raise ValueError(f"{args.model} is a precomputed-kernel model: give the Gram "
+                             "matrix of the new items with the training items as --gram "
+                             "(and no data file)")
+        X = model.gram_columns(read_matrix(args.gram), f"{args.gram} (--gram)")
+        source = args.gram
+    else:
+        if args.gram is not None or args.data is None:
+            raise ValueError(f"{args.model} scores feature vectors: give a data file (--gram "
+                             "is for precomputed-kernel models)")
+        X = read_features(args.data, model.n_features, model.feature_names,
+                          label_column=args.label_column,
+                          drop=tuple(args.drop.split(",")) if args.drop else ())
+        source = args.data
     scores = model.decision_function(X)
     if args.output:
         _write_scores(args.output, scores)
     if args.json:
-        print(json.dumps({"model": str(args.model), "data": str(args.data),
+        print(json.dumps({"model": str(args.model), "data": str(source),
                           "items": len(scores), "scores": scores.tolist()}))
     elif not args.output:
         print("\n".join(repr(float(v)) for v in scores))
@@ -388,9 +396,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--model' or 'cvxtop aatp --model' (linear or rbf kernel): one score per line on "
         "stdout, or --output. The file's layouts are those of 'cvxtop fit'; a label column "
         "may be present (it is ignored), and a model trained on a CSV with a header picks "
-        "its feature columns by name.")
-    predict.add_argument("model", help="model file (.npz or .json)")
-    predict.add_argument("data", help="CSV/.dat, svmlight, .npz (X) or .npy file of items")
+        "its feature columns by name. A precomputed-kernel model scores from --gram: the "
+        "Gram matrix of the new items (rows) with the training items (columns), or with "
+        "every item of the training data file, whose training rows the model recorded.")
+    predict.add_argument("model", help="model file (.json or .npz)")
+    predict.add_argument("data", nargs="?",
+                         help="CSV/.dat, svmlight, .npz (X) or .npy file of items")
+    predict.add_argument("--gram", help="precomputed kernels: the new-by-training Gram matrix "
+                         "(.npy, .npz or CSV)")
     predict.add_argument("--output", help="write the scores here (.npy, or text)")
     predict.add_argument("--label-column", help="name of a label column of a CSV to ignore")
     predict.add_argument("--drop", help="comma-separated columns of a CSV to leave out")

@@ -189,9 +189,10 @@ def check_gram_matrix(K: Any, name: str = "K", rtol: float | None = None) -> Gra
     threshold = SYMMETRY_RTOL[values.dtype] * max(max_abs, np.finfo(np.float64).tiny)
     if asym > threshold:
         raise ValueError(
-            f"{name} must be symmetric: max |{name} − {name}ᵀ| = {asym:.3g}, above the "
-            f"rounding threshold {threshold:.3g} (√ε of {values.dtype} × max |{name}|); "
-            f"symmetric matrices within it are symmetrized as (K + Kᵀ)/2")
+            f"{name} must be symmetric: max |K − Kᵀ| = {asym:.3g}, above the rounding "
+            f"threshold {threshold:.3g} (√ε of {values.dtype} × max |K| = {max_abs:.3g}); "
+            "within it a matrix is symmetrized as (K + Kᵀ)/2. If the asymmetry is noise of "
+            "the kernel's computation, pass (K + K.T) / 2")
     if asym > 0:
         values = 0.5 * (np.asarray(values) + np.asarray(values).T)
     return Gram(values, name, asym, asym_frobenius, frobenius, rtol)

@@ -11,11 +11,12 @@ import warnings
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 __all__ = ["DataFileError", "ScoredItems", "LabeledData", "read_vector", "read_matrix",
-           "read_scored_items", "read_labeled_features", "read_features"]
+           "read_scored_items", "read_labeled_features", "read_labels", "read_features"]
 
 LABEL_COLUMNS = ("y_true", "label", "labels", "y", "target")
 SCORE_COLUMNS = ("y_score", "score", "scores", "s", "prediction")
@@ -40,9 +41,10 @@ class ScoredItems:
 
 @dataclass(frozen=True)
 class LabeledData:
-    """A feature matrix with labels (not yet validated) and optional group ids."""
+    """A feature matrix with labels (not yet validated) and optional group ids; ``X`` is
+    ``None`` for the labels-only files of :func:`read_labels`."""
 
-    X: np.ndarray
+    X: Any
     y: np.ndarray
     groups: np.ndarray | None = None
     feature_names: tuple[str, ...] | None = None
@@ -399,6 +401,45 @@ def read_labeled_features(path: str | Path, positive: str | None = None,
         table.strings(ig) if ig is not None else None,
         tuple(table.name(j) for j in features) if table.header else None,
         table.name(index) if index is not None else None)
+
+
+def read_labels(path: str | Path, positive: str | None = None,
+                label_column: str | None = None) -> LabeledData:
+    """Labels (and groups) of the items of a file, for a precomputed Gram matrix that
+    holds their features' place: ``X`` of the result is ``None``.
+
+    * CSV with a header: the label column (other columns, e.g. sequences or ids, are
+      ignored) and an optional group column; without a header, the last column.
+    * ``.npy``: a 1-D array of labels; ``.npz``: the array ``y`` (and ``groups``).
+    * svmlight: the labels (the features are ignored).
+    """
+    p = _existing(path)
+    suffix = p.suffix.lower()
+    if suffix == ".npy":
+        y, groups = read_vector(p), None
+    elif suffix == ".npz":
+        data = _npz_arrays(p)
+        if "y" not in data:
+            raise DataFileError(f"{p}: needs an array 'y', found {sorted(data)}")
+        kg = next((k for k in GROUP_COLUMNS if k in data), None)
+        y, groups = data["y"], data[kg] if kg else None
+    elif suffix in (".svm", ".svmlight", ".libsvm", ".txt"):
+        full = read_labeled_features(p, positive=positive)
+        return LabeledData(None, full.y, full.groups)
+    elif suffix in (".csv", ".dat", ""):
+        table = _Csv(p)
+        if table.header is None:
+            iy, ig = table.width - 1, None
+        else:
+            iy, ig = _label_index(table, label_column, True), _pick(table.header, GROUP_COLUMNS)
+        return LabeledData(None, _csv_labels(table, iy, positive),
+                           table.strings(ig) if ig is not None else None)
+    else:
+        raise DataFileError(f"{p}: unsupported file type {suffix!r} "
+                            "(use .csv, .dat, .npy, .npz or svmlight)")
+    if positive is not None:
+        y = (np.asarray(y).astype(str) == positive).astype(np.int64)
+    return LabeledData(None, y, groups)
 
 
 def read_features(path: str | Path, n_features: int,

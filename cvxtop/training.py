@@ -11,7 +11,7 @@ from sklearn.model_selection import GroupShuffleSplit, train_test_split
 from ._validation import check_features, check_fraction, check_labels, check_matrix, is_sparse
 from .cutoff import prec_cutoff, tau_cutoff
 from .estimators import TopRanker
-from .io import read_labeled_features
+from .io import read_labeled_features, read_labels
 from .model_io import SavedModel, save_model
 from .report import evaluate_scores
 
@@ -124,13 +124,19 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
 
     With ``gram`` (a ``.npy``/``.npz``/CSV file holding the n × n Gram matrix of the items
     of ``path``, in the same order) the kernel is precomputed and ``path`` only supplies
-    the labels; a test part is then scored with the test-by-train block of the matrix.
+    the labels (:func:`cvxtop.io.read_labels`: a labels-only file will do); a test part is
+    then scored with the test-by-train block of the matrix, and the saved model records
+    its training rows (``train_rows``: indices into ``path``'s items) so that new items can
+    be scored from their Gram matrix with those rows (``cvxtop predict --gram``).
     """
     from .aatp import AATP
     from .io import read_matrix
 
-    data = read_labeled_features(path, positive=positive, label_column=label_column,
-                                 drop=drop)
+    if gram is not None:  # the Gram matrix holds the features' place: labels suffice
+        data = read_labels(path, positive=positive, label_column=label_column)
+    else:
+        data = read_labeled_features(path, positive=positive, label_column=label_column,
+                                     drop=drop)
     y = check_labels(data.y, "y (the labels of the file)")
     require_rankable(y, path)
     index = np.arange(len(y))
@@ -169,6 +175,7 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
         "candidates": len(model.candidates_), "candidate": int(model.candidate_),
         "quantile": float(model.quantile_), "candidate_gap": float(model.candidate_gap_),
         "objective": float(model.objective_), "duality_gap": float(model.duality_gap_),
+        "gram_rank": getattr(model, "gram_rank_", None),
     }
     report: dict[str, Any] = {"training": training, "warnings": []}
     for part, Zp, idx in parts:
@@ -178,5 +185,6 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
     if model_path:
         names = data.feature_names if data.feature_names and gram is None else None
         save_model(model, model_path, mean=standardization[0], scale=standardization[1],
-                   feature_names=names, info=training)
+                   feature_names=names, info={**training, "gram": gram},
+                   train_rows=tr if gram is not None else None)
     return report

@@ -175,11 +175,13 @@ def test_bad_data(no_solver):
         (AATP(), X[:1], y[:1], ValueError, "X has 1 sample; at least 2"),
         (AATP(), sp.csr_matrix(X), y, TypeError, "sparse input is not supported"),
         (AATP(kernel="precomputed"), X @ X.T[:, :5], y, ValueError,
-         "X must be a square Gram matrix"),
+         r"X \(the precomputed Gram matrix\) must be a square Gram matrix"),
         (AATP(kernel="precomputed"), X @ X.T + np.triu(np.ones((24, 24)), 1), y, ValueError,
-         "X must be symmetric"),
+         r"X \(the precomputed Gram matrix\) must be symmetric: max \|K − Kᵀ\| = 1, above "
+         r"the rounding threshold"),
         (AATP(kernel="precomputed"), -(X @ X.T), y, ValueError,
-         "X is not positive semidefinite"),
+         r"X \(the precomputed Gram matrix\) is not positive semidefinite: its smallest "
+         r"eigenvalue is .* below the rounding threshold .*nearest_psd"),
         (AATP(kernel=lambda A, B: -(A @ B.T)), X, y, ValueError,
          r"kernel\(X, X\) is not positive semidefinite"),
     ]

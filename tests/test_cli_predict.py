@@ -153,3 +153,84 @@ def test_bench_passes_out_and_json_to_the_runner(tmp_path, capsys, monkeypatch):
     (tmp_path / "benchmarks" / "run.py").write_text("")
     assert run(capsys, "bench", "--dir", tmp_path, "--quick", "--json", "--only", "x")[0] == 0
     assert calls[0][2:] == ["--out", "cvxtop-bench", "--quick", "--json", "--only", "x"]
+
+
+# ---- precomputed kernels: labels-only files, training rows, scoring from a cross-Gram ----------
+def _gram_files(tmp_path):
+    F = RNG.standard_normal((60, 4))
+    y = (F[:, 0] + 0.3 * RNG.standard_normal(60) > 0.5).astype(int)
+    np.save(tmp_path / "K.npy", (F @ F.T).astype(np.float32))
+    new = RNG.standard_normal((5, 4))
+    np.save(tmp_path / "K_new_all.npy", new @ F.T)
+    return F, y, new
+
+
+@pytest.mark.parametrize("layout", ["csv with other columns", "headerless csv", "npy", "npz"])
+def test_aatp_gram_takes_a_labels_only_file(tmp_path, capsys, layout):
+    F, y, _ = _gram_files(tmp_path)
+    if layout == "csv with other columns":
+        labels = tmp_path / "labels.csv"
+        labels.write_text("id,sequence,label\n" + "".join(f"s{i},ACGT,{v}\n"
+                                                          for i, v in enumerate(y)))
+    elif layout == "headerless csv":
+        labels = tmp_path / "labels.csv"
+        labels.write_text("".join(f"{v}\n" for v in y))
+    elif layout == "npy":
+        labels = tmp_path / "y.npy"
+        np.save(labels, y)
+    else:
+        labels = tmp_path / "y.npz"
+        np.savez(labels, y=y)
+    code, out, err = run(capsys, "aatp", labels, "--gram", tmp_path / "K.npy", "--tau", "0.1",
+                         "--json")
+    assert code == 0, err
+    direct = AATP(tau=0.1, kernel="precomputed").fit((F @ F.T).astype(np.float32), y)
+    assert json.loads(out)["training"]["candidate"] == direct.candidate_
+
+
+def test_a_precomputed_model_records_its_training_rows_and_scores_a_cross_gram(tmp_path,
+                                                                               capsys):
+    from cvxtop.model_io import load_model
+
+    F, y, new = _gram_files(tmp_path)
+    labels = tmp_path / "y.npy"
+    np.save(labels, y)
+    model_file = tmp_path / "m.json"
+    code, _, err = run(capsys, "aatp", labels, "--gram", tmp_path / "K.npy", "--tau", "0.1",
+                       "--test-size", "0.25", "--model", model_file)
+    assert code == 0, err
+    saved = load_model(model_file)
+    rows = saved.train_rows
+    assert rows.shape == (45,) and len(set(rows.tolist())) == 45 and saved.kernel == "precomputed"
+    K = (F @ F.T).astype(np.float32)
+    direct = AATP(tau=0.1, kernel="precomputed").fit(K[np.ix_(rows, rows)], y[rows])
+    expected = direct.decision_function(new @ F[rows].T)
+    # every item of the data file as columns: the model picks its training rows
+    code, out, _ = run(capsys, "predict", model_file, "--gram", tmp_path / "K_new_all.npy",
+                       "--json")
+    assert code == 0
+    np.testing.assert_allclose(json.loads(out)["scores"], expected, rtol=1e-6, atol=1e-9)
+    # the training columns only, in the recorded order
+    np.save(tmp_path / "K_new_train.npy", new @ F[rows].T)
+    code, out, _ = run(capsys, "predict", model_file, "--gram", tmp_path / "K_new_train.npy",
+                       "--json")
+    np.testing.assert_allclose(json.loads(out)["scores"], expected, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["{model}", "{labels}"], "give the Gram matrix of the new items"),
+    (["{model}"], "give the Gram matrix of the new items"),
+    (["{model}", "--gram", "{bad}"], "must have one column per training item (45)"),
+])
+def test_predict_with_a_precomputed_model_names_what_is_missing(tmp_path, capsys, argv,
+                                                                message):
+    F, y, _ = _gram_files(tmp_path)
+    labels = tmp_path / "y.npy"
+    np.save(labels, y)
+    np.save(tmp_path / "bad.npy", np.ones((3, 7)))
+    model_file = tmp_path / "m.npz"
+    assert run(capsys, "aatp", labels, "--gram", tmp_path / "K.npy", "--test-size", "0.25",
+               "--model", model_file)[0] == 0
+    files = {"model": model_file, "labels": labels, "bad": tmp_path / "bad.npy"}
+    code, _, err = run(capsys, "predict", *[a.format(**files) for a in argv])
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1

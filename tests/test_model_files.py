@@ -374,3 +374,25 @@ def test_predtron_problem_fields_are_checked(tmp_path):
         document["problem"] = problem
         with pytest.raises(ModelFileError, match=f"field '{field}'"):
             load_model(_write(tmp_path, document))
+
+
+def test_train_rows_round_trip_and_are_checked(tmp_path):
+    K = X @ X.T
+    model = AATP(tau=0.2, kernel="precomputed").fit(K, Y)
+    rows = np.arange(100, 140)
+    path = _saved(tmp_path, model, train_rows=rows)
+    loaded = load_model(path)
+    np.testing.assert_array_equal(loaded.train_rows, rows)
+    jsonschema.validate(json.loads(path.read_text()), SCHEMA)
+    wide = np.zeros((len(X_NEW), 140))
+    wide[:, 100:] = X_NEW @ X.T
+    np.testing.assert_allclose(loaded.decision_function(loaded.gram_columns(wide)),
+                               model.decision_function(X_NEW @ X.T), rtol=1e-13)
+    document = json.loads(path.read_text())
+    document["arrays"]["train_rows"]["data"][1] = 100  # a repeated row
+    with pytest.raises(ModelFileError, match="field 'arrays.train_rows'"):
+        load_model(_write(tmp_path, document, "dup.json"))
+    with pytest.raises(ValueError, match="train_rows applies to precomputed-kernel models"):
+        save_model(TopRanker().fit(X, Y), tmp_path / "x.json", train_rows=np.arange(3))
+    with pytest.raises(ValueError, match="40 distinct non-negative integers"):
+        save_model(model, tmp_path / "x.json", train_rows=np.arange(39))

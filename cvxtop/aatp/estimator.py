@@ -241,7 +241,7 @@ class AATP(BaseEstimator):
             check_min_features(X, 1, "X")
         if isinstance(self.kernel, str) and self.kernel == "precomputed":
             kernel = make_kernel(self.kernel, self.gamma, 1)
-            gram = kernel.train_gram(X, "X", self.gram_rtol)
+            gram = kernel.train_gram(X, "X (the precomputed Gram matrix)", self.gram_rtol)
             check_min_samples(gram.n, 2, "X")
             return _TrainingData(kernel, gram.values, np.empty((gram.n, 0)), None, gram)
         X = check_matrix(X, "X")

@@ -49,6 +49,9 @@ class SavedModel:
     info: dict[str, Any] = field(default_factory=dict)
     format_version: int = FORMAT_VERSION
     cvxtop_version: str = ""
+    #: precomputed kernels: the training items as rows of the data they came from, in the
+    #: order of the Gram matrix's columns (``None`` when not recorded)
+    train_rows: np.ndarray | None = None
 
     @property
     def kernel(self) -> str | None:
@@ -61,6 +64,24 @@ class SavedModel:
         """Columns of the input of :meth:`decision_function` (training items for a
         precomputed kernel)."""
         return int(self.estimator.n_features_in_)
+
+    def gram_columns(self, K: Any, name: str = "K") -> np.ndarray:
+        """The test-by-train Gram matrix from ``K``: as given when it has one column per
+        training item, or its columns :attr:`train_rows` when it has one per row of the data
+        the model was trained on (the training items and the others)."""
+        from .._validation import check_matrix_dtype_preserving
+
+        K = check_matrix_dtype_preserving(K, name)
+        n_train = self.n_features
+        if K.shape[1] == n_train:
+            return K
+        if self.train_rows is not None and K.shape[1] > int(self.train_rows.max()):
+            return K[:, self.train_rows]
+        rows = "" if self.train_rows is None else (
+            f", or one per item of the data it was trained on (its training rows go up to index "
+            f"{int(self.train_rows.max())})")
+        raise ValueError(f"{name} must have one column per training item ({n_train}){rows}; "
+                         f"got shape {K.shape}")
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Scores of new items: ``estimator.decision_function`` of the standardized ``X``
@@ -90,23 +111,28 @@ class SavedModel:
 
 # ---- saving -------------------------------------------------------------------------------
 def save_model(model: Any, path: str | Path, *, mean: Any = None, scale: Any = None,
-               feature_names: Any = None, info: dict[str, Any] | None = None) -> None:
+               feature_names: Any = None, info: dict[str, Any] | None = None,
+               train_rows: Any = None) -> None:
     """Save a fitted estimator (or a :class:`SavedModel`) to ``path`` (``.json``/``.npz``).
 
     ``mean`` and ``scale`` (one value per feature, ``scale > 0``) record a standardization
     the features went through before the fit; :meth:`SavedModel.decision_function` applies
     it. ``feature_names`` default to the estimator's ``feature_names_in_``. ``info`` is
     free metadata of JSON values (numbers, strings, booleans, null, lists, objects).
+    ``train_rows`` (precomputed kernels) records which rows of the user's data the training
+    items were, in the order of the Gram matrix's columns, so that new items can be scored
+    from their Gram matrix with all those rows (:meth:`SavedModel.gram_columns`).
     Parameters that JSON cannot hold (a random ``Generator``, a callable kernel) are listed
     in ``params_not_saved``; a callable kernel is passed again to :func:`load_model`.
     """
     if isinstance(model, SavedModel):
-        if any(v is not None for v in (mean, scale, feature_names, info)):
-            raise ValueError("a SavedModel is saved with its own mean, scale, feature_names "
-                             "and info; pass its estimator to change them")
-        model, mean, scale, feature_names, info = (model.estimator, model.mean, model.scale,
-                                                   model.feature_names, model.info)
-    document, arrays = _document(model, mean, scale, feature_names, info)
+        if any(v is not None for v in (mean, scale, feature_names, info, train_rows)):
+            raise ValueError("a SavedModel is saved with its own mean, scale, feature_names, "
+                             "info and train_rows; pass its estimator to change them")
+        model, mean, scale, feature_names, info, train_rows = (
+            model.estimator, model.mean, model.scale, model.feature_names, model.info,
+            model.train_rows)
+    document, arrays = _document(model, mean, scale, feature_names, info, train_rows)
     write_document(path, document, arrays)
 
 
@@ -118,7 +144,8 @@ def model_names(estimator: Any, feature_names: Any) -> list[str] | None:
 
 
 def _document(est: Any, mean: Any, scale: Any, feature_names: Any,
-              info: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+              info: dict[str, Any] | None, train_rows: Any = None
+              ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     codec = codec_for(est)
     if not hasattr(est, "n_features_in_"):
         raise ValueError(f"this {type(est).__name__} is not fitted: call fit first")
@@ -137,6 +164,8 @@ def _document(est: Any, mean: Any, scale: Any, feature_names: Any,
     arrays = {name: np.asarray(getattr(est, name + "_"), dtype=dtype)
               for name, dtype, _ in codec.layout(kernel, n_features, problem)}
     arrays.update(_standardization(mean, scale, n_features, kernel, codec))
+    if train_rows is not None:
+        arrays["train_rows"] = _train_rows(train_rows, kernel, n_features)
     for name, arr in arrays.items():
         if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
             raise ValueError(f"{name} holds non-finite values; a model file holds finite "
@@ -181,6 +210,17 @@ def _standardization(mean: Any, scale: Any, n_features: int, kernel: str | None,
     return arrays
 
 
+def _train_rows(train_rows: Any, kernel: str | None, n_features: int) -> np.ndarray:
+    if kernel != "precomputed":
+        raise ValueError("train_rows applies to precomputed-kernel models")
+    rows = np.asarray(train_rows)
+    if rows.dtype.kind not in "iu" or rows.shape != (n_features,) or np.any(rows < 0) \
+            or len(np.unique(rows)) != len(rows):
+        raise ValueError(f"train_rows must be {n_features} distinct non-negative integers (one "
+                         "per training item)")
+    return rows.astype(np.int64)
+
+
 def _info(info: dict[str, Any] | None) -> dict[str, Any]:
     if info is None:
         return {}
@@ -217,6 +257,7 @@ def load_model(path: str | Path, *, kernel: Callable[..., Any] | None = None) ->
     arrays = _arrays(fields, codec, document, kernel_name, n_features,
                      getattr(estimator, "problem", None))
     mean, scale = arrays.pop("mean", None), arrays.pop("scale", None)
+    train_rows = arrays.pop("train_rows", None)
     problem = codec.check(scalars, arrays)
     if problem is not None:
         raise fields.error(*problem)
@@ -229,7 +270,7 @@ def load_model(path: str | Path, *, kernel: Callable[..., Any] | None = None) ->
             setattr(estimator, scalar.name + "_", scalars[scalar.name])
     codec.restore(estimator, arrays, scalars)
     return SavedModel(estimator, mean, scale, None if names is None else tuple(names), info,
-                      document["format_version"], document["cvxtop_version"])
+                      document["format_version"], document["cvxtop_version"], train_rows)
 
 
 def _check_format(fields: Fields, document: dict[str, Any]) -> None:
@@ -312,6 +353,8 @@ def _arrays(fields: Fields, codec: Codec, document: dict[str, Any], kernel: str 
     standardized = "mean" in arrays or "scale" in arrays
     if standardized:
         layout += [("mean", "float64", (n_features,)), ("scale", "float64", (n_features,))]
+    if "train_rows" in arrays and kernel == "precomputed":
+        layout.append(("train_rows", "int64", (n_features,)))
     fields.only(arrays, [name for name, _, _ in layout], "arrays")
     bound: dict[str, int] = {}
     values = {}
@@ -322,6 +365,9 @@ def _arrays(fields: Fields, codec: Codec, document: dict[str, Any], kernel: str 
                 raise fields.error(f"arrays.{name}", f"has {length} rows where the other "
                                    f"arrays have {bound[symbol]}")
         values[name] = arr
+    rows = values.get("train_rows")
+    if rows is not None and (np.any(rows < 0) or len(np.unique(rows)) != len(rows)):
+        raise fields.error("arrays.train_rows", "must hold distinct non-negative row indices")
     if standardized and not np.all(values["scale"] > 0):
         bad = int(np.flatnonzero(values["scale"] <= 0)[0])
         raise fields.error("arrays.scale", f"entry {bad} is {values['scale'][bad]}; a scale "
