@@ -155,7 +155,8 @@ def test_the_cycle_finder_finds_cycles():
 
 
 LIGHT = ["cvxtop", "cvxtop.metrics", "cvxtop.reference", "cvxtop.surrogates",
-         "cvxtop.cutoff", "cvxtop.groups", "cvxtop.surrogates.checks"]
+         "cvxtop.cutoff", "cvxtop.groups", "cvxtop.surrogates.checks", "cvxtop.testing",
+         "cvxtop.testing.asserts", "cvxtop.testing.oracle", "cvxtop.testing.golden"]
 
 
 @pytest.mark.parametrize("module", LIGHT)
