@@ -45,11 +45,22 @@ def _largest(values: np.ndarray, m: int) -> np.ndarray:
     return top[np.argsort(-values[top], kind="stable")]
 
 
-def _top(score: Scores, items: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
-    """The ``m`` highest-scoring of ``items`` in decreasing order, and their scores."""
+def _top_sorted(score: Scores, items: np.ndarray, m: int
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``m`` highest-scoring of ``items`` in no order, their scores, and those scores in
+    decreasing order (a sort of values, cheaper than ordering the items)."""
     values = score(items)
-    order = _largest(values, m)
-    return items[order], values[order]
+    if m < len(values):
+        part = np.argpartition(-values, m - 1)[:m] if m else np.empty(0, dtype=np.intp)
+        items, values = items[part], values[part]
+    return items, values, -np.sort(-values)
+
+
+def _highest(items: np.ndarray, values: np.ndarray, j: int) -> np.ndarray:
+    """The ``j`` of ``items`` with the highest ``values`` (ties broken arbitrarily)."""
+    if j >= len(items):
+        return items
+    return items[np.argpartition(-values, j - 1)[:j]] if j else items[:0]
 
 
 def _indicator(n: int, index: np.ndarray) -> np.ndarray:
@@ -144,7 +155,7 @@ class PrecStruct(PrecSurrogate):
         scores = _on_segment(augmented, ds)
 
         def at(tau: float) -> SegmentPoint:
-            top, top_scores = _top(scores(tau), items, b.k)
+            top, top_scores, _ = _top_sorted(scores(tau), items, b.k)
             return SegmentPoint(float(top_scores.sum()) - (pos_s + tau * pos_ds),
                                 float(ds[top].sum()) - pos_ds,
                                 lambda: _indicator(b.n, top) - b.y)
@@ -208,11 +219,12 @@ class PrecMax(_SelectionSurrogate):
         """The value, and the negatives and positives of the pairs with a positive hinge
         (``neg``/``pos``: the candidates for the highest negatives and lowest positives)."""
         j_max = min(b.k, b.n_neg)
-        high_neg, high_scores = _top(score, neg, j_max)
-        low_pos, low_scores = _top(lambda items: -score(items), pos, j_max)
+        neg_items, neg_values, high_scores = _top_sorted(score, neg, j_max)
+        pos_items, pos_values, low_scores = _top_sorted(lambda items: -score(items), pos, j_max)
         hinge = 1.0 + high_scores + low_scores  # non-increasing, so the active pairs lead
-        active = hinge > 0
-        return float(hinge[active].sum()), high_neg[active], low_pos[active]
+        active = int(np.sum(hinge > 0))
+        return (float(hinge[:active].sum()), _highest(neg_items, neg_values, active),
+                _highest(pos_items, pos_values, active))
 
     def _value_and_subgradient(self, b: Bound, s: np.ndarray) -> tuple[float, np.ndarray]:
         value, neg, pos = self._active_pairs(b, s.__getitem__, b.neg, b.pos)
@@ -262,15 +274,16 @@ class PrecAvg(_SelectionSurrogate):
         k = b.k
         j_max = min(k, b.n_neg)
         phi = _avg_weights(b.n_pos - k, j_max)
-        high_neg, high_scores = _top(score, neg, j_max)
-        top_pos, top_scores = _top(score, pos, k)
+        neg_items, neg_values, high_scores = _top_sorted(score, neg, j_max)
+        pos_items, pos_values, top_scores = _top_sorted(score, pos, k)
         neg_gain = np.concatenate(([0.0], np.cumsum(high_scores + 1.0)))
         top_pos_sums = np.concatenate(([0.0], np.cumsum(top_scores)))
         # sum_smallest(s⁺, c + j) = Σ s⁺ − sum_largest(s⁺, k − j)
         low_pos_sums = pos_total - top_pos_sums[k - np.arange(j_max + 1)]
         terms = neg_gain - phi * low_pos_sums
         best = int(np.argmax(terms))
-        return float(terms[best]), float(phi[best]), high_neg[:best], top_pos[:k - best]
+        return (float(terms[best]), float(phi[best]), _highest(neg_items, neg_values, best),
+                _highest(pos_items, pos_values, k - best))
 
     @staticmethod
     def _subgradient_of(b: Bound, weight: float, high_neg: np.ndarray, top_pos: np.ndarray
