@@ -83,7 +83,7 @@ def fit_from_file(path: str, *, surrogate: str = "prec@k-avg", k: int | float = 
                       batch_size=batch_size, random_state=seed, verbose=progress)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model.fit((X_tr - mean) / scale if standardize else X_tr, y_tr, groups=g_tr)
+        model.fit(_standardized(X_tr, mean, scale), y_tr, groups=g_tr)
     training = {
         "data": str(path), "items": len(y_tr), "relevant": int(y_tr.sum()),
         "features": X.shape[1], "index_column": data.index_column, "surrogate": surrogate,
@@ -96,8 +96,7 @@ def fit_from_file(path: str, *, surrogate: str = "prec@k-avg", k: int | float = 
     report: dict[str, Any] = {"training": training,
                               "warnings": [str(w.message) for w in caught]}
     names = list(data.feature_names) if data.feature_names else None
-    saved = SavedModel(model, *((mean, scale) if standardize else (None, None)),
-                       None if names is None else tuple(names), training)
+    saved = SavedModel(model, mean, scale, None if names is None else tuple(names), training)
     for part, Xp, yp, gp in [("train", X_tr, y_tr, g_tr)] + (
             [("test", X_te, y_te, g_te)] if X_te is not None else []):
         report[part] = evaluate_scores(yp, saved.decision_function(Xp),
@@ -107,10 +106,18 @@ def fit_from_file(path: str, *, surrogate: str = "prec@k-avg", k: int | float = 
     return report
 
 
-def _standardizer(X_tr: np.ndarray, standardize: bool) -> tuple[np.ndarray, np.ndarray]:
-    mean = X_tr.mean(axis=0) if standardize else np.zeros(X_tr.shape[1])
-    scale = X_tr.std(axis=0) if standardize else np.ones(X_tr.shape[1])
-    return mean, np.where(scale > 0, scale, 1.0)
+def _standardizer(X_tr: np.ndarray, standardize: bool
+                  ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The training part's mean and scale (constant columns keep scale 1), or
+    ``(None, None)`` without standardization."""
+    if not standardize:
+        return None, None
+    scale = X_tr.std(axis=0)
+    return X_tr.mean(axis=0), np.where(scale > 0, scale, 1.0)
+
+
+def _standardized(X: Any, mean: np.ndarray | None, scale: np.ndarray | None) -> Any:
+    return X if mean is None else (X - mean) / scale
 
 
 def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: float = 1.0,
@@ -145,7 +152,7 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
                                   stratify=y, random_state=seed)
     else:
         tr, te = index, None
-    standardization: tuple = (None, None)
+    mean = scale = train_rows = None
     if gram is not None:
         K = read_matrix(gram)
         if K.shape != (len(y), len(y)):
@@ -158,17 +165,16 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
         parts = [("train", K_train, tr)] + (
             [("test", K[np.ix_(te, tr)], te)] if te is not None else [])
         kernel_name = f"precomputed ({gram})"
+        train_rows = tr
     else:
         X = check_matrix(data.X.toarray() if is_sparse(data.X) else data.X, "X")
         mean, scale = _standardizer(X[tr], standardize)
-        Xs = (X - mean) / scale
+        Xs = _standardized(X, mean, scale)
         model = AATP(tau=tau, C=C, kernel=kernel, gamma=gamma, progress=progress,
                      n_jobs=n_jobs, gram_rtol=gram_rtol)
         model.fit(Xs[tr], y[tr])
         parts = [("train", Xs[tr], tr)] + ([("test", Xs[te], te)] if te is not None else [])
         kernel_name = kernel
-        if standardize:
-            standardization = (mean, scale)
     training = {
         "data": str(path), "items": len(tr), "relevant": int(y[tr].sum()), "tau": tau,
         "C": C, "kernel": kernel_name, "gamma": model.kernel_.gamma,
@@ -184,7 +190,6 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
                                        k=tau_cutoff(tau, len(yp)), tau=tau)
     if model_path:
         names = data.feature_names if data.feature_names and gram is None else None
-        save_model(model, model_path, mean=standardization[0], scale=standardization[1],
-                   feature_names=names, info={**training, "gram": gram},
-                   train_rows=tr if gram is not None else None)
+        save_model(SavedModel(model, mean, scale, names, {**training, "gram": gram},
+                              train_rows=train_rows), model_path)
     return report

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from cvxtop import AATP, TopRanker
-from cvxtop.model_io import FORMAT_VERSION, ModelFileError, load_model, save_model
+from cvxtop.model_io import (FORMAT_VERSION, ModelFileError, load_model, model_document,
+                             save_model)
 from cvxtop.predtron import (Binary, FiniteProblem, KernelPredtron, Multiclass, Multilabel,
                              MultilabelRanking, Ordinal, Predtron, PredtronLink, SubsetRanking)
 
@@ -202,15 +203,9 @@ def _document(estimator=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         estimator = estimator or TopRanker(k=0.5).fit(X, Y)
-    from cvxtop.model_io import _document as build
-
     mean, scale = (X.mean(0), X.std(0)) if isinstance(estimator, TopRanker) else (None, None)
-    document, arrays = build(estimator, mean, scale, ["a", "b", "c"], {"items": 40})
-    for name, arr in arrays.items():
-        document.setdefault("arrays", {})[name] = {"dtype": str(arr.dtype),
-                                                   "shape": list(arr.shape),
-                                                   "data": arr.ravel().tolist()}
-    return document
+    return model_document(estimator, mean=mean, scale=scale, feature_names=["a", "b", "c"],
+                          info={"items": 40})
 
 
 def _write(tmp_path, document, name="m.json"):
@@ -347,6 +342,22 @@ def _npz_without_document(tmp_path, members):
     path = tmp_path / "nodoc.npz"
     np.savez(path, **{k: v for k, v in members.items() if k != "document"})
     return path
+
+
+def test_model_document_is_the_json_file(tmp_path):
+    model = TopRanker(k=0.5).fit(X, Y)
+    assert model_document(model, info={"a": 1}) == \
+        json.loads(_saved(tmp_path, model, info={"a": 1}).read_text())
+
+
+def test_a_standardization_is_refused_where_it_cannot_apply(tmp_path):
+    """A Predtron model scores its inputs as given: mean/scale arrays in its file would be
+    ignored, so the file is refused."""
+    document = _document(Predtron(Multiclass(3)).fit(*_vector_data(3)))
+    for name in ("mean", "scale"):
+        document["arrays"][name] = {"dtype": "float64", "shape": [3], "data": [1.0] * 3}
+    with pytest.raises(ModelFileError, match="field 'arrays.mean': not a field of this model"):
+        load_model(_write(tmp_path, document))
 
 
 def test_aatp_candidate_must_index_the_training_items(tmp_path):

@@ -37,13 +37,8 @@ PROBES = {
     ("model files", "invalid"): 300,
 }
 TALLY: dict[str, Counter] = defaultdict(Counter)
-REFERENCE = {"prec@k-struct": reference.prec_struct, "prec@k-ramp": reference.prec_ramp,
-             "prec@k-max": reference.prec_max, "prec@k-avg": reference.prec_avg,
-             "prec@k-svmperf": reference.prec_svmperf, "pap@k-avg": reference.pap_avg,
-             "pap@k-max": reference.pap_max, "pap@k-ts": reference.pap_ts,
-             "pap@k-ramp": reference.pap_ramp, "pap@k-ts-paper": reference.pap_ts_paper,
-             "pauc-struct": reference.pauc_struct}
-CONVEX = sorted(n for n in REFERENCE if surrogates.get(n, 1).convex)
+REFERENCE = {name: function for name, (function, _) in reference.SURROGATES.items()}
+CONVEX = sorted(name for name, (_, convex) in reference.SURROGATES.items() if convex)
 
 
 def probes(surface: str, kind: str):
@@ -586,16 +581,6 @@ def test_commands_on_invalid_input_exit_2_naming_the_option_or_file(tmp_path, ca
 
 
 # ---- model files ------------------------------------------------------------------------------
-def _model_document(estimator) -> dict:
-    from cvxtop.model_io import _document
-
-    document, arrays = _document(estimator, None, None, None, {"items": 40})
-    for name, arr in arrays.items():
-        document.setdefault("arrays", {})[name] = {
-            "dtype": str(arr.dtype), "shape": list(arr.shape), "data": arr.ravel().tolist()}
-    return document
-
-
 def _models() -> dict[str, dict]:
     from cvxtop.predtron import KernelPredtron, PredtronLink
 
@@ -609,7 +594,9 @@ def _models() -> dict[str, dict]:
                   "AATP rbf": AATP(tau=0.2, kernel="rbf").fit(X, y),
                   "PredtronLink": PredtronLink(Multiclass(3)).fit(X, ym),
                   "KernelPredtron": KernelPredtron(Multiclass(3), kernel="rbf").fit(X, ym)}
-    return {name: _model_document(est) for name, est in fitted.items()}
+    from cvxtop.model_io import model_document
+
+    return {name: model_document(est, info={"items": 40}) for name, est in fitted.items()}
 
 
 MODEL_DOCUMENTS = _models()

@@ -34,7 +34,7 @@ from .candidates import (
     nearest_neighbour_tour,
     solve_candidates,
 )
-from ..solvers.scaling import feature_scale
+from ..solvers.scaling import feature_scale, magnitude_scale
 from .kernels import Kernel, make_kernel
 from .problem import AATPProblem, aatp_loss, items_problem, pairs_problem
 from .selection import score_candidate, select
@@ -86,15 +86,14 @@ class _TrainingData:
 
     def rescaled(self) -> "_TrainingData":
         """The same data with features of magnitude about 1 for the solvers: a power of two
-        ``s`` near ``√max K(z, z)`` outside the band of :func:`feature_scale`."""
+        ``s`` near ``√max K(z, z)`` outside the band of :func:`magnitude_scale`."""
         if self.kernel.name == "rbf":
             return self  # entries in (0, 1]
         if self.factor is not None:
             scale = feature_scale(self.factor)
             return replace(self, factor=self.factor / scale, scale=scale) \
                 if scale != 1.0 else self
-        largest = float(np.max(np.abs(self.gram.diagonal))) if self.gram.n else 0.0
-        scale = feature_scale(np.array([np.sqrt(largest)]))
+        scale = magnitude_scale(float(np.sqrt(np.max(np.abs(self.gram.diagonal)))))
         if scale == 1.0:
             return self
         gram = check_gram_matrix(self.gram.rows(slice(None)) / scale ** 2, self.gram.name,

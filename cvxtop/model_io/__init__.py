@@ -19,11 +19,12 @@ from typing import Any, Callable
 import numpy as np
 
 from .._validation import check_features, check_n_features, is_sparse
-from .codecs import CODECS, Codec, codec_for, json_value
+from .codecs import CODECS, Codec, codec_for, json_value, kernel_name
 from .document import FORMAT, FORMAT_VERSION, Fields, ModelFileError, finite_json, \
     read_document, write_document
 
-__all__ = ["save_model", "load_model", "SavedModel", "ModelFileError", "FORMAT_VERSION"]
+__all__ = ["save_model", "load_model", "model_document", "SavedModel", "ModelFileError",
+           "FORMAT_VERSION"]
 
 #: The top-level fields of a model document.
 TOP_LEVEL = ("format", "format_version", "cvxtop_version", "estimator", "params",
@@ -57,7 +58,7 @@ class SavedModel:
     def kernel(self) -> str | None:
         """The stored kernel name (``"precomputed"``: scores take a test-by-train Gram
         matrix), or ``None`` for the Predtron learners."""
-        return codec_for(self.estimator).kernel_name(self.estimator)
+        return kernel_name(self.estimator)
 
     @property
     def n_features(self) -> int:
@@ -90,7 +91,8 @@ class SavedModel:
         if type(est).__name__ in _PREDTRONS:
             return est.decision_function(X)
         if self.feature_names is not None and hasattr(X, "columns"):
-            missing = [c for c in self.feature_names if c not in set(map(str, X.columns))]
+            present = set(map(str, X.columns))
+            missing = [c for c in self.feature_names if c not in present]
             if missing:
                 raise ValueError(f"X lacks the model's feature columns {missing[:5]}")
             X = X[list(self.feature_names)]
@@ -103,8 +105,7 @@ class SavedModel:
             weights = coef / self.scale
             return Z @ weights - float(self.mean @ weights)
         if self.kernel == "precomputed":
-            return Z @ est.dual_coef_ if type(est).__name__ == "TopRanker" \
-                else est.decision_function(Z)
+            return est.decision_function(Z)
         Z = Z.toarray() if is_sparse(Z) else Z
         return est.decision_function(Z if self.mean is None else (Z - self.mean) / self.scale)
 
@@ -125,35 +126,55 @@ def save_model(model: Any, path: str | Path, *, mean: Any = None, scale: Any = N
     Parameters that JSON cannot hold (a random ``Generator``, a callable kernel) are listed
     in ``params_not_saved``; a callable kernel is passed again to :func:`load_model`.
     """
-    if isinstance(model, SavedModel):
-        if any(v is not None for v in (mean, scale, feature_names, info, train_rows)):
-            raise ValueError("a SavedModel is saved with its own mean, scale, feature_names, "
-                             "info and train_rows; pass its estimator to change them")
-        model, mean, scale, feature_names, info, train_rows = (
-            model.estimator, model.mean, model.scale, model.feature_names, model.info,
-            model.train_rows)
-    document, arrays = _document(model, mean, scale, feature_names, info, train_rows)
+    document, arrays = _document(*_saved_fields(model, mean=mean, scale=scale,
+                                                feature_names=feature_names, info=info,
+                                                train_rows=train_rows))
     write_document(path, document, arrays)
 
 
-def model_names(estimator: Any, feature_names: Any) -> list[str] | None:
+def _saved_fields(model: Any, *, mean: Any = None, scale: Any = None,
+                  feature_names: Any = None, info: dict[str, Any] | None = None,
+                  train_rows: Any = None) -> tuple:
+    """The estimator and what is saved with it (a :class:`SavedModel` brings its own)."""
+    if not isinstance(model, SavedModel):
+        return model, mean, scale, feature_names, info, train_rows
+    if any(v is not None for v in (mean, scale, feature_names, info, train_rows)):
+        raise ValueError("a SavedModel is saved with its own mean, scale, feature_names, "
+                         "info and train_rows; pass its estimator to change them")
+    return (model.estimator, model.mean, model.scale, model.feature_names, model.info,
+            model.train_rows)
+
+
+def _model_names(estimator: Any, feature_names: Any) -> list[str] | None:
     """The input column names to store: given ones, else ``feature_names_in_``."""
     names = feature_names if feature_names is not None else getattr(
         estimator, "feature_names_in_", None)
     return None if names is None else [str(n) for n in names]
 
 
+def model_document(model: Any, **kwargs: Any) -> dict[str, Any]:
+    """The JSON document :func:`save_model` writes to a ``.json`` file, as a dict (arrays
+    with their ``data`` lists): to embed a model in another JSON document. ``kwargs`` are
+    those of :func:`save_model`."""
+    document, arrays = _document(*_saved_fields(model, **kwargs))
+    document["arrays"] = {name: {"dtype": str(arr.dtype), "shape": list(arr.shape),
+                                 "data": arr.ravel().tolist()} for name, arr in arrays.items()}
+    return document
+
+
 def _document(est: Any, mean: Any, scale: Any, feature_names: Any,
-              info: dict[str, Any] | None, train_rows: Any = None
+              info: dict[str, Any] | None, train_rows: Any
               ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     codec = codec_for(est)
     if not hasattr(est, "n_features_in_"):
         raise ValueError(f"this {type(est).__name__} is not fitted: call fit first")
-    kernel = codec.kernel_name(est)
+    kernel = kernel_name(est)
     params, not_saved = {}, []
     for name, value in est.get_params(deep=False).items():
-        if name == "problem" or (name == "kernel" and callable(value)):
-            not_saved += [] if name == "problem" else [name]
+        if name == "problem":
+            continue  # the document's own field
+        if name == "kernel" and callable(value):
+            not_saved.append(name)
             continue
         try:
             params[name] = json_value(value)
@@ -175,7 +196,7 @@ def _document(est: Any, mean: Any, scale: Any, feature_names: Any,
         present, value = scalar.read(est)
         if present:
             fitted[scalar.name] = value
-    names = model_names(est, feature_names)
+    names = _model_names(est, feature_names)
     if names is not None and len(names) != n_features:
         raise ValueError(f"feature_names has {len(names)} names for {n_features} features")
     from .. import __version__
@@ -197,7 +218,7 @@ def _standardization(mean: Any, scale: Any, n_features: int, kernel: str | None,
         return {}
     if mean is None or scale is None:
         raise ValueError("give both mean and scale, or neither")
-    if codec.name not in ("TopRanker", "AATP") or kernel == "precomputed":
+    if not _standardizable(codec, kernel):
         raise ValueError("a standardization (mean, scale) applies to feature inputs of "
                          "TopRanker and AATP, not to this model")
     arrays = {"mean": np.asarray(mean, dtype=np.float64),
@@ -210,12 +231,20 @@ def _standardization(mean: Any, scale: Any, n_features: int, kernel: str | None,
     return arrays
 
 
+def _standardizable(codec: Codec, kernel: str | None) -> bool:
+    """Whether a model scores feature vectors that a (mean, scale) can standardize."""
+    return codec.name in ("TopRanker", "AATP") and kernel != "precomputed"
+
+
+def _distinct_rows(rows: np.ndarray) -> bool:
+    return bool(np.all(rows >= 0)) and len(np.unique(rows)) == len(rows)
+
+
 def _train_rows(train_rows: Any, kernel: str | None, n_features: int) -> np.ndarray:
     if kernel != "precomputed":
         raise ValueError("train_rows applies to precomputed-kernel models")
     rows = np.asarray(train_rows)
-    if rows.dtype.kind not in "iu" or rows.shape != (n_features,) or np.any(rows < 0) \
-            or len(np.unique(rows)) != len(rows):
+    if rows.dtype.kind not in "iu" or rows.shape != (n_features,) or not _distinct_rows(rows):
         raise ValueError(f"train_rows must be {n_features} distinct non-negative integers (one "
                          "per training item)")
     return rows.astype(np.int64)
@@ -253,8 +282,7 @@ def load_model(path: str | Path, *, kernel: Callable[..., Any] | None = None) ->
                            isinstance(n, str) for n in v) else
                        f"must be null or {n_features} strings")
     scalars = _scalars(fields, codec, document)
-    kernel_name = codec.kernel_name(estimator)
-    arrays = _arrays(fields, codec, document, kernel_name, n_features,
+    arrays = _arrays(fields, codec, document, kernel_name(estimator), n_features,
                      getattr(estimator, "problem", None))
     mean, scale = arrays.pop("mean", None), arrays.pop("scale", None)
     train_rows = arrays.pop("train_rows", None)
@@ -327,9 +355,8 @@ def _estimator(fields: Fields, codec: Codec, document: dict[str, Any],
             get(estimator.surrogate, estimator.k)
     except (TypeError, ValueError) as exc:
         raise fields.error("params", str(exc)) from None
-    if stored_kernel != codec.kernel_name(estimator):
-        raise fields.error("kernel", f"must be {codec.kernel_name(estimator)!r} for these "
-                           "params")
+    if stored_kernel != kernel_name(estimator):
+        raise fields.error("kernel", f"must be {kernel_name(estimator)!r} for these params")
     return estimator
 
 
@@ -350,7 +377,7 @@ def _arrays(fields: Fields, codec: Codec, document: dict[str, Any], kernel: str 
             n_features: int, problem: Any) -> dict[str, np.ndarray]:
     arrays = fields.get(document, "arrays", "arrays", "dict")
     layout = codec.layout(kernel, n_features, problem)
-    standardized = "mean" in arrays or "scale" in arrays
+    standardized = ("mean" in arrays or "scale" in arrays) and _standardizable(codec, kernel)
     if standardized:
         layout += [("mean", "float64", (n_features,)), ("scale", "float64", (n_features,))]
     if "train_rows" in arrays and kernel == "precomputed":
@@ -366,7 +393,7 @@ def _arrays(fields: Fields, codec: Codec, document: dict[str, Any], kernel: str 
                                    f"arrays have {bound[symbol]}")
         values[name] = arr
     rows = values.get("train_rows")
-    if rows is not None and (np.any(rows < 0) or len(np.unique(rows)) != len(rows)):
+    if rows is not None and not _distinct_rows(rows):
         raise fields.error("arrays.train_rows", "must hold distinct non-negative row indices")
     if standardized and not np.all(values["scale"] > 0):
         bad = int(np.flatnonzero(values["scale"] <= 0)[0])

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["Codec", "codec_for", "CODECS", "json_value"]
+__all__ = ["Codec", "codec_for", "CODECS", "json_value", "kernel_name"]
 
 
 def json_value(value: Any) -> Any:
@@ -64,10 +64,11 @@ class Codec:
     check: Callable[[dict[str, Any], dict[str, np.ndarray]], tuple[str, str] | None] = \
         lambda scalars, arrays: None
 
-    def kernel_name(self, estimator: Any) -> str | None:
-        """The kernel as stored: a name, ``"callable"``, or ``None`` (no kernel choice)."""
-        kernel = getattr(estimator, "kernel", None)
-        return "callable" if callable(kernel) else kernel
+
+def kernel_name(estimator: Any) -> str | None:
+    """An estimator's kernel as stored: a name, ``"callable"``, or ``None`` (no kernel)."""
+    kernel = getattr(estimator, "kernel", None)
+    return "callable" if callable(kernel) else kernel
 
 
 def _set_attributes(est: Any, arrays: dict[str, np.ndarray], scalars: dict[str, Any]) -> None:

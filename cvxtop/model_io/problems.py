@@ -58,10 +58,8 @@ def encode_problem(problem: Problem) -> dict[str, Any]:
 
 
 def decode_problem(fields: Fields, spec: Any) -> Problem:
-    """The problem a file's ``problem`` field describes, checked by its own constructor."""
-    if not isinstance(spec, dict):
-        raise fields.error("problem", "must be an object with the problem's name and "
-                           "arguments")
+    """The problem a file's ``problem`` field (an object, checked by the caller)
+    describes, checked by its own constructor."""
     name = fields.get(spec, "name", "problem.name", "str",
                       check=lambda v: None if v in PROBLEM_ARGUMENTS else
                       f"must be one of {', '.join(PROBLEM_ARGUMENTS)}")

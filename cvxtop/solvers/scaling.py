@@ -23,7 +23,8 @@ from .._validation import is_sparse
 from .objective import RankingObjective
 from .result import SolveResult
 
-__all__ = ["SCALE_BAND", "feature_scale", "rescaled", "unscaled", "unscaled_callback"]
+__all__ = ["SCALE_BAND", "feature_scale", "magnitude_scale", "rescaled", "unscaled",
+           "unscaled_callback"]
 
 #: Features whose largest magnitude lies in ``[2^-SCALE_BAND, 2^SCALE_BAND]`` are solved as
 #: given (bit for bit the problem the user posed); outside, they are divided by the power of
@@ -32,10 +33,17 @@ SCALE_BAND = 10
 
 
 def feature_scale(Z: Any) -> float:
-    """``1.0`` for features of magnitude within the band, else the power of two ``s``
-    nearest to ``max |Z|``."""
+    """:func:`magnitude_scale` of ``max |Z|``."""
     values = Z.data if is_sparse(Z) else Z
-    largest = float(np.max(np.abs(values))) if np.size(values) else 0.0
+    if not np.size(values):
+        return 1.0
+    # the largest magnitude from the extremes: no |Z| temporary the size of the data
+    return magnitude_scale(max(abs(float(values.max())), abs(float(values.min()))))
+
+
+def magnitude_scale(largest: float) -> float:
+    """``1.0`` for a feature magnitude within the band (or zero), else the power of two
+    nearest to it."""
     if largest == 0.0 or 2.0 ** -SCALE_BAND <= largest <= 2.0 ** SCALE_BAND:
         return 1.0
     return 2.0 ** round(math.log2(largest))

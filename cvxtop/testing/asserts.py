@@ -21,7 +21,6 @@ from ..cutoff import pap_cutoff, prec_cutoff
 __all__ = ["assert_metric_matches", "assert_surrogate_matches", "assert_cutoff_matches",
            "assert_near_optimum"]
 
-_METRIC_PARAMETER = metrics.PARAMETERS
 
 
 def _instance(y: np.ndarray, s: np.ndarray, **params: Any) -> str:
@@ -71,7 +70,7 @@ def _metric_truth(name: str, y: np.ndarray, s: np.ndarray, param: Any) -> float:
             return 1.0 - reference.prec_at_k_loss(y, s, k) / k
     if name == "pap_at_k":
         return 1.0 - reference.pap_risk(y, s, param)
-    args = () if _METRIC_PARAMETER[name] is None else (param,)
+    args = () if metrics.PARAMETERS[name] is None else (param,)
     return float(metrics.METRICS[name](y, s, *args))
 
 
@@ -84,17 +83,17 @@ def assert_metric_matches(metric: Callable[..., float], name: str, y_true: Any, 
     Ties at the cut are pessimistic, as in Kar et al. 2015 eq. (1) and Hiranandani et al.
     2020 eq. (1): the failure message shows that worst order.
     """
-    if name not in _METRIC_PARAMETER:
-        raise ValueError(f"name must be one of {sorted(_METRIC_PARAMETER)}, got {name!r}")
+    if name not in metrics.PARAMETERS:
+        raise ValueError(f"name must be one of {sorted(metrics.PARAMETERS)}, got {name!r}")
     y, s = _inputs(y_true, y_score)
     expected = _metric_truth(name, y, s, param)
-    args = () if _METRIC_PARAMETER[name] is None else (param,)
+    args = () if metrics.PARAMETERS[name] is None else (param,)
     got = float(metric(y_true, y_score, *args))
     if not _close(got, expected, rtol, atol):
         k = None
-        if _METRIC_PARAMETER[name] == "k":
+        if metrics.PARAMETERS[name] == "k":
             k = prec_cutoff(param, int(y.sum())) if isinstance(param, float) else int(param)
-        shown = {_METRIC_PARAMETER[name]: param} if _METRIC_PARAMETER[name] else {}
+        shown = {metrics.PARAMETERS[name]: param} if metrics.PARAMETERS[name] else {}
         raise AssertionError(
             f"{name} differs from its definition on {_instance(y, s, **shown)}: got "
             f"{got!r}, expected {expected!r}. Items by decreasing score, ties irrelevant "

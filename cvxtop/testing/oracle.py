@@ -35,8 +35,9 @@ from ..cutoff import prec_cutoff
 
 __all__ = ["answer", "OPERATIONS", "run_lines"]
 
-_REFERENCE_METRICS = {"prec_at_k_loss": reference.prec_at_k_loss,
-                      "pap_risk": reference.pap_risk}
+#: What ``op: reference`` enumerates: every surrogate and the two metrics by name.
+_REFERENCE = {**{name: function for name, (function, _) in reference.SURROGATES.items()},
+              "prec_at_k_loss": reference.prec_at_k_loss, "pap_risk": reference.pap_risk}
 
 
 def _field(case: dict[str, Any], name: str) -> Any:
@@ -65,14 +66,13 @@ def _surrogate(case: dict[str, Any]) -> dict[str, Any]:
 
 def _reference(case: dict[str, Any]) -> dict[str, Any]:
     name = _field(case, "name")
-    functions = {**{n: f for n, (f, _) in reference.SURROGATES.items()}, **_REFERENCE_METRICS}
-    if name not in functions:
-        raise ValueError(f"name must be one of {sorted(functions)}, got {name!r}")
+    if name not in _REFERENCE:
+        raise ValueError(f"name must be one of {sorted(_REFERENCE)}, got {name!r}")
     y = np.asarray(_field(case, "y"))
     k = _field(case, "k")
     if isinstance(k, float) and name.startswith("prec"):
         k = prec_cutoff(k, int(np.sum(y == 1)))
-    return {"value": float(functions[name](y, _field(case, "s"), k))}
+    return {"value": float(_REFERENCE[name](y, _field(case, "s"), k))}
 
 
 def _cutoff(case: dict[str, Any]) -> dict[str, Any]:
