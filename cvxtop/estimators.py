@@ -133,8 +133,8 @@ class TopRanker(BaseEstimator):
         Seed of that randomization.
     learning_rate : {"auto", "line-search", "inverse", "sqrt"}
         Step rule of GD and SGD: ``"line-search"`` (the default, ``"auto"``) takes the step
-        that maximizes the dual (Frank-Wolfe; block-coordinate for SGD), ``"inverse"`` is
-        ``1/t`` and ``"sqrt"`` is ``eta0/√t``.
+        that maximizes the dual (Frank-Wolfe; multi-plane block-coordinate for SGD),
+        ``"inverse"`` is ``1/t`` and ``"sqrt"`` is ``eta0/√t``.
     eta0 : float
         Scale of the ``"sqrt"`` steps.
     average : bool

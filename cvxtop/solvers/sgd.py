@@ -12,15 +12,19 @@ own cut-off, the surrogate's ``batch_cutoff``) and moves along a stochastic subg
 
 Step rules:
 
-* ``"line-search"`` (default): block-coordinate Frank-Wolfe (Lacoste-Julien et al. 2013),
-  the stochastic version of the line-searched steps of :mod:`cvxtop.solvers.gd`. The
-  batches are drawn once (a fixed partition, visited in a new random order every epoch);
-  ``w`` is the sum of one contribution per batch, and a step replaces a fraction of its
-  batch's contribution by the batch's subgradient vertex, the fraction maximizing the dual
-  in closed form. No step size to tune; the dual value certifies the batch-decomposed
-  problem, whose optimum differs from the full one without groups (by a mini-batch bias
-  that shrinks as batches grow) and equals it with groups, where the batches are the
-  groups.
+* ``"line-search"`` (default): multi-plane block-coordinate Frank-Wolfe (Lacoste-Julien
+  et al. 2013; Shah, Kolmogorov and Lampert 2015), the stochastic version of the
+  line-searched steps of :mod:`cvxtop.solvers.gd`. The batches are drawn once (a fixed
+  partition, visited in a new random order every epoch); ``w`` is the sum of one
+  contribution per batch, a convex combination of the batch's stored subgradient vertices
+  (planes, up to :data:`BLOCK_PLANES` a batch within :data:`PLANE_BYTES`). A step adds the
+  batch's new vertex and re-optimizes the batch's weights on its planes exactly (a small QP
+  over the simplex, :mod:`.simplex_qp`; with two planes this is plain block Frank-Wolfe's
+  closed-form step), and after each sweep corrective passes over the stored planes, which
+  read no data, let every batch catch up with the others. No step size to tune; the dual
+  value certifies the batch-decomposed problem, whose optimum differs from the full one
+  without groups (by a mini-batch bias that shrinks as batches grow) and equals it with
+  groups, where the batches are the groups.
 * ``"inverse"``: ``η_t = 1/t`` (the 1/(λt) schedule for the 1-strongly convex objective).
 * ``"sqrt"``: ``η_t = eta0/√t``.
 
@@ -40,8 +44,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..surrogates.base import Bound
+from .simplex_qp import solve_simplex_qp
 
-__all__ = ["SGDState", "sgd_step", "BlockFWState", "block_fw_step", "LEARNING_RATES"]
+__all__ = ["SGDState", "sgd_step", "BlockFWState", "block_fw_step", "corrective_step",
+           "block_planes", "LEARNING_RATES"]
 
 LEARNING_RATES = ("line-search", "inverse", "sqrt")
 
@@ -79,50 +85,144 @@ def sgd_step(state: SGDState, Z: np.ndarray, batch: Bound, C: float, scale: floa
     state.average += rho * (state.w - state.average)
 
 
+#: Room for the planes of all blocks together (``d`` doubles each) before each block keeps
+#: fewer than :data:`BLOCK_PLANES` of them.
+PLANE_BYTES = 128 * 2**20
+#: Planes kept per block: its current point is a convex combination of them.
+BLOCK_PLANES = 16
+
+
+@dataclass
+class _Planes:
+    """The planes (Frank-Wolfe vertices) seen on one block: ``V`` (``d × m``) with their
+    dual offsets, their Gram matrix ``VᵀV`` and the convex weights that make the block's
+    contribution ``V·weights`` to ``w``."""
+
+    V: np.ndarray
+    offsets: np.ndarray
+    gram: np.ndarray
+    weights: np.ndarray
+
+    @classmethod
+    def empty(cls, dim: int) -> _Planes:
+        return cls(np.zeros((dim, 0)), np.zeros(0), np.zeros((0, 0)), np.zeros(0))
+
+    def drop(self, keep: np.ndarray) -> None:
+        self.V, self.offsets = self.V[:, keep], self.offsets[keep]
+        self.gram, self.weights = self.gram[np.ix_(keep, keep)], self.weights[keep]
+
+    def make_room(self, capacity: int) -> None:
+        """Bring the planes below ``capacity``: drop those of weight zero, else merge the
+        two lightest into their weighted mean (a convex combination of vertices is a point
+        of the block's dual set, and the merge keeps the block's point and offset)."""
+        if len(self.offsets) < capacity:
+            return
+        unused = self.weights == 0
+        if unused.any():
+            self.drop(~unused)
+            return
+        i, j = np.argsort(self.weights)[:2]
+        total = self.weights[i] + self.weights[j]
+        share = self.weights[i] / total
+        self.V[:, i] = share * self.V[:, i] + (1 - share) * self.V[:, j]
+        self.offsets[i] = share * self.offsets[i] + (1 - share) * self.offsets[j]
+        self.weights[i], self.weights[j] = total, 0.0
+        self.gram[:, i] = self.gram[i, :] = self.V.T @ self.V[:, i]
+        self.drop(self.weights > 0)
+
+    def add(self, vertex: np.ndarray, offset: float) -> None:
+        column = self.V.T @ vertex
+        m = len(self.offsets)
+        gram = np.empty((m + 1, m + 1))
+        gram[:m, :m], gram[:m, m], gram[m, :m] = self.gram, column, column
+        gram[m, m] = float(vertex @ vertex)
+        self.V = np.column_stack([self.V, vertex])
+        self.offsets = np.append(self.offsets, offset)
+        self.gram, self.weights = gram, np.append(self.weights, 0.0)
+
+
 @dataclass
 class BlockFWState:
-    """Block-coordinate Frank-Wolfe over a fixed partition into ``n_blocks`` batches.
+    """Block-coordinate Frank-Wolfe over a fixed partition into ``n_blocks`` batches, with
+    up to ``capacity`` planes per block (multi-plane, fully corrective block steps).
 
-    ``parts[b]`` is batch ``b``'s contribution to ``w = Σ_b parts[b]`` and ``offsets[b]``
-    its share of the dual's linear term; ``seen[b]`` marks batches visited at least once.
+    Block ``b`` contributes ``V_b·a_b`` to ``w`` and ``o_b·a_b`` to the dual's linear term,
+    with ``a_b`` convex weights on its planes; ``seen[b]`` marks batches visited at least
+    once.
     """
 
     w: np.ndarray
     n_blocks: int
-    parts: np.ndarray = field(init=False)
-    offsets: np.ndarray = field(init=False)
+    capacity: int = BLOCK_PLANES
+    blocks: list[_Planes] = field(init=False)
     seen: np.ndarray = field(init=False)
     t: int = 0
     skipped: int = 0
 
     def __post_init__(self) -> None:
-        self.parts = np.zeros((self.n_blocks, len(self.w)))
-        self.offsets = np.zeros(self.n_blocks)
+        self.blocks = [_Planes.empty(len(self.w)) for _ in range(self.n_blocks)]
         self.seen = np.zeros(self.n_blocks, dtype=bool)
 
     @property
     def dual_value(self) -> float:
         """The dual objective (a lower bound on the batch-decomposed problem once every
         batch has been visited)."""
-        return float(self.offsets.sum()) - 0.5 * float(self.w @ self.w)
+        linear = sum(float(p.offsets @ p.weights) for p in self.blocks)
+        return linear - 0.5 * float(self.w @ self.w)
+
+
+def block_planes(dim: int, n_blocks: int) -> int:
+    """Planes kept per block: :data:`BLOCK_PLANES`, fewer when ``d`` is so large that they
+    would exceed :data:`PLANE_BYTES`, and never below 2 (the current point and a new
+    vertex: plain block Frank-Wolfe)."""
+    return max(2, min(BLOCK_PLANES, PLANE_BYTES // (8 * max(dim, 1) * max(n_blocks, 1))))
+
+
+def _two_plane_weights(gram: np.ndarray, linear: np.ndarray) -> np.ndarray:
+    """``argmax_{a ∈ simplex} linear·a − ½aᵀ gram a`` for one or two planes, in closed form:
+    with ``a = (1 − γ, γ)`` the optimal ``γ`` is the clipped stationary point."""
+    if len(linear) == 1:
+        return np.ones(1)
+    curvature = gram[0, 0] - 2.0 * gram[0, 1] + gram[1, 1]
+    slope = linear[1] - linear[0] + gram[0, 0] - gram[0, 1]  # the derivative at γ = 0
+    if curvature > 0:
+        gamma = min(1.0, max(0.0, slope / curvature))
+    else:  # the two planes coincide (in V): the better offset
+        gamma = 1.0 if linear[1] > linear[0] else 0.0
+    return np.array([1.0 - gamma, gamma])
+
+
+def corrective_step(state: BlockFWState, block: int) -> None:
+    """Maximize the dual over block ``block``'s weights on its planes, the other blocks
+    fixed: ``max_{a ∈ simplex} o·a − ½‖w₋ + V a‖²`` with ``w₋`` the other blocks' sum, a
+    small QP over the simplex solved exactly and warm-started (:mod:`.simplex_qp`). With
+    two planes (the previous point and a new vertex) it is the line-searched step of
+    block Frank-Wolfe (Lacoste-Julien et al. 2013)."""
+    planes = state.blocks[block]
+    if not len(planes.offsets):  # a block not visited yet has no planes
+        return
+    linear = planes.offsets - planes.V.T @ state.w + planes.gram @ planes.weights
+    if len(linear) <= 2:
+        weights = _two_plane_weights(planes.gram, linear)
+    else:
+        scale = max(1.0, float(np.max(np.diag(planes.gram))))
+        start = planes.weights if planes.weights.sum() > 0 else None
+        weights = solve_simplex_qp(planes.gram / scale, linear / scale, start)
+        if weights is None:  # not solved: keep the block's point (the dual stays valid)
+            return
+    state.w += planes.V @ (weights - planes.weights)
+    planes.weights = weights
 
 
 def block_fw_step(state: BlockFWState, block: int, Z: np.ndarray, batch: Bound,
                   weight: float) -> None:
-    """One line-searched step on batch ``block`` of weight ``weight`` (``C`` included)."""
+    """One step on batch ``block`` of weight ``weight`` (``C`` included): the batch's
+    subgradient vertex joins the block's planes, then a corrective step on them."""
     state.t += 1
     s = Z @ state.w
     loss, g = batch.value_and_subgradient(s)
-    vertex = -weight * (Z.T @ g)
-    offset = weight * (loss - float(g @ s))
-    step = vertex - state.parts[block]
-    if not state.seen[block]:
-        gamma = 1.0
-        state.seen[block] = True
-    else:
-        denom = float(step @ step)
-        gain = offset - state.offsets[block] - float(state.w @ step)
-        gamma = 0.0 if denom == 0.0 else min(1.0, max(0.0, gain / denom))
-    state.parts[block] += gamma * step
-    state.offsets[block] += gamma * (offset - state.offsets[block])
-    state.w += gamma * step
+    planes = state.blocks[block]
+    planes.make_room(state.capacity)
+    planes.add(-weight * (Z.T @ g), weight * (loss - float(g @ s)))
+    state.seen[block] = True
+    corrective_step(state, block)
