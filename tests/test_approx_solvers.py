@@ -557,7 +557,7 @@ def test_block_planes_keep_a_valid_dual_point(capacity):
                 np.testing.assert_allclose(planes.gram, planes.V.T @ planes.V, atol=1e-9)
                 total += planes.V @ planes.weights
         np.testing.assert_allclose(state.w, total, atol=1e-9)
-        if state.seen.all():
+        if all(state.visited(b) for b in range(4)):
             for probe in (state.w, rng.standard_normal(X.shape[1])):
                 primal = 0.5 * float(probe @ probe) + weight * sum(
                     bnd.value(X[idx] @ probe) for idx, bnd in zip(lists, bounds))

@@ -82,3 +82,20 @@ def test_an_unknown_master_is_refused():
                                  surrogates.get("prec@k-avg", 1), C=1.0)
     with pytest.raises(ValueError, match="master must be 'active-set' or 'cvxpy'"):
         solve_cutting_plane(objective, master="gurobi")
+
+
+def test_one_and_two_variables_in_closed_form_match_cvxpy():
+    """The closed form for m <= 2 (each vertex, the interior stationary point, and a flat
+    edge where both cuts coincide)."""
+    rng = np.random.default_rng(3)
+    for trial in range(60):
+        m = 1 + trial % 2
+        H = rng.standard_normal((3, m)) * rng.choice([0.01, 1.0, 100.0])
+        if trial % 10 == 9:
+            H[:, -1] = H[:, 0]
+        c = rng.standard_normal(m) * rng.choice([0.1, 1.0, 10.0])
+        Q = H.T @ H
+        lam = solve_simplex_qp(Q, c)
+        assert np.all(lam >= 0) and lam.sum() == pytest.approx(1.0, abs=1e-14)
+        best = reference(H, c)
+        assert value(Q, c, lam) <= best + 1e-9 * max(1.0, abs(best))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from contextlib import closing
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -158,24 +158,20 @@ def _batch_weight(objective: RankingObjective, n_blocks: int) -> float:
     return objective.C if _additive(objective) else objective.C / n_blocks
 
 
-#: Corrective passes over the blocks' stored planes (no data read) after each epoch's sweep
-#: may take up to this multiple of the sweep's own time, and stop earlier once a pass
-#: gains less than :data:`CACHE_GAIN` times the sweep's dual gain.
-CACHE_TIME_SHARE = 2.0
+#: Corrective passes over the blocks' stored planes (no data read) after each epoch's sweep:
+#: at most :data:`CACHE_PASSES`, fewer once a pass gains less than :data:`CACHE_GAIN` times
+#: the sweep's dual gain. A count, not a time budget, so that a fit is reproducible.
+CACHE_PASSES = 2
 CACHE_GAIN = 0.3
 
 
-def _cached_passes(state: BlockFWState, order, sweep_gain: float, sweep_seconds: float
-                   ) -> None:
+def _cached_passes(state: BlockFWState, order: Sequence[int], sweep_gain: float) -> None:
     """Corrective steps on the blocks from their stored planes alone (multi-plane block
-    Frank-Wolfe, Shah et al. 2015), within a time budget: they read no data, and let each
-    block's weights catch up with the other blocks' moves."""
-    deadline = time.perf_counter() + CACHE_TIME_SHARE * sweep_seconds
-    while True:
+    Frank-Wolfe, Shah et al. 2015): they read no data, and let each block's weights catch
+    up with the other blocks' moves."""
+    for _ in range(CACHE_PASSES):
         start = state.dual_value
         for b in order:
-            if time.perf_counter() > deadline:
-                return
             corrective_step(state, b)
         if state.dual_value - start <= CACHE_GAIN * max(sweep_gain, 0.0):
             return
@@ -212,15 +208,13 @@ def _run_block_frank_wolfe(objective: RankingObjective, config: MinibatchConfig,
         for epoch in epochs:
             order = rng.permutation(len(blocks)) if config.shuffle else range(len(blocks))
             before = state.dual_value if epoch > 1 else None
-            sweep_start = time.perf_counter()
             for b in order:
                 idx, batch = blocks[b]
-                if gathered and not state.seen[b]:
+                if gathered and not state.visited(b):
                     np.take(source, rows[b], axis=0, out=Z[idx], mode="clip")
                 block_fw_step(state, b, Z[idx], batch, weight)
             if before is not None:
-                _cached_passes(state, order, state.dual_value - before,
-                               time.perf_counter() - sweep_start)
+                _cached_passes(state, order, state.dual_value - before)
             converged = False
             if config.tol is not None:
                 w = state.w

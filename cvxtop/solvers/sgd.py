@@ -20,11 +20,11 @@ Step rules:
   (planes, up to :data:`BLOCK_PLANES` a batch within :data:`PLANE_BYTES`). A step adds the
   batch's new vertex and re-optimizes the batch's weights on its planes exactly (a small QP
   over the simplex, :mod:`.simplex_qp`; with two planes this is plain block Frank-Wolfe's
-  closed-form step), and after each sweep corrective passes over the stored planes, which
-  read no data, let every batch catch up with the others. No step size to tune; the dual
-  value certifies the batch-decomposed problem, whose optimum differs from the full one
-  without groups (by a mini-batch bias that shrinks as batches grow) and equals it with
-  groups, where the batches are the groups.
+  closed-form step), and after each sweep up to two corrective passes over the stored
+  planes, which read no data, let every batch catch up with the others. No step size to
+  tune; the dual value certifies the batch-decomposed problem, whose optimum differs from
+  the full one without groups (by a mini-batch bias that shrinks as batches grow) and
+  equals it with groups, where the batches are the groups.
 * ``"inverse"``: ``η_t = 1/t`` (the 1/(λt) schedule for the 1-strongly convex objective).
 * ``"sqrt"``: ``η_t = eta0/√t``.
 
@@ -147,21 +147,22 @@ class BlockFWState:
     up to ``capacity`` planes per block (multi-plane, fully corrective block steps).
 
     Block ``b`` contributes ``V_b·a_b`` to ``w`` and ``o_b·a_b`` to the dual's linear term,
-    with ``a_b`` convex weights on its planes; ``seen[b]`` marks batches visited at least
-    once.
+    with ``a_b`` convex weights on its planes; a block not visited yet has no planes.
     """
 
     w: np.ndarray
     n_blocks: int
     capacity: int = BLOCK_PLANES
     blocks: list[_Planes] = field(init=False)
-    seen: np.ndarray = field(init=False)
     t: int = 0
     skipped: int = 0
 
     def __post_init__(self) -> None:
         self.blocks = [_Planes.empty(len(self.w)) for _ in range(self.n_blocks)]
-        self.seen = np.zeros(self.n_blocks, dtype=bool)
+
+    def visited(self, block: int) -> bool:
+        """Whether batch ``block`` has been stepped on (it has planes)."""
+        return len(self.blocks[block].offsets) > 0
 
     @property
     def dual_value(self) -> float:
@@ -178,38 +179,21 @@ def block_planes(dim: int, n_blocks: int) -> int:
     return max(2, min(BLOCK_PLANES, PLANE_BYTES // (8 * max(dim, 1) * max(n_blocks, 1))))
 
 
-def _two_plane_weights(gram: np.ndarray, linear: np.ndarray) -> np.ndarray:
-    """``argmax_{a ∈ simplex} linear·a − ½aᵀ gram a`` for one or two planes, in closed form:
-    with ``a = (1 − γ, γ)`` the optimal ``γ`` is the clipped stationary point."""
-    if len(linear) == 1:
-        return np.ones(1)
-    curvature = gram[0, 0] - 2.0 * gram[0, 1] + gram[1, 1]
-    slope = linear[1] - linear[0] + gram[0, 0] - gram[0, 1]  # the derivative at γ = 0
-    if curvature > 0:
-        gamma = min(1.0, max(0.0, slope / curvature))
-    else:  # the two planes coincide (in V): the better offset
-        gamma = 1.0 if linear[1] > linear[0] else 0.0
-    return np.array([1.0 - gamma, gamma])
-
-
 def corrective_step(state: BlockFWState, block: int) -> None:
     """Maximize the dual over block ``block``'s weights on its planes, the other blocks
     fixed: ``max_{a ∈ simplex} o·a − ½‖w₋ + V a‖²`` with ``w₋`` the other blocks' sum, a
     small QP over the simplex solved exactly and warm-started (:mod:`.simplex_qp`). With
     two planes (the previous point and a new vertex) it is the line-searched step of
     block Frank-Wolfe (Lacoste-Julien et al. 2013)."""
-    planes = state.blocks[block]
-    if not len(planes.offsets):  # a block not visited yet has no planes
+    if not state.visited(block):
         return
+    planes = state.blocks[block]
     linear = planes.offsets - planes.V.T @ state.w + planes.gram @ planes.weights
-    if len(linear) <= 2:
-        weights = _two_plane_weights(planes.gram, linear)
-    else:
-        scale = max(1.0, float(np.max(np.diag(planes.gram))))
-        start = planes.weights if planes.weights.sum() > 0 else None
-        weights = solve_simplex_qp(planes.gram / scale, linear / scale, start)
-        if weights is None:  # not solved: keep the block's point (the dual stays valid)
-            return
+    scale = max(1.0, float(np.max(np.diag(planes.gram))))
+    start = planes.weights if planes.weights.sum() > 0 else None
+    weights = solve_simplex_qp(planes.gram / scale, linear / scale, start)
+    if weights is None:  # not solved: keep the block's point (the dual stays valid)
+        return
     state.w += planes.V @ (weights - planes.weights)
     planes.weights = weights
 
@@ -224,5 +208,4 @@ def block_fw_step(state: BlockFWState, block: int, Z: np.ndarray, batch: Bound,
     planes = state.blocks[block]
     planes.make_room(state.capacity)
     planes.add(-weight * (Z.T @ g), weight * (loss - float(g @ s)))
-    state.seen[block] = True
     corrective_step(state, block)

@@ -35,11 +35,28 @@ def _start(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None) -> np.ndarray:
     return lam
 
 
+def _at_most_two(Q: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """The minimizer for one or two variables in closed form: with ``λ = (1 − γ, γ)`` the
+    objective is a quadratic in ``γ``, minimized at its clipped stationary point."""
+    if len(c) == 1:
+        return np.ones(1)
+    curvature = Q[0, 0] - 2.0 * Q[0, 1] + Q[1, 1]
+    slope = c[1] - c[0] + Q[0, 0] - Q[0, 1]  # −(the derivative at γ = 0)
+    if curvature > 0:
+        gamma = min(1.0, max(0.0, slope / curvature))
+    else:  # Q constant along the edge: the better vertex
+        gamma = 1.0 if slope > 0 else 0.0
+    return np.array([1.0 - gamma, gamma])
+
+
 def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = None,
                      max_iter: int = 1000) -> np.ndarray | None:
     """The minimizer of ``½λᵀQλ − cᵀλ`` over the simplex, from the start ``lam0``; ``None``
-    if ``max_iter`` iterations do not reach it (the caller then uses another solver)."""
+    if ``max_iter`` iterations do not reach it (the caller then uses another solver).
+    One or two variables are solved in closed form."""
     m = len(c)
+    if m <= 2:
+        return _at_most_two(Q, c)
     Q = Q + RIDGE * max(1.0, float(np.max(np.diag(Q)))) * np.eye(m)
     lam = _start(Q, c, lam0)
     free = lam > 0
