@@ -13,6 +13,7 @@ from . import __version__
 from ._validation import check_batch_size
 from .io import read_scored_items, read_vector
 from .report import evaluate_scores, format_table, metric_rows
+from .solvers.minibatch import DEFAULT_EPOCHS
 
 __all__ = ["main", "build_parser"]
 
@@ -347,7 +348,8 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--C", type=float, default=1.0, help="weight of the loss (1.0)")
     fit.add_argument("--solver", default="exact", choices=["exact", "gd", "sgd", "perceptron"])
     fit.add_argument("--engine", default="auto", choices=["auto", "direct", "cutting-plane"])
-    fit.add_argument("--epochs", type=int, default=25, help="epochs of sgd/perceptron (25)")
+    fit.add_argument("--epochs", type=int, default=DEFAULT_EPOCHS,
+                     help=f"epochs of sgd/perceptron ({DEFAULT_EPOCHS})")
     fit.add_argument("--batch-size", type=_parse_batch_size, default="auto",
                      help="mini-batch size of sgd/perceptron: an int or auto (auto: 500, "
                      "and n/64 for large data with sgd)")

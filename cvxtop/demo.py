@@ -18,6 +18,7 @@ from .aatp.demo import aatp_demo_fit
 from .cutoff import prec_cutoff
 from .datasets import load_paper_dataset
 from .estimators import TopRanker
+from .solvers.minibatch import DEFAULT_EPOCHS
 
 __all__ = ["DemoResult", "run_demo"]
 
@@ -121,7 +122,7 @@ def run_demo(seed: int = 0, C: float = 1.0) -> DemoResult:
                      f"optimal, certified gap {exact.gap_:.0e}"))
     missed = []
     for method, label, model in [
-        ("SGD", "prec@k avg, SGD (up to 25 epochs, batch 500)",
+        ("SGD", f"prec@k avg, SGD (up to {DEFAULT_EPOCHS} epochs, one block)",
          TopRanker("prec@k-avg", k=KAPPA, C=C, solver="sgd", random_state=seed)),
         ("GD", "prec@k avg, full-batch GD (to a 1% gap)",
          TopRanker("prec@k-avg", k=KAPPA, C=C, solver="gd")),
@@ -133,7 +134,7 @@ def run_demo(seed: int = 0, C: float = 1.0) -> DemoResult:
     perceptron, seconds = _timed_fit(
         TopRanker("prec@k-avg", k=KAPPA, C=C, solver="perceptron", random_state=seed),
         X_tr, y_tr)
-    rows.append(_row("Perceptron@k-avg (25 epochs, batch 500)", y_te,
+    rows.append(_row(f"Perceptron@k-avg ({DEFAULT_EPOCHS} epochs, batch 500)", y_te,
                      perceptron.decision_function(X_te), k, seconds,
                      f"{perceptron.mistakes_} top-k mistakes in training"))
     # AATP solves one QP per training item, so it trains on a stratified subsample

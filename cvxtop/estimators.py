@@ -27,6 +27,7 @@ from .gram import check_gram_matrix
 from .groups import Groups
 from .solvers import RankingObjective, SolveResult, Stream, check_method, minimize
 from .solvers.gd import STEP_RULES
+from .solvers.minibatch import DEFAULT_EPOCHS
 from .solvers.minimize import APPROXIMATE_TOL
 
 __all__ = ["TopRanker", "EXPECTED_FAILED_CHECKS", "expected_failed_checks"]
@@ -122,18 +123,23 @@ class TopRanker(BaseEstimator):
         raising ``ValueError``.
     batch_size : int or "auto"
         Mini-batch size of the perceptrons and SGD (with groups, one group per batch).
-        ``"auto"`` (the default) is 500, except for SGD's line-search rule:
-        ``max(500, ceil(n/64))``, so that large data sets are split into 64 batches
+        ``"auto"`` (the default) is 500, except for SGD's line-search rule: the whole list
+        (one block) up to 100,000 items and for pAp@k, whose ``k`` irrelevant items are the
+        list's top ``k`` and do not split into batches; above, ``max(500, ceil(n/64))``, so
+        that large data sets are split into 64 batches
         (:func:`cvxtop.solvers.minimize.resolve_batch_size`).
     epochs : int
-        Passes over the data of the perceptrons and SGD.
+        Passes over the data of the perceptrons and SGD. On one block, SGD's line-search
+        epochs are rounds of the cutting plane (:mod:`cvxtop.solvers.one_block`), each
+        certifying its gap.
     shuffle : bool
         Whether the perceptrons and SGD randomize their mini-batches.
     random_state : int, numpy.random.Generator or None
         Seed of that randomization.
     learning_rate : {"auto", "line-search", "inverse", "sqrt"}
         Step rule of GD and SGD: ``"line-search"`` (the default, ``"auto"``) takes the step
-        that maximizes the dual (Frank-Wolfe; multi-plane block-coordinate for SGD),
+        that maximizes the dual (Frank-Wolfe; for SGD multi-plane block-coordinate, or the
+        cutting plane's rounds on one block),
         ``"inverse"`` is ``1/t`` and ``"sqrt"`` is ``eta0/√t``.
     eta0 : float
         Scale of the ``"sqrt"`` steps.
@@ -226,7 +232,7 @@ class TopRanker(BaseEstimator):
                  tol: float | None = None, max_iter: int = 2000,
                  accept_inaccurate: bool = False,
                  skip_degenerate_groups: bool = False, batch_size: int | str = "auto",
-                 epochs: int = 25, shuffle: bool = True, random_state: Any = None,
+                 epochs: int = DEFAULT_EPOCHS, shuffle: bool = True, random_state: Any = None,
                  learning_rate: str = "auto", eta0: float = 1.0, average: bool = True,
                  radius: float | None = None, early_stopping: bool = False,
                  certify: bool = True, warm_start: bool = False, verbose: bool = False,

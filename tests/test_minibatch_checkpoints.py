@@ -98,11 +98,20 @@ def test_perceptron_with_tol_stops_once_certified_and_without_runs_every_epoch(d
 
 
 @pytest.mark.parametrize("n, method, rule, expected", [
-    (1_000, "sgd", "line-search", 500), (100_000, "sgd", "line-search", 1563),
+    (1_000, "sgd", "line-search", 1_000), (100_000, "sgd", "line-search", 100_000),
+    (200_000, "sgd", "line-search", 3125),
     (100_000, "sgd", "inverse", 500), (100_000, "perceptron", None, 500)])
 def test_auto_batch_size(n, method, rule, expected):
     assert resolve_batch_size("auto", n, method, rule) == expected
     assert resolve_batch_size(40, n, method, rule) == 40
+
+
+def test_auto_batch_of_a_surrogate_that_does_not_split_is_the_whole_list():
+    pap, prec = surrogates.get("pap@k-avg", 10), surrogates.get("prec@k-avg", 0.25)
+    assert resolve_batch_size("auto", 10**6, "sgd", "line-search", pap) == 10**6
+    assert resolve_batch_size("auto", 10**6, "sgd", "line-search", prec) == 15625
+    assert resolve_batch_size("auto", 10**6, "sgd", "inverse", pap) == 500
+    assert resolve_batch_size(40, 10**6, "sgd", "line-search", pap) == 40
 
 
 @pytest.mark.parametrize("size", [0, -3, 2.5, "big", True])

@@ -23,7 +23,7 @@ from .perceptron import PerceptronState, perceptron_step
 from .sgd import (BlockFWState, SGDState, block_fw_step, block_planes, corrective_step,
                   sgd_step)
 
-__all__ = ["MinibatchConfig", "run_perceptron", "run_sgd", "Checkpoint"]
+__all__ = ["MinibatchConfig", "run_perceptron", "run_sgd", "Checkpoint", "DEFAULT_EPOCHS"]
 
 #: Called with the run's model at checkpoint epochs (:mod:`.checkpoints`) and at an epoch
 #: where a stopping rule ends the run, and whether to certify it there (not at the run's
@@ -31,12 +31,17 @@ __all__ = ["MinibatchConfig", "run_perceptron", "run_sgd", "Checkpoint"]
 Checkpoint = Callable[[np.ndarray, bool], bool]
 
 
+#: Default number of epochs of the perceptrons and SGD (passes over the data; for SGD's
+#: line-search rule on one block, cutting-plane rounds: :mod:`.one_block`).
+DEFAULT_EPOCHS = 50
+
+
 @dataclass(frozen=True)
 class MinibatchConfig:
     """Batching and stopping settings shared by the perceptrons and SGD."""
 
     batch_size: int = 500
-    epochs: int = 25
+    epochs: int = DEFAULT_EPOCHS
     shuffle: bool = True
     tol: float | None = None
     progress: bool = False
@@ -133,7 +138,9 @@ def run_perceptron(state: PerceptronState, objective: RankingObjective, variant:
 def run_sgd(objective: RankingObjective, config: MinibatchConfig, rng: np.random.Generator,
             learning_rate: str, eta0: float, average: bool, radius: float | None,
             checkpoint: Checkpoint | None = None) -> tuple[np.ndarray, list[float], int]:
-    """Run SGD for up to ``config.epochs`` passes with the step rule ``learning_rate``.
+    """Run SGD for up to ``config.epochs`` passes with the step rule ``learning_rate``
+    (the line-search rule on a partition into one block runs the cutting plane instead:
+    :mod:`.one_block`).
 
     With ``config.tol`` it stops early: the ``"line-search"`` rule once the certified
     duality gap of the batch-decomposed problem is at most ``tol`` (relative), the other

@@ -35,20 +35,21 @@ from .. import _cvxpy, surrogates
 from .._threads import single_threaded_blas
 from .._validation import check_batch_size
 from ..surrogates.base import DifferenceOfConvex, Surrogate
-from .certificate import CERTIFICATE_ROUNDS, certify
+from .certificate import CERTIFICATE_ROUNDS, Certificate, certify
 from .checkpoints import Checkpoints
 from .cutting_plane import solve_cutting_plane
 from .dca import solve_dca
 from .direct import solve_direct
 from .gd import STEP_RULES, solve_gd
-from .minibatch import MinibatchConfig, run_perceptron, run_sgd
+from .minibatch import DEFAULT_EPOCHS, MinibatchConfig, run_perceptron, run_sgd
 from .objective import RankingObjective
+from .one_block import is_one_block, run_one_block
 from .perceptron import PerceptronState
 from .result import SolveResult
 from .scaling import feature_scale, rescaled, unscaled, unscaled_callback
 
 __all__ = ["minimize", "exact_method", "check_method", "METHODS", "OPTIONS", "DIRECT_MAX_ITEMS",
-           "DIRECT_MAX_SIZE", "APPROXIMATE_TOL", "resolve_batch_size"]
+           "DIRECT_MAX_SIZE", "APPROXIMATE_TOL", "resolve_batch_size", "ONE_BLOCK_ITEMS"]
 
 #: Under ``method="auto"`` the direct engine solves problems with at most this many items
 #: whose cvxpy forms have at most :data:`DIRECT_MAX_SIZE` auxiliary variables in all
@@ -65,13 +66,16 @@ _EXACT = {"tol": 1e-6, "max_iter": 2000, "cvx_solver": "CLARABEL", "solver_optio
 #: The approximate methods' certificate (:mod:`.certificate`): whether to run it, and its
 #: budget of cutting-plane rounds.
 _CERTIFICATE = {"certify": True, "certificate_rounds": CERTIFICATE_ROUNDS}
-_BATCHES = {"batch_size": "auto", "epochs": 25, "shuffle": True, "random_state": None}
+_BATCHES = {"batch_size": "auto", "epochs": DEFAULT_EPOCHS, "shuffle": True,
+            "random_state": None}
 
 #: ``batch_size="auto"``: batches of :data:`MIN_AUTO_BATCH` items, except for SGD's
-#: line-search rule, whose batches grow with the data so that an epoch has at most
+#: line-search rule: one block (the whole list) up to :data:`ONE_BLOCK_ITEMS` items, and
+#: above that batches that grow with the data so that an epoch has at most
 #: :data:`AUTO_BLOCKS` of them (:func:`resolve_batch_size`).
 MIN_AUTO_BATCH = 500
 AUTO_BLOCKS = 64
+ONE_BLOCK_ITEMS = 100_000
 
 #: Each method's options and their defaults (``progress=False`` is accepted by all).
 OPTIONS: dict[str, dict[str, Any]] = {
@@ -91,19 +95,26 @@ METHODS = tuple(["auto", *[m for m in OPTIONS if m != "auto"]])
 
 
 def resolve_batch_size(batch_size: int | str, n_items: int, method: str,
-                       learning_rate: str | None = None) -> int:
-    """The batch size of a mini-batch run: ``batch_size`` itself, or for ``"auto"``
-    ``max(500, ceil(n/64))`` for SGD's line-search (block Frank-Wolfe) rule and 500 for the
-    other rules and the perceptrons.
+                       learning_rate: str | None = None, surrogate: Surrogate | None = None
+                       ) -> int:
+    """The batch size of a mini-batch run: ``batch_size`` itself, or for ``"auto"`` 500
+    for the perceptrons and SGD's 1/t and 1/√t rules, which need many steps, and for SGD's
+    line-search rule:
 
-    Larger blocks shrink the mini-batch bias of the block Frank-Wolfe dual and the Python
-    work per item, while 64 blocks still give it the many cheap steps per epoch that make
-    it fast; the 1/t and 1/√t rules and the perceptrons need many steps, so they keep
-    their batches small (benchmarks/approx_vs_exact.py measures both)."""
+    * the whole list (one block, whose epochs are cutting-plane rounds: :mod:`.one_block`)
+      up to :data:`ONE_BLOCK_ITEMS` items, or for a ``surrogate`` that does not split into
+      batches (pAp@k, :attr:`~cvxtop.surrogates.base.Surrogate.splits`);
+    * above, ``max(500, ceil(n/64))``: 64 blocks, whose many cheap steps per epoch get
+      block Frank-Wolfe near the optimum in the first epochs, at the price of a mini-batch
+      bias that larger blocks shrink.
+
+    benchmarks/approx_vs_exact.py measures both regimes, and where one block wins."""
     size = check_batch_size(batch_size)
     if size != "auto":
         return int(size)
     if method == "sgd" and learning_rate == "line-search":
+        if n_items <= ONE_BLOCK_ITEMS or (surrogate is not None and not surrogate.splits):
+            return max(n_items, 1)
         return max(MIN_AUTO_BATCH, -(-n_items // AUTO_BLOCKS))
     return MIN_AUTO_BATCH
 
@@ -270,19 +281,22 @@ def _solve(objective: RankingObjective, method: str, opts: dict[str, Any],
         finally:
             progress.close()
         return _certified(result, objective, opts)
+    if _one_block_sgd(objective, method, opts):  # it certifies itself: no restart
+        return _certified(_one_block(objective, opts), objective, opts, more_rounds=False)
     result = _minibatch(objective, method, opts)
     if opts.get("radius") is not None:  # SGD's projected form minimizes another problem
         return result
     return _certified(result, objective, opts)
 
 
-def _certified(result: SolveResult, objective: RankingObjective, opts: dict[str, Any]
-               ) -> SolveResult:
+def _certified(result: SolveResult, objective: RankingObjective, opts: dict[str, Any],
+               more_rounds: bool = True) -> SolveResult:
     """An approximate result with its certified gap (:mod:`.certificate`): status
     ``"converged"`` within ``tol``, else ``"completed"`` with a ``ConvergenceWarning`` that
     says how far the model is. ``tol=None`` (the perceptrons' default: they do not minimize
     this objective) reports the gap, settled at 1%, without a warning. Skipped with
-    ``certify=False``."""
+    ``certify=False``. ``more_rounds=False``: the result's own bound is the certificate (a
+    run of cutting-plane rounds, which the certificate would only restart)."""
     tol = opts["tol"]
     if not opts["certify"] or not objective.surrogate.convex:
         return result  # not asked for, or no lower bound exists (a non-convex surrogate)
@@ -290,8 +304,12 @@ def _certified(result: SolveResult, objective: RankingObjective, opts: dict[str,
         # certified by the method itself (GD's Frank-Wolfe dual, SGD's checkpoints)
         return result if result.status != "completed" else replace(result, status="converged")
     target = APPROXIMATE_TOL if tol is None else tol
-    cert = certify(objective, result.coef, target, opts["certificate_rounds"],
-                   value=result.objective)
+    if more_rounds:
+        cert = certify(objective, result.coef, target, opts["certificate_rounds"],
+                       value=result.objective)
+    else:
+        cert = Certificate(result.objective, result.lower_bound, result.objective,
+                           result.n_iter)
     lower = max(cert.lower_bound, -np.inf if result.lower_bound is None else result.lower_bound)
     gap = (result.objective - lower) / max(abs(result.objective), 1e-12)
     status = result.status if tol is None else "converged" if gap <= tol else "completed"
@@ -321,10 +339,35 @@ def _dca(objective: RankingObjective, opts: dict[str, Any],
                      accept_inaccurate=opts["accept_inaccurate"])
 
 
+def _batch_size(objective: RankingObjective, method: str, opts: dict[str, Any]) -> int:
+    return resolve_batch_size(opts["batch_size"], len(objective.y), method,
+                              opts.get("learning_rate"), objective.surrogate)
+
+
+def _one_block_sgd(objective: RankingObjective, method: str, opts: dict[str, Any]) -> bool:
+    """Whether an SGD run is line-search steps on a partition into one block, whose epochs
+    are then cutting-plane rounds (:mod:`.one_block`)."""
+    return method == "sgd" and opts["learning_rate"] == "line-search" \
+        and is_one_block(objective, _batch_size(objective, method, opts))
+
+
+def _one_block(objective: RankingObjective, opts: dict[str, Any]) -> SolveResult:
+    """SGD's line-search rule on one block: up to ``epochs`` cutting-plane rounds, stopped
+    at the certified ``tol`` unless neither ``certify`` nor ``early_stopping`` asks for a
+    stopping rule."""
+    stop = opts["certify"] or opts["early_stopping"]
+    progress = _Progress(opts["epochs"], f"sgd {objective.surrogate.name}", opts["progress"],
+                         None)
+    try:
+        return run_one_block(objective, opts["epochs"], opts["tol"] if stop else None,
+                             "sgd (line-search)", progress if progress.active else None)
+    finally:
+        progress.close()
+
+
 def _minibatch(objective: RankingObjective, method: str, opts: dict[str, Any]) -> SolveResult:
+    size = _batch_size(objective, method, opts)
     rng = np.random.default_rng(opts["random_state"])
-    size = resolve_batch_size(opts["batch_size"], len(objective.y), method,
-                              opts.get("learning_rate"))
     config = MinibatchConfig(size, opts["epochs"], opts["shuffle"],
                              opts["tol"] if opts.get("early_stopping") else None,
                              opts["progress"])

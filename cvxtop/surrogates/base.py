@@ -55,6 +55,11 @@ class Surrogate(ABC):
     #: Whether the losses of a partition of a list into batches add up to the list's loss
     #: (prec@k's counts do); otherwise batch losses are averaged (normalized risks).
     additive: ClassVar[bool]
+    #: Whether a mini-batch's surrogate, with the cut-off of :meth:`batch_cutoff`, stands for
+    #: the batch's share of the list's: prec@k's cut-off scales with the batch's relevant
+    #: items, while pAp@k's ``k`` irrelevant items are the list's top ``k``, which a batch
+    #: does not hold (SGD's line-search rule then takes the whole list as one block).
+    splits: ClassVar[bool]
     #: Registry name of the convex surrogate whose optimum starts the convex-concave
     #: procedure of a difference of convex functions (``None`` for other surrogates).
     dca_start: ClassVar[str | None] = None
@@ -237,6 +242,7 @@ class PrecSurrogate(Surrogate):
     ``ceil(κ·n₊)`` (:func:`cvxtop.cutoff.prec_cutoff`); a list needs a relevant item."""
 
     additive: ClassVar[bool] = True
+    splits: ClassVar[bool] = True
     #: the metric of :data:`cvxtop.metrics.METRICS` the family bounds (``TopRanker.score``)
     metric: ClassVar[str] = "precision_at_k"
 
@@ -271,6 +277,7 @@ class PapSurrogate(Surrogate):
     a list needs a relevant item and ``k`` irrelevant ones."""
 
     additive: ClassVar[bool] = False
+    splits: ClassVar[bool] = False
     metric: ClassVar[str] = "pap_at_k"
 
     def resolve_k(self, y: np.ndarray) -> int:
