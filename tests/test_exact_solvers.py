@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from cvxtop import SolverError, TopRanker, surrogates
+from cvxtop.datasets import load_paper_dataset
 from cvxtop.solvers import RankingObjective, solve_cutting_plane, solve_direct
 from cvxtop.surrogates import PapSurrogate, PrecSurrogate
 from conftest import registered
@@ -271,31 +274,49 @@ def test_warm_start_reaches_the_same_optimum_in_fewer_rounds():
 
 
 @pytest.mark.parametrize("master", ["active-set", "cvxpy"])
+@pytest.mark.parametrize("patience", [1, 100])
 @pytest.mark.parametrize("d, seed, C", [(3, 1, 10.0), (40, 1, 1.0)])
-def test_cutting_plane_bundle_growth_and_pruning(d, seed, C, master, monkeypatch):
+def test_cutting_plane_bundle_growth_and_pruning(d, seed, C, patience, master, monkeypatch):
     """A store limited to one slot makes the bundle aggregate stale cuts and grow (the Gram
     matrix of the cuts follows). The answer stays certified and equal to the cvxpy
-    program's, and the rigorous bound never falls back."""
+    program's, and the rigorous bound never falls back. With its memory budget spent the
+    store aggregates cuts idle for a round, whatever the patience, so it stays within
+    room for two full active sets."""
     import cvxtop.solvers.cutting_plane as cp_module
 
-    calls = {"aggregate": 0}
-    aggregate = cp_module._CutBundle._aggregate_stale
+    calls = {"aggregate": 0, "slots": 0}
+    aggregate, allocate = cp_module._CutBundle._aggregate_stale, cp_module._CutBundle._allocate
 
-    def counted_aggregate(self):
+    def counted_aggregate(self, rounds):
         calls["aggregate"] += 1
-        return aggregate(self)
+        return aggregate(self, rounds)
+
+    def counted_allocate(self, capacity):
+        calls["slots"] = max(calls["slots"], capacity)
+        return allocate(self, capacity)
 
     monkeypatch.setattr(cp_module._CutBundle, "_aggregate_stale", counted_aggregate)
+    monkeypatch.setattr(cp_module._CutBundle, "_allocate", counted_allocate)
     monkeypatch.setattr(cp_module, "STORE_BYTES", 8 * d)  # room for one cut
     X, y = ranking_data(seed, n=200, d=d)
     obj = RankingObjective(X, y, surrogates.get("prec@k-avg", 0.25), C)
     bounds = []
-    plane = solve_cutting_plane(obj, tol=1e-7, capacity=1, patience=1, master=master,
+    plane = solve_cutting_plane(obj, tol=1e-7, capacity=1, patience=patience, master=master,
                                callback=lambda it, upper, lower: bounds.append(lower))
     assert plane.status == "optimal" and plane.gap <= 1e-7
     assert bounds == sorted(bounds)
     assert plane.n_iter > 1  # more rounds than the initial capacity of one slot
     assert calls["aggregate"] > 0
+    assert calls["slots"] <= 4 * (d + 2)
     raw = solve_direct(obj, certify=False)
     assert plane.lower_bound <= raw.objective + 1e-9 * abs(raw.objective)
     assert raw.objective == pytest.approx(plane.objective, rel=1e-5)
+
+
+def test_cutting_plane_certifies_spambase_pap_ts_at_large_C():
+    """Aggregating cuts idle for 10 rounds left this problem's gap near 1e-6 after 2000
+    rounds (SolverError at C = 1); cuts idle for 100 rounds certify it [seen: 545 rounds]."""
+    X, y = load_paper_dataset("spambase", Path(__file__).resolve().parents[1] / "data")
+    X = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
+    model = TopRanker("pap@k-ts", k=10, C=1.0).fit(X, y)
+    assert model.status_ == "optimal" and model.gap_ <= 1e-6 and model.n_iter_ < 1000

@@ -129,11 +129,11 @@ class _CutBundle:
         self.idle = np.zeros(capacity, dtype=np.int64)
         self.lam = np.zeros(capacity)
 
-    def _aggregate_stale(self) -> None:
+    def _aggregate_stale(self, patience: int) -> None:
         """Replace the cuts that stayed below the model for ``patience`` rounds by their
         convex combination with the last master weights (valid, and it keeps the last
         master solution feasible, so the lower bound never falls back)."""
-        stale = np.flatnonzero(self.idle >= self.patience)
+        stale = np.flatnonzero(self.idle >= patience)
         if len(stale) < 2:
             return
         weight = self.lam[stale].sum()
@@ -149,9 +149,13 @@ class _CutBundle:
 
     def _free_slot(self) -> int:
         """A free slot: the first unused one; else, below the slot limit, a new one (the
-        capacity doubles); else one freed by aggregating stale cuts; else a new one."""
+        capacity doubles); else one freed by aggregating stale cuts (idle for ``patience``
+        rounds, or for one round once the store has used its memory budget); else a new
+        one."""
         if np.all(self.active) and self.H.shape[1] >= self.limit:
-            self._aggregate_stale()
+            self._aggregate_stale(self.patience)
+            if np.all(self.active) and self.H.nbytes >= STORE_BYTES:
+                self._aggregate_stale(1)
         free = np.flatnonzero(~self.active)
         if len(free):
             return int(free[0])
@@ -219,7 +223,7 @@ def solve_cutting_plane(
     solver_options: dict[str, Any] | None = None,
     w0: np.ndarray | None = None,
     capacity: int = 64,
-    patience: int = 10,
+    patience: int = 100,
     step_fraction: float = 0.1,
     master: str = "active-set",
     accept_inaccurate: bool = False,
@@ -249,7 +253,10 @@ def solve_cutting_plane(
         that, cuts idle for ``patience`` rounds are aggregated. Storage therefore follows
         the number of cuts the solve needs, not ``d²``.
     patience : int
-        Rounds a cut must stay below the model before it may be aggregated away.
+        Rounds a cut must stay below the model before it may be aggregated away (once the
+        store has used :data:`STORE_BYTES`, one round). Aggregating sooner loses cuts that
+        come back: on Spambase pAp@k-ts (d = 57) at C = 1 and 10, 10 rounds left the gap
+        stuck near 1e-6 after 2000 rounds, where 100 certify it in 545 and 607.
     step_fraction : float
         OCAS's μ: the next cut is taken at ``w_b + μ(w_c − w_b)``.
     master : {"active-set", "cvxpy"}

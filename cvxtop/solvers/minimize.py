@@ -80,7 +80,7 @@ ONE_BLOCK_ITEMS = 100_000
 #: Each method's options and their defaults (``progress=False`` is accepted by all).
 OPTIONS: dict[str, dict[str, Any]] = {
     "direct": {**_EXACT, "certify": True},
-    "cutting-plane": {**_EXACT, "w0": None, "capacity": 64, "patience": 10,
+    "cutting-plane": {**_EXACT, "w0": None, "capacity": 64, "patience": 100,
                       "step_fraction": 0.1, "master": "active-set"},
     "dca": {**_EXACT, "start_method": "auto"},
     "gd": {"learning_rate": "line-search", "eta0": 1.0, "max_iter": 1000,
