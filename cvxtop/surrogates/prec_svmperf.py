@@ -63,15 +63,16 @@ def _best_negative_counts(a: np.ndarray, low: np.ndarray, k: int,
     ceiling = int(b[below[0]]) if len(below) else n_neg
     lo = np.maximum(low, min(positive, ceiling))
     hi = np.maximum(lo, ceiling)
-    while True:
-        open_ = np.flatnonzero(lo < hi)
-        if not len(open_):
-            return lo
-        mid = (lo[open_] + hi[open_]) // 2
-        m = a[open_] + mid
-        stop = k * a[open_] / (m * (m + 1.0)) + s_neg_desc[mid] <= 0  # mid < hi <= n₋
-        hi[open_[stop]] = mid[stop]
-        lo[open_[~stop]] = mid[~stop] + 1
+    # a window of width w has width at most w // 2 after a step, so the widest one fixes
+    # the number of steps; closed windows (lo = hi, possibly n₋) are left as they are
+    for _ in range(int(np.max(hi - lo, initial=0)).bit_length()):
+        open_ = lo < hi
+        mid = (lo + hi) // 2  # < n₋ where the window is open
+        m = a + mid
+        stop = k * a / (m * (m + 1.0)) + s_neg_desc[np.minimum(mid, n_neg - 1)] <= 0
+        hi = np.where(open_ & stop, mid, hi)
+        lo = np.where(open_ & ~stop, mid + 1, lo)
+    return lo
 
 
 @register
@@ -98,8 +99,8 @@ class PrecSvmperf(PrecSurrogate):
         if b.n_neg == 0:
             return 0.0, grad
         k = b.k
-        pos = b.pos[np.argsort(-s[b.pos], kind="stable")]
-        neg = b.neg[np.argsort(-s[b.neg], kind="stable")]
+        pos = b.pos[np.argsort(-s[b.pos])]  # ties in any order: the same sums
+        neg = b.neg[np.argsort(-s[b.neg])]
         pos_sums = np.concatenate(([0.0], np.cumsum(s[pos])))
         neg_sums = np.concatenate(([0.0], np.cumsum(s[neg])))
         a = np.arange(b.n_pos + 1)
