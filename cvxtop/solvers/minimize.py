@@ -301,7 +301,7 @@ def _certified(result: SolveResult, objective: RankingObjective, opts: dict[str,
     if not opts["certify"] or not objective.surrogate.convex:
         return result  # not asked for, or no lower bound exists (a non-convex surrogate)
     if result.gap is not None and tol is not None and result.gap <= tol:
-        # certified by the method itself (GD's Frank-Wolfe dual, SGD's checkpoints)
+        # certified by the method itself (GD's Frank-Wolfe dual, SGD's checkpoints or rounds)
         return result if result.status != "completed" else replace(result, status="converged")
     target = APPROXIMATE_TOL if tol is None else tol
     if more_rounds:
