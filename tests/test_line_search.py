@@ -109,3 +109,27 @@ def test_tolerance_bounds_the_distance_to_the_exact_step(name):
             assert exact_phi <= phi(objective, w, d, step.tau) <= exact_phi + tolerance * (
                 1 + 1e-9)
     assert early > 0  # the early stop was exercised
+
+
+@pytest.mark.parametrize("name", ["prec@k-avg", "prec@k-max", "pap@k-ts"])
+def test_a_line_below_the_loss_leaves_the_step_unchanged(name):
+    """A line known to lie below L (a convex combination of subgradient cuts taken at other
+    points, like the cutting plane's aggregate cut) starts the model: the step is the same
+    exact minimizer."""
+    for seed in range(6):
+        objective, rng = problem(name, seed, False)
+        dim = objective.Z.shape[1]
+        w, d = rng.standard_normal(dim) * 0.3, rng.standard_normal(dim)
+        s, ds = objective.Z @ w, objective.Z @ d
+        weights = rng.dirichlet(np.ones(3))
+        intercept = slope = 0.0
+        for weight, point in zip(weights, rng.standard_normal((3, dim))):
+            loss, g = objective.loss_and_score_gradient(objective.Z @ point)
+            h = objective.Z.T @ g  # the cut L(Zx) >= loss + h·(x − point) along x = w + τd
+            intercept += weight * (loss + float(h @ (w - point)))
+            slope += weight * float(h @ d)
+        plain = line_search(objective, w, s, d, ds)
+        helped = line_search(objective, w, s, d, ds, below=(intercept, slope))
+        assert plain.exact and helped.exact
+        assert phi(objective, w, d, helped.tau) == pytest.approx(
+            phi(objective, w, d, plain.tau), rel=1e-12, abs=1e-12)

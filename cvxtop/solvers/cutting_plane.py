@@ -173,6 +173,14 @@ class _CutBundle:
         column = self.H.T @ h  # O(d·slots): the only product with the cuts per round
         self.G[:, slot] = self.G[slot, :] = column
 
+    def aggregate_line(self, w: np.ndarray, d: np.ndarray) -> tuple[float, float]:
+        """The last master's aggregate cut ``Σ λ_c (b_c + h_c·x)`` (a convex combination of
+        cuts, so below ``L``, and equal to the cut model at ``w_c``) along ``x = w + τd``:
+        its intercept and slope in ``τ``."""
+        used = np.flatnonzero(self.lam > 0)
+        h = self.H[:, used] @ self.lam[used]
+        return float(self.b[used] @ self.lam[used]) + float(w @ h), float(d @ h)
+
     def solve_master(self, C: float) -> tuple[np.ndarray, float]:
         """The master solution ``w_c`` and the rigorous dual bound ``D(α)``."""
         H, b, active = self.H, self.b, self.active
@@ -306,7 +314,8 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
         lower = max(lower, bound)
         s_c = Z @ w_c
         step = line_search(objective, best, best_s, w_c - best, s_c - best_s,
-                           tolerance=LINE_SEARCH_SHARE * (upper - lower), start=best_oracle)
+                           tolerance=LINE_SEARCH_SHARE * (upper - lower), start=best_oracle,
+                           below=bundle.aggregate_line(best, w_c - best))
         if step.tau > 0:
             cand = best + step.tau * (w_c - best)
             cand_value = 0.5 * float(cand @ cand) + C * step.loss

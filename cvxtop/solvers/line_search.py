@@ -68,7 +68,8 @@ def _model_minimizer(intercepts: np.ndarray, slopes: np.ndarray, wd: float, dd: 
 
 def line_search(objective: RankingObjective, w: np.ndarray, s: np.ndarray, d: np.ndarray,
                 ds: np.ndarray, max_evaluations: int = 30, tolerance: float = 0.0,
-                start: tuple[float, np.ndarray] | None = None) -> LineSearch:
+                start: tuple[float, np.ndarray] | None = None,
+                below: tuple[float, float] | None = None) -> LineSearch:
     """Minimize ``φ(τ) = P(w + τd)`` over ``τ >= 0``, where ``s = Z w`` and ``ds = Z d``.
 
     Exact for piecewise-linear surrogates (all of the papers'). With ``tolerance > 0`` the
@@ -76,6 +77,9 @@ def line_search(objective: RankingObjective, w: np.ndarray, s: np.ndarray, d: np
     the minimum of ``φ`` (the model's minimum is a lower bound on it); that point, or the
     best one after ``max_evaluations``, is returned with ``exact=False``. ``start`` is ``L``
     and a score subgradient at ``s`` when the caller has them already (no evaluation then).
+    ``below`` is the intercept and slope in ``τ`` of a line the caller knows to lie below
+    ``L`` on the segment (the cutting plane's aggregate cut, exact at the master's point):
+    the model starts with it, which saves evaluations and leaves the minimizer unchanged.
 
     The line of the subgradient at ``0`` bounds the search: ``φ(τ) >= φ(0)`` beyond
     ``T = 2·max(0, −(w·d + C·g₀·ds))/‖d‖²``, so the minimizer lies in ``[0, T]`` and the
@@ -89,6 +93,9 @@ def line_search(objective: RankingObjective, w: np.ndarray, s: np.ndarray, d: np
         evaluations += 1
     origin = SegmentPoint(start[0], float(start[1] @ ds), lambda: start[1])
     intercepts, slopes = [origin.loss], [origin.slope]
+    if below is not None:  # a line the caller knows to lie below L (the model starts with it)
+        intercepts.append(below[0])
+        slopes.append(below[1])
     probes: list[tuple[float, SegmentPoint]] = [(0.0, origin)]
 
     def result(index: int, exact: bool) -> LineSearch:
