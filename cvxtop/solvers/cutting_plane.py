@@ -173,13 +173,13 @@ class _CutBundle:
         column = self.H.T @ h  # O(d·slots): the only product with the cuts per round
         self.G[:, slot] = self.G[slot, :] = column
 
-    def aggregate_line(self, w: np.ndarray, d: np.ndarray) -> tuple[float, float]:
+    def aggregate_line(self, w: np.ndarray, d: np.ndarray, w_c: np.ndarray, C: float
+                       ) -> tuple[float, float]:
         """The last master's aggregate cut ``Σ λ_c (b_c + h_c·x)`` (a convex combination of
         cuts, so below ``L``, and equal to the cut model at ``w_c``) along ``x = w + τd``:
-        its intercept and slope in ``τ``."""
-        used = np.flatnonzero(self.lam > 0)
-        h = self.H[:, used] @ self.lam[used]
-        return float(self.b[used] @ self.lam[used]) + float(w @ h), float(d @ h)
+        its intercept and slope in ``τ``. Its ``Σ λ_c h_c`` is ``−w_c/C``: no product with
+        the cuts."""
+        return float(self.b @ self.lam) - float(w @ w_c) / C, -float(d @ w_c) / C
 
     def solve_master(self, C: float) -> tuple[np.ndarray, float]:
         """The master solution ``w_c`` and the rigorous dual bound ``D(α)``."""
@@ -193,8 +193,8 @@ class _CutBundle:
             lam = _cvxpy_master(G, c, self.solver, self.options)
         self.lam = np.zeros(len(b))
         self.lam[slots] = lam
-        alpha = C * self.lam
-        Ha = H[:, slots] @ alpha[slots]
+        alpha = C * self.lam  # zero on free slots: the product needs no copy of the cuts
+        Ha = H @ alpha
         w_c = -Ha
         # A cut is idle while it lies strictly below the model at w_c (judged by values, not
         # weights: the cvxpy master's interior-point weights are never exactly zero).
@@ -315,7 +315,7 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
         s_c = Z @ w_c
         step = line_search(objective, best, best_s, w_c - best, s_c - best_s,
                            tolerance=LINE_SEARCH_SHARE * (upper - lower), start=best_oracle,
-                           below=bundle.aggregate_line(best, w_c - best))
+                           below=bundle.aggregate_line(best, w_c - best, w_c, C))
         if step.tau > 0:
             cand = best + step.tau * (w_c - best)
             cand_value = 0.5 * float(cand @ cand) + C * step.loss
