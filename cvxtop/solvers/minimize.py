@@ -281,9 +281,12 @@ def _solve(objective: RankingObjective, method: str, opts: dict[str, Any],
         finally:
             progress.close()
         return _certified(result, objective, opts)
-    if _one_block_sgd(objective, method, opts):  # it certifies itself: no restart
+    size = resolve_batch_size(opts["batch_size"], len(objective.y), method,
+                              opts.get("learning_rate"), objective.surrogate)
+    if method == "sgd" and opts["learning_rate"] == "line-search" \
+            and is_one_block(objective, size):  # it certifies itself: no restart
         return _certified(_one_block(objective, opts), objective, opts, more_rounds=False)
-    result = _minibatch(objective, method, opts)
+    result = _minibatch(objective, method, opts, size)
     if opts.get("radius") is not None:  # SGD's projected form minimizes another problem
         return result
     return _certified(result, objective, opts)
@@ -339,18 +342,6 @@ def _dca(objective: RankingObjective, opts: dict[str, Any],
                      accept_inaccurate=opts["accept_inaccurate"])
 
 
-def _batch_size(objective: RankingObjective, method: str, opts: dict[str, Any]) -> int:
-    return resolve_batch_size(opts["batch_size"], len(objective.y), method,
-                              opts.get("learning_rate"), objective.surrogate)
-
-
-def _one_block_sgd(objective: RankingObjective, method: str, opts: dict[str, Any]) -> bool:
-    """Whether an SGD run is line-search steps on a partition into one block, whose epochs
-    are then cutting-plane rounds (:mod:`.one_block`)."""
-    return method == "sgd" and opts["learning_rate"] == "line-search" \
-        and is_one_block(objective, _batch_size(objective, method, opts))
-
-
 def _one_block(objective: RankingObjective, opts: dict[str, Any]) -> SolveResult:
     """SGD's line-search rule on one block: up to ``epochs`` cutting-plane rounds, stopped
     at the certified ``tol`` unless neither ``certify`` nor ``early_stopping`` asks for a
@@ -365,8 +356,8 @@ def _one_block(objective: RankingObjective, opts: dict[str, Any]) -> SolveResult
         progress.close()
 
 
-def _minibatch(objective: RankingObjective, method: str, opts: dict[str, Any]) -> SolveResult:
-    size = _batch_size(objective, method, opts)
+def _minibatch(objective: RankingObjective, method: str, opts: dict[str, Any], size: int
+               ) -> SolveResult:
     rng = np.random.default_rng(opts["random_state"])
     config = MinibatchConfig(size, opts["epochs"], opts["shuffle"],
                              opts["tol"] if opts.get("early_stopping") else None,
