@@ -1,5 +1,7 @@
 """The master problem's active-set solver against cvxpy (Clarabel) on random simplex QPs:
-full-rank, rank-deficient (more cuts than features), repeated cuts, warm starts."""
+full-rank, rank-deficient (more cuts than features), repeated and nearly repeated cuts, warm
+starts, restriction to the slots in use, and supports that change more often than the
+Schur-complement borders allow before a refactorization."""
 
 from __future__ import annotations
 
@@ -38,6 +40,63 @@ def test_matches_cvxpy_and_is_feasible(shape):
         assert np.all(lam >= 0) and lam.sum() == pytest.approx(1.0, abs=1e-14)
         best = reference(H, c)
         assert value(Q, c, lam) <= best + 1e-9 * max(1.0, abs(best))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_nearly_repeated_cuts_from_a_random_support_match_cvxpy(seed):
+    """Cuts equal up to 1e-7 and a warm start on d + 1 random cuts make nearly singular
+    faces; the bordered solves then lose accuracy (one such case ended with λ summing to
+    −81,041) and must be redone afresh."""
+    rng = np.random.default_rng(seed)
+    for trial in range(25):
+        d = int(rng.integers(3, 40))
+        m = int(rng.integers(2 * d, 4 * d + 10))
+        H = rng.standard_normal((d, m))
+        copies = rng.integers(0, m // 2, m - m // 2)
+        H[:, m // 2:] = H[:, copies] + 1e-7 * rng.standard_normal((d, m - m // 2))
+        H *= rng.choice([0.01, 1.0, 100.0])
+        c = rng.standard_normal(m) * rng.choice([0.1, 1.0, 10.0]) + 0.5 * np.sum(H ** 2, 0)
+        Q = H.T @ H
+        start = np.zeros(m)
+        start[rng.choice(m, d + 1, replace=False)] = rng.random(d + 1)
+        lam = solve_simplex_qp(Q, c, start)
+        assert lam is not None
+        assert np.all(lam >= 0) and lam.sum() == pytest.approx(1.0, abs=1e-14)
+        best = reference(H, c)
+        assert value(Q, c, lam) <= best + 1e-9 * max(1.0, abs(best))
+
+
+def test_many_support_changes_refactor_and_match_cvxpy():
+    """From a vertex, a full-rank problem with 150 cuts frees far more indices than
+    ``MAX_BORDER``, so the base face is refactored along the way."""
+    from cvxtop.solvers import simplex_qp
+
+    rng = np.random.default_rng(7)
+    H = rng.standard_normal((160, 150))
+    c = 0.1 * rng.standard_normal(150)
+    Q = H.T @ H
+    lam = solve_simplex_qp(Q, c)
+    assert np.count_nonzero(lam) > 2 * simplex_qp.MAX_BORDER
+    best = reference(H, c)
+    assert value(Q, c, lam) <= best + 1e-9 * max(1.0, abs(best))
+
+
+def test_allowed_slots_alone_are_used():
+    """A cut store passes its whole Gram matrix and the mask of slots in use: the answer is
+    zero on the other slots and equals the solution of the restricted problem."""
+    rng = np.random.default_rng(8)
+    H = rng.standard_normal((6, 30))
+    c = rng.standard_normal(30)
+    Q = H.T @ H
+    allowed = rng.random(30) < 0.5
+    Q_stale = Q.copy()
+    Q_stale[~allowed, :] = Q_stale[:, ~allowed] = 0.0  # no effect: those slots are unused
+    lam = solve_simplex_qp(Q_stale, c + 50.0 * ~allowed, allowed=allowed)
+    assert np.all(lam[~allowed] == 0)
+    restricted = solve_simplex_qp(Q[np.ix_(allowed, allowed)], c[allowed])
+    assert value(Q, c, lam) == pytest.approx(
+        value(Q[np.ix_(allowed, allowed)], c[allowed], restricted), rel=1e-12, abs=1e-12)
+    assert value(Q, c, lam) <= reference(H[:, allowed], c[allowed]) + 1e-9
 
 
 def test_warm_start_after_adding_a_cut_takes_few_iterations():

@@ -184,21 +184,24 @@ class _CutBundle:
     def solve_master(self, C: float) -> tuple[np.ndarray, float]:
         """The master solution ``w_c`` and the rigorous dual bound ``D(α)``."""
         H, b, active = self.H, self.b, self.active
-        # Scale so the master's data are O(1): with α = Cλ, D = C b·λ − ½C²‖Hλ‖².
-        slots = np.flatnonzero(active)
-        scale = max(1.0, float(np.max(np.diag(self.G)[slots])))
-        G, c = self.G[np.ix_(slots, slots)] / scale, b[slots] / (C * scale)
-        lam = solve_simplex_qp(G, c, self.lam[slots]) if self.master == "active-set" else None
+        # With α = Cλ, D = C(b·λ − ½C‖Hλ‖²): the simplex QP in λ with Q = G, c = b/C. The
+        # active-set method takes the whole Gram matrix and the slots in use (no copy).
+        lam = (solve_simplex_qp(self.G, b / C, self.lam, allowed=active)
+               if self.master == "active-set" else None)
         if lam is None:  # the cvxpy master: the reference, and the fallback
-            lam = _cvxpy_master(G, c, self.solver, self.options)
-        self.lam = np.zeros(len(b))
-        self.lam[slots] = lam
-        alpha = C * self.lam  # zero on free slots: the product needs no copy of the cuts
+            slots = np.flatnonzero(active)
+            # scaled so that the master's data are O(1) for the solver's tolerances
+            scale = max(1.0, float(np.max(np.diag(self.G)[slots])))
+            lam = np.zeros(len(b))
+            lam[slots] = _cvxpy_master(self.G[np.ix_(slots, slots)] / scale,
+                                       b[slots] / (C * scale), self.solver, self.options)
+        self.lam = lam
+        alpha = C * lam  # zero on free slots: the products need no copy of the cuts
         Ha = H @ alpha
         w_c = -Ha
         # A cut is idle while it lies strictly below the model at w_c (judged by values, not
         # weights: the cvxpy master's interior-point weights are never exactly zero).
-        values = b - self.G[:, slots] @ alpha[slots]  # b + Hᵀw_c, through the Gram matrix
+        values = b - self.G @ alpha  # b + Hᵀw_c, through the Gram matrix
         model = float(np.max(values[active]))
         below = values < model - 1e-9 * max(1.0, abs(model))
         self.idle = np.where(active & below, self.idle + 1, 0)

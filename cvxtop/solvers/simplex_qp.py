@@ -6,32 +6,46 @@ The master dual is a small convex QP over the probability simplex,
 
 with ``Q`` the Gram matrix of the cuts (positive semidefinite, often singular) and ``m``, the
 number of cuts, a few dozen to a few hundred. A primal active-set method (Nocedal & Wright
-2006, Algorithm 16.3) solves it exactly: on the current support it solves the
-equality-constrained QP by its KKT system, steps to the nearest bound that blocks, and frees
+2006, Algorithm 16.3) solves it exactly: on the current support it finds the minimizer of the
+equality-constrained QP from its KKT system, steps to the nearest bound that blocks, and frees
 the bound with the most negative multiplier until none is negative. Successive masters differ
-by one cut, so starting from the previous solution takes a handful of iterations. ``Q`` gets
-a ridge of ``1e-12`` of its largest diagonal entry, which makes every KKT system regular and
-moves the optimal value by at most that much; the caller evaluates its bound exactly at the
-returned point, which is feasible, so the bound stays rigorous either way.
+by one cut, so starting from the previous solution takes a few iterations. ``Q`` gets a ridge
+of ``1e-12`` of its largest diagonal entry, which makes every KKT system regular and moves the
+optimal value by at most that much; the caller evaluates its bound exactly at the returned
+point, which is feasible, so the bound stays rigorous either way.
+
+The supports of successive iterations differ by one index, so the KKT systems are not solved
+from scratch: the Schur-complement method (Gill, Murray, Saunders & Wright 1990; Nocedal &
+Wright 2006, section 16.5) factors the KKT matrix of one base support once and treats an index
+added to it as a border row and column, and an index removed from it as a border constraint
+pinning it to zero. Each iteration then costs a solve with the base factors and a small dense
+system in the borders; the base is refactored when the borders reach :data:`MAX_BORDER`.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg as sl
 
 __all__ = ["solve_simplex_qp"]
 
 RIDGE = 1e-12
+#: LAPACK's LU factorization and solve, called directly (scipy's wrappers cost more than the
+#: solve itself for the small systems here).
+_GETRF, _GETRS = sl.get_lapack_funcs(("getrf", "getrs"), (np.empty(1),))
+#: Borders (supports' differences from the factored base) before the base is refactored.
+MAX_BORDER = 40
 
 
-def _start(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None) -> np.ndarray:
+def _start(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None,
+           allowed: np.ndarray) -> np.ndarray:
     """A feasible start: ``lam0`` clipped and renormalized, else the best vertex."""
     if lam0 is not None:
-        lam = np.maximum(np.asarray(lam0, dtype=np.float64), 0.0)
+        lam = np.where(allowed, np.maximum(np.asarray(lam0, dtype=np.float64), 0.0), 0.0)
         if lam.sum() > 0:
             return lam / lam.sum()
     lam = np.zeros(len(c))
-    lam[int(np.argmax(c - 0.5 * np.diag(Q)))] = 1.0
+    lam[int(np.argmax(np.where(allowed, c - 0.5 * np.diag(Q), -np.inf)))] = 1.0
     return lam
 
 
@@ -49,28 +63,140 @@ def _at_most_two(Q: np.ndarray, c: np.ndarray) -> np.ndarray:
     return np.array([1.0 - gamma, gamma])
 
 
+class _FaceMinimizers:
+    """Minimizers of ``½λᵀ(Q + rI)λ − cᵀλ`` on faces ``{λ_i = 0 off F, Σλ = 1}`` by the
+    Schur-complement method.
+
+    The KKT system of a face, in ``(λ_F, μ)`` with ``μ = −ν`` the multiplier of ``Σλ = 1``, is
+    ``[Q_FF + rI, 1; 1ᵀ, 0][λ_F; μ] = [c_F; 1]``. For a base face ``B`` it is LU-factored
+    once. A face ``F = B − D + A`` is the base system bordered by one column per index: for
+    ``j`` in ``A``, ``[Q_Bj; 1]`` (with ``Q_AA + rI`` and ``c_A`` in the border block); for
+    ``i`` in ``D``, the unit vector of ``i``'s row (with a zero block and right-hand side: it
+    pins ``λ_i = 0``). With ``W`` the border columns, ``V`` their block and ``K`` the base
+    matrix, the border unknowns solve the Schur system ``(V − WᵀK⁻¹W) y = r_A − Wᵀ K⁻¹r_B``.
+    """
+
+    def __init__(self, Q: np.ndarray, c: np.ndarray, ridge: float, free: np.ndarray) -> None:
+        self.Q, self.c, self.ridge = Q, c, ridge
+        self._factor(np.flatnonzero(free))
+
+    def _factor(self, base: np.ndarray) -> None:
+        m0 = len(base)
+        K = np.empty((m0 + 1, m0 + 1))
+        K[:m0, :m0] = self.Q[np.ix_(base, base)]
+        K[np.arange(m0), np.arange(m0)] += self.ridge
+        K[:m0, m0] = K[m0, :m0] = 1.0
+        K[m0, m0] = 0.0
+        self.lu, self.pivots, _ = _GETRF(K, overwrite_a=True)
+        self.base = base
+        self.row = {int(i): p for p, i in enumerate(base)}
+        self.z0 = self._solve(np.r_[self.c[base], 1.0])
+        self.borders: list[tuple[bool, int]] = []  # (added?, index)
+        self.W = np.empty((m0 + 1, MAX_BORDER))
+        self.KW = np.empty((m0 + 1, MAX_BORDER))
+        self.S = np.empty((MAX_BORDER, MAX_BORDER))
+        self.r = np.empty(MAX_BORDER)
+
+    def _solve(self, rhs: np.ndarray) -> np.ndarray:
+        """``K⁻¹ rhs`` with the base factors."""
+        return _GETRS(self.lu, self.pivots, rhs)[0]
+
+    def _add_border(self, added: bool, index: int) -> None:
+        t = len(self.borders)
+        w = self.W[:, t]
+        if added:
+            w[:-1] = self.Q[self.base, index]
+            w[-1] = 1.0
+            v = np.array([self.Q[index, j] if a else 0.0 for a, j in self.borders])
+            corner, self.r[t] = self.Q[index, index] + self.ridge, self.c[index]
+        else:
+            w[:] = 0.0
+            w[self.row[index]] = 1.0
+            v, corner, self.r[t] = np.zeros(t), 0.0, 0.0
+        kw = self.KW[:, t] = self._solve(w)
+        self.S[t, :t] = self.S[:t, t] = v - self.W[:, :t].T @ kw
+        self.S[t, t] = corner - w @ kw
+        self.borders.append((added, index))
+
+    def _remove_border(self, t: int) -> None:
+        last = len(self.borders) - 1
+        for array in (self.W, self.KW):
+            array[:, t:last] = array[:, t + 1:last + 1]
+        self.S[t:last, :] = self.S[t + 1:last + 1, :]
+        self.S[:, t:last] = self.S[:, t + 1:last + 1]
+        self.r[t:last] = self.r[t + 1:last + 1]
+        del self.borders[t]
+
+    def _change(self, index: int, free: np.ndarray, added: bool) -> None:
+        """Index ``index`` joins (``added``) or leaves the face whose indices are ``free``."""
+        if (not added, index) in self.borders:  # undo an earlier change
+            self._remove_border(self.borders.index((not added, index)))
+        elif len(self.borders) == MAX_BORDER:
+            self._factor(np.flatnonzero(free))
+        else:
+            self._add_border(added, index)
+
+    def refactor(self, free: np.ndarray) -> None:
+        """Factor the face whose indices are ``free`` afresh (no borders)."""
+        self._factor(np.flatnonzero(free))
+
+    def join(self, index: int, free: np.ndarray) -> None:
+        self._change(index, free, True)
+
+    def leave(self, index: int, free: np.ndarray) -> None:
+        self._change(index, free, False)
+
+    def minimizer(self) -> np.ndarray:
+        """The face's minimizer (zero off the face)."""
+        lam = np.zeros(len(self.c))
+        t = len(self.borders)
+        z = self.z0
+        if t:
+            y = np.linalg.solve(self.S[:t, :t], self.r[:t] - self.W[:, :t].T @ self.z0)
+            z = z - self.KW[:, :t] @ y
+        lam[self.base] = z[:-1]
+        for (added, index), value in zip(self.borders, y if t else ()):
+            lam[index] = value if added else 0.0
+        return lam
+
+
 def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = None,
-                     max_iter: int = 1000) -> np.ndarray | None:
+                     max_iter: int = 1000, allowed: np.ndarray | None = None
+                     ) -> np.ndarray | None:
     """The minimizer of ``½λᵀQλ − cᵀλ`` over the simplex, from the start ``lam0``; ``None``
     if ``max_iter`` iterations do not reach it (the caller then uses another solver).
-    One or two variables are solved in closed form."""
-    m = len(c)
-    if m <= 2:
-        return _at_most_two(Q, c)
-    Q = Q + RIDGE * max(1.0, float(np.max(np.diag(Q)))) * np.eye(m)
-    lam = _start(Q, c, lam0)
+
+    ``allowed`` (a boolean mask) restricts ``λ`` to those entries, zero elsewhere, without a
+    copy of ``Q`` (a cut store passes its whole Gram matrix and its slots in use). One or two
+    variables are solved in closed form."""
+    allowed = np.ones(len(c), dtype=bool) if allowed is None else np.asarray(allowed, bool)
+    if np.count_nonzero(allowed) <= 2:
+        index = np.flatnonzero(allowed)
+        lam = np.zeros(len(c))
+        lam[index] = _at_most_two(Q[np.ix_(index, index)], c[index])
+        return lam
+    diagonal = np.diag(Q)[allowed]
+    ridge = RIDGE * max(1.0, float(np.max(diagonal)))
+    lam = _start(Q, c, lam0, allowed)
     free = lam > 0
-    scale = max(1.0, float(np.max(np.abs(c))), float(np.max(np.diag(Q))))
+    scale = max(1.0, float(np.max(np.abs(c[allowed]))), float(np.max(diagonal)))
+    faces = _FaceMinimizers(Q, c, ridge, free)
     stationary = False  # whether λ minimizes the objective on its current face
+    entering = -1  # the index freed last, until the next step
     for _ in range(max_iter):
         F = np.flatnonzero(free)
-        grad = Q @ lam - c
         if not stationary:
-            kkt = np.zeros((len(F) + 1, len(F) + 1))
-            kkt[:-1, :-1] = Q[np.ix_(F, F)]
-            kkt[:-1, -1] = -1.0
-            kkt[-1, :-1] = 1.0
-            p = np.linalg.solve(kkt, np.r_[-grad[F], 0.0])[:-1]
+            face = faces.minimizer()
+            if faces.borders and (abs(face.sum() - 1.0) > 1e-9
+                                  or entering >= 0 and face[entering] <= 0):
+                # Near a singular face (more cuts than the rank of Q, or nearly equal cuts)
+                # the bordered solve can lose accuracy: its minimizer leaves the plane
+                # Σλ = 1, or an index freed for its negative multiplier does not grow (and
+                # would leave again at once). Then the face is solved afresh.
+                faces.refactor(free)
+                face = faces.minimizer()
+            entering = -1
+            p = face[F] - lam[F]
             if np.max(np.abs(p)) > 1e-15 * max(1.0, float(np.max(lam))):
                 shrinking = p < 0
                 ratios = np.full(len(F), np.inf)
@@ -81,16 +207,23 @@ def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = Non
                 if step < 1.0:
                     lam[F[blocking]] = 0.0
                     free[F[blocking]] = False
+                    faces.leave(int(F[blocking]), free)
                 lam = np.maximum(lam, 0.0)
                 lam /= lam.sum()
                 stationary = step == 1.0  # a full step reaches the face's minimizer
                 continue
+        grad = Q @ lam + ridge * lam - c
         nu = float(np.mean(grad[F]))  # on the face's minimizer grad_F = ν·1
-        multipliers = grad - nu
+        multipliers = np.where(allowed, grad - nu, np.inf)
         multipliers[F] = 0.0
         worst = int(np.argmin(multipliers))
         if multipliers[worst] >= -1e-13 * scale:
-            return lam
+            if not faces.borders:
+                return lam
+            faces.refactor(free)  # confirm the face's minimizer with a fresh solve
+            stationary = False
+            continue
         free[worst] = True
-        stationary = False
+        faces.join(worst, free)
+        entering, stationary = worst, False
     return None
