@@ -2,6 +2,7 @@
 
     python benchmarks/svmperf_head_to_head.py --svmperf PATH          # full table
     python benchmarks/svmperf_head_to_head.py --svmperf PATH --quick  # MAGIC, two C
+    python benchmarks/svmperf_head_to_head.py --svmperf PATH --sets sparse --c-grid 0.1 1 10
 
 ``PATH`` is an ``svm_perf_learn`` binary, a folder holding one, or SVMperf's source (a
 folder or its ``.tar.gz``), which is then built in a temporary folder with
@@ -153,6 +154,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="MAGIC, two values of C")
     parser.add_argument("--sets", nargs="+", choices=SETS, default=None,
                         help="data sets to run (default: all; MAGIC with --quick)")
+    parser.add_argument("--c-grid", nargs="+", type=float, default=None,
+                        help="SVMperf's -c values (default 0.1 1 10 100; 0.1 1 with --quick)")
     args = parser.parse_args()
     chosen = args.sets or (["magic"] if args.quick else list(SETS))
     with tempfile.TemporaryDirectory() as tmp:
@@ -163,7 +166,7 @@ def main() -> None:
             print(f"SUMMARY: skipped ({how})")
             return
         print(f"SVMperf: {how}\n")
-        c_grid = [0.1, 1.0] if args.quick else [0.1, 1.0, 10.0, 100.0]
+        c_grid = args.c_grid or ([0.1, 1.0] if args.quick else [0.1, 1.0, 10.0, 100.0])
         eps_grid = [0.1, 0.01] if args.quick else [0.1, 0.01, 0.001]
         rows = []
         for key in chosen:

@@ -14,12 +14,13 @@ of ``1e-12`` of its largest diagonal entry, which makes every KKT system regular
 optimal value by at most that much; the caller evaluates its bound exactly at the returned
 point, which is feasible, so the bound stays rigorous either way.
 
-The supports of successive iterations differ by one index, so the KKT systems are not solved
-from scratch: the Schur-complement method (Gill, Murray, Saunders & Wright 1990; Nocedal &
-Wright 2006, section 16.5) factors the KKT matrix of one base support once and treats an index
-added to it as a border row and column, and an index removed from it as a border constraint
-pinning it to zero. Each iteration then costs a solve with the base factors and a small dense
-system in the borders; the base is refactored when the borders reach :data:`MAX_BORDER`.
+The supports of successive iterations differ by one index, so the KKT systems are not
+solved from scratch: the Schur-complement method (Gill et al. 1990; Nocedal & Wright 2006,
+section 16.5) factors the KKT matrix of one base support once and treats an index added to
+it as a border row and column, and an index removed from it as a border constraint pinning
+it to zero. An iteration then costs products with the stored solves of the borders and a
+small dense system in them, not a factorization; the base is refactored when the borders
+reach :data:`MAX_BORDER`, when a bordered solve loses accuracy, and before returning.
 """
 
 from __future__ import annotations
