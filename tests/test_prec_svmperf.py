@@ -92,3 +92,41 @@ def test_c_mapping_gives_svmperf_objective(seed):
     v = (n / k) * w
     theirs = 0.5 * v @ v + c_perf * svmperf_scan(y, X @ v, k, label_scale=50.0 / n)
     assert theirs == pytest.approx((n / k) ** 2 * ours, rel=1e-10)
+
+
+def _negative_count_cases(seed: int):
+    """A list's sorted irrelevant scores with ties (half-integers) or without, and every
+    ``a`` with its lower end ``low`` = max(1, k − a), as the surrogate passes them."""
+    rng = np.random.default_rng(seed)
+    n_pos, n_neg = int(rng.integers(1, 60)), int(rng.integers(1, 80))
+    k = int(rng.integers(1, n_pos + 1))
+    s = rng.standard_normal(n_neg) * rng.choice([0.1, 1.0, 5.0]) + rng.choice([-1.0, 0.0, 1.0])
+    if seed % 3 == 0:
+        s = np.round(2 * s) / 2
+    a = np.arange(n_pos + 1)
+    low = np.maximum(1, k - a)
+    return a[low <= n_neg], low[low <= n_neg], k, -np.sort(-s)
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_negative_counts_by_intervals_match_the_bisection(seed):
+    """The best number of irrelevant items for every a, counted from the intervals where the
+    increment is positive, is the bisection's answer (ties and zero scores included)."""
+    from cvxtop.surrogates.prec_svmperf import _best_negative_counts, _bisect_negative_counts
+
+    a, low, k, s = _negative_count_cases(seed)
+    assert np.array_equal(_best_negative_counts(a, low, k, s),
+                          _bisect_negative_counts(a, low, k, s))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_counts_off_by_rounding_are_repaired_by_the_check(seed):
+    """Counts that the rounded roots could get wrong (here shifted on purpose) fail the check
+    on the increments and are replaced by the bisection's."""
+    from cvxtop.surrogates.prec_svmperf import _bisect_negative_counts, _checked_counts
+
+    a, low, k, s = _negative_count_cases(seed)
+    exact = _bisect_negative_counts(a, low, k, s)
+    shift = np.random.default_rng(seed).integers(-3, 4, len(a))
+    shifted = np.clip(exact + shift, low, len(s))
+    assert np.array_equal(_checked_counts(shifted, a, low, k, s), exact)

@@ -110,7 +110,12 @@ def _cvxpy_master(G: np.ndarray, c: np.ndarray, solver: str,
 
 class _CutBundle:
     """Cuts ``L(Zw) >= b_c + h_c·w`` in slots, with their Gram matrix ``G = HᵀH`` kept up
-    to date, and pruning by aggregation."""
+    to date, and pruning by aggregation.
+
+    The cuts are stored slot-major (one row of ``cuts`` per slot, so ``cuts = Hᵀ``), and
+    every product with them runs over the slots up to the last one in use, or over the
+    master's support alone when that is smaller: at d = 50,000 a product with the whole
+    store costs as much as a pass over a sparse ``X``."""
 
     def __init__(self, dim: int, capacity: int, patience: int, master: str, solver: str,
                  options: dict[str, Any] | None) -> None:
@@ -122,12 +127,25 @@ class _CutBundle:
         self._allocate(capacity)
 
     def _allocate(self, capacity: int) -> None:
-        self.H = np.zeros((self.dim, capacity))
+        self.cuts = np.zeros((capacity, self.dim))
         self.G = np.zeros((capacity, capacity))
         self.b = np.zeros(capacity)
         self.active = np.zeros(capacity, dtype=bool)
         self.idle = np.zeros(capacity, dtype=np.int64)
         self.lam = np.zeros(capacity)
+
+    @property
+    def used(self) -> int:
+        """One past the last slot in use: products with the cuts stop there."""
+        return int(np.flatnonzero(self.active)[-1]) + 1 if self.active.any() else 0
+
+    def combination(self, weights: np.ndarray) -> np.ndarray:
+        """``H @ weights`` for weights that vanish on free slots, over their support."""
+        support = np.flatnonzero(weights)
+        if 2 * len(support) < self.used:
+            return weights[support] @ self.cuts[support]
+        used = self.used
+        return weights[:used] @ self.cuts[:used]
 
     def _aggregate_stale(self, patience: int) -> None:
         """Replace the cuts that stayed below the model for ``patience`` rounds by their
@@ -140,7 +158,7 @@ class _CutBundle:
         self.active[stale] = False
         if weight > 0:
             keep, mix = stale[0], self.lam[stale] / weight
-            self.H[:, keep] = self.H[:, stale] @ mix
+            self.cuts[keep] = mix @ self.cuts[stale]
             self.b[keep] = float(self.b[stale] @ mix)
             column = self.G[:, stale] @ mix
             column[keep] = float(mix @ self.G[np.ix_(stale, stale)] @ mix)
@@ -152,25 +170,27 @@ class _CutBundle:
         capacity doubles); else one freed by aggregating stale cuts (idle for ``patience``
         rounds, or for one round once the store has used its memory budget); else a new
         one."""
-        if np.all(self.active) and self.H.shape[1] >= self.limit:
+        if np.all(self.active) and len(self.b) >= self.limit:
             self._aggregate_stale(self.patience)
-            if np.all(self.active) and self.H.nbytes >= STORE_BYTES:
+            if np.all(self.active) and self.cuts.nbytes >= STORE_BYTES:
                 self._aggregate_stale(1)
         free = np.flatnonzero(~self.active)
         if len(free):
             return int(free[0])
-        m = self.H.shape[1]
-        H, G, b, idle, lam = self.H, self.G, self.b, self.idle, self.lam
+        m = len(self.b)
+        cuts, G, b, idle, lam = self.cuts, self.G, self.b, self.idle, self.lam
         self._allocate(2 * m)
-        self.H[:, :m], self.G[:m, :m], self.b[:m], self.active[:m] = H, G, b, True
+        self.cuts[:m], self.G[:m, :m], self.b[:m], self.active[:m] = cuts, G, b, True
         self.idle[:m], self.lam[:m] = idle, lam
         return m
 
     def add(self, h: np.ndarray, offset: float) -> None:
         slot = self._free_slot()
-        self.H[:, slot], self.b[slot] = h, offset
+        self.cuts[slot], self.b[slot] = h, offset
         self.active[slot], self.idle[slot] = True, 0
-        column = self.H.T @ h  # O(d·slots): the only product with the cuts per round
+        used = self.used
+        column = np.zeros(len(self.b))
+        column[:used] = self.cuts[:used] @ h  # O(d·slots): the one product with the cuts
         self.G[:, slot] = self.G[slot, :] = column
 
     def aggregate_line(self, w: np.ndarray, d: np.ndarray, w_c: np.ndarray, C: float
@@ -183,7 +203,7 @@ class _CutBundle:
 
     def solve_master(self, C: float) -> tuple[np.ndarray, float]:
         """The master solution ``w_c`` and the rigorous dual bound ``D(α)``."""
-        H, b, active = self.H, self.b, self.active
+        b, active = self.b, self.active
         # With α = Cλ, D = C(b·λ − ½C‖Hλ‖²): the simplex QP in λ with Q = G, c = b/C. The
         # active-set method takes the whole Gram matrix and the slots in use (no copy).
         lam = (solve_simplex_qp(self.G, b / C, self.lam, allowed=active)
@@ -196,8 +216,8 @@ class _CutBundle:
             lam[slots] = _cvxpy_master(self.G[np.ix_(slots, slots)] / scale,
                                        b[slots] / (C * scale), self.solver, self.options)
         self.lam = lam
-        alpha = C * lam  # zero on free slots: the products need no copy of the cuts
-        Ha = H @ alpha
+        alpha = C * lam  # zero on free slots
+        Ha = self.combination(alpha)
         w_c = -Ha
         # A cut is idle while it lies strictly below the model at w_c (judged by values, not
         # weights: the cvxpy master's interior-point weights are never exactly zero).

@@ -45,11 +45,25 @@ def svmperf_c(c_perf: float, k: int, n: int) -> float:
     return 100.0 * k * c_perf / n ** 2
 
 
-def _best_negative_counts(a: np.ndarray, low: np.ndarray, k: int,
-                          s_neg_desc: np.ndarray) -> np.ndarray:
-    """For each ``a``, the ``b`` in ``[low, n₋]`` maximizing
-    ``k·b/(a + b) + sum_largest(s⁻, b)``: the first ``b`` whose increment
-    ``δ(b) = k·a/((a+b)(a+b+1)) + s⁻_(b+1)`` is not positive, found by bisection.
+def _largest_items(values: np.ndarray, m: int) -> np.ndarray:
+    """Positions of ``m`` largest entries of ``values`` (ties broken arbitrarily)."""
+    if m <= 0:
+        return np.empty(0, dtype=np.intp)
+    if m >= len(values):
+        return np.arange(len(values))
+    return np.argpartition(-values, m - 1)[:m]
+
+
+def _increments(a: np.ndarray, b: np.ndarray, k: int, s_neg_desc: np.ndarray) -> np.ndarray:
+    """``δ(b) = k·a/((a+b)(a+b+1)) + s⁻_(b+1)``, the gain of one more irrelevant item."""
+    m = a + b
+    return k * a / (m * (m + 1.0)) + s_neg_desc[np.minimum(b, len(s_neg_desc) - 1)]
+
+
+def _bisect_negative_counts(a: np.ndarray, low: np.ndarray, k: int,
+                            s_neg_desc: np.ndarray) -> np.ndarray:
+    """For each ``a``, the first ``b`` in ``[low, n₋]`` with ``δ(b) <= 0`` (the maximizer of
+    the concave ``k·b/(a + b) + sum_largest(s⁻, b)`` there), by bisection.
 
     The search starts inside a window common to every ``a``: ``δ(b) > 0`` wherever
     ``s⁻_(b+1) > 0``, and ``δ(b) < k/(4b) + s⁻_(b+1)`` for ``b >= 1`` (as
@@ -68,11 +82,61 @@ def _best_negative_counts(a: np.ndarray, low: np.ndarray, k: int,
     for _ in range(int(np.max(hi - lo, initial=0)).bit_length()):
         open_ = lo < hi
         mid = (lo + hi) // 2  # < n₋ where the window is open
-        m = a + mid
-        stop = k * a / (m * (m + 1.0)) + s_neg_desc[np.minimum(mid, n_neg - 1)] <= 0
+        stop = _increments(a, mid, k, s_neg_desc) <= 0
         hi = np.where(open_ & stop, mid, hi)
         lo = np.where(open_ & ~stop, mid + 1, lo)
     return lo
+
+
+def _best_negative_counts(a: np.ndarray, low: np.ndarray, k: int,
+                          s_neg_desc: np.ndarray) -> np.ndarray:
+    """For each ``a``, the ``b`` in ``[low, n₋]`` maximizing
+    ``k·b/(a + b) + sum_largest(s⁻, b)``: the first ``b >= low`` whose increment ``δ(b)``
+    is not positive (``δ`` decreases in ``b``).
+
+    All ``a`` at once, without a search per ``a``: for ``s⁻_(b+1) >= 0`` every ``a >= 1``
+    has ``δ(b) > 0``; for ``q = −s⁻_(b+1) > 0``, ``δ(b) > 0`` is
+    ``q·A² + (q − k)·A + k·b < 0`` in ``A = a + b``, an open interval ``(L_b, U_b)`` of ``a``
+    between the roots (empty without real roots). The first ``b`` whose interval misses
+    ``a`` is the first with ``L_b >= a`` or ``U_b <= a``: a ``searchsorted`` in the running
+    maximum of ``L`` and one in the running minimum of ``U``, where a bisection per ``a``
+    costs ``log n₋`` passes over every ``a``. Roots are rounded, so each answer is checked
+    against the increments themselves (``δ(b − 1) > 0 >= δ(b)``) and the few that fail, at
+    near-ties, are found by bisection.
+    """
+    n_neg = len(s_neg_desc)
+    zero_or_more = int(np.count_nonzero(s_neg_desc >= 0))
+    q = -s_neg_desc[zero_or_more:]
+    b = np.arange(zero_or_more, n_neg, dtype=np.float64)
+    kq = k - q
+    disc = kq * kq - 4.0 * q * k * b
+    # the discriminant and k − q fall as b grows (q rises with b), so the b with real
+    # roots and A >= 0 between them are a prefix; past it δ(b) <= 0 for every a
+    dead = np.flatnonzero((disc <= 0) | (kq <= 0))
+    live = dead[0] if len(dead) else len(q)
+    q, b, kq, root = q[:live], b[:live], kq[:live], np.sqrt(disc[:live])
+    upper = (kq + root) / (2.0 * q)
+    lower = (k * b / q) / upper - b  # the product of the roots is k·b/q
+    upper -= b
+    first_high = np.searchsorted(np.maximum.accumulate(lower), a, "left")
+    first_low = np.searchsorted(-np.minimum.accumulate(upper), -a, "left")
+    positive = int(np.count_nonzero(s_neg_desc > 0))
+    count = np.maximum(low, np.where(a == 0, positive,
+                                     zero_or_more + np.minimum(first_high, first_low)))
+    return _checked_counts(count, a, low, k, s_neg_desc)
+
+
+def _checked_counts(count: np.ndarray, a: np.ndarray, low: np.ndarray, k: int,
+                    s_neg_desc: np.ndarray) -> np.ndarray:
+    """``count`` where it is the first ``b >= low`` with ``δ(b) <= 0`` as the increments
+    themselves say (``δ(b − 1) > 0 >= δ(b)``); the bisection's answer where it is not."""
+    with np.errstate(invalid="ignore"):  # a = 0 with count − 1 = 0 is masked by count > low
+        wrong = ((count > low) & (_increments(a, count - 1, k, s_neg_desc) <= 0)) \
+            | ((count < len(s_neg_desc)) & (_increments(a, count, k, s_neg_desc) > 0))
+    if wrong.any():
+        count = count.copy()
+        count[wrong] = _bisect_negative_counts(a[wrong], low[wrong], k, s_neg_desc)
+    return count
 
 
 @register
@@ -99,20 +163,22 @@ class PrecSvmperf(PrecSurrogate):
         if b.n_neg == 0:
             return 0.0, grad
         k = b.k
-        pos = b.pos[np.argsort(-s[b.pos])]  # ties in any order: the same sums
-        neg = b.neg[np.argsort(-s[b.neg])]
-        pos_sums = np.concatenate(([0.0], np.cumsum(s[pos])))
-        neg_sums = np.concatenate(([0.0], np.cumsum(s[neg])))
+        s_pos, s_neg = s[b.pos], s[b.neg]
+        # sorted values (a value sort is several times cheaper than ordering the items); the
+        # items of the best labeling are picked by partition, ties in any order
+        pos_sums = np.concatenate(([0.0], np.cumsum(-np.sort(-s_pos))))
+        neg_desc = -np.sort(-s_neg)
+        neg_sums = np.concatenate(([0.0], np.cumsum(neg_desc)))
         a = np.arange(b.n_pos + 1)
         low = np.maximum(1, k - a)
         a, low = a[low <= b.n_neg], low[low <= b.n_neg]
-        count = _best_negative_counts(a, low, k, s[neg])
+        count = _best_negative_counts(a, low, k, neg_desc)
         terms = k * count / (a + count) + (pos_sums[a] - pos_sums[-1]) + neg_sums[count]
         best = int(np.argmax(terms))
         if terms[best] <= 0:
             return 0.0, grad
-        grad[neg[:count[best]]] = 1.0
-        grad[pos[a[best]:]] = -1.0
+        grad[b.neg[_largest_items(s_neg, int(count[best]))]] = 1.0
+        grad[b.pos[_largest_items(-s_pos, b.n_pos - int(a[best]))]] = -1.0
         return float(terms[best]), grad
 
     def _expression(self, b: Bound, s: Any) -> tuple[Any, list]:
