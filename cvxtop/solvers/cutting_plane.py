@@ -206,8 +206,14 @@ class _CutBundle:
         b, active = self.b, self.active
         # With α = Cλ, D = C(b·λ − ½C‖Hλ‖²): the simplex QP in λ with Q = G, c = b/C. The
         # active-set method takes the whole Gram matrix and the slots in use (no copy).
-        lam = (solve_simplex_qp(self.G, b / C, self.lam, allowed=active)
-               if self.master == "active-set" else None)
+        lam = None
+        if self.master == "active-set":  # on the slots up to the last one in use (views)
+            used = self.used
+            lam_used = solve_simplex_qp(self.G[:used, :used], b[:used] / C, self.lam[:used],
+                                        allowed=active[:used])
+            if lam_used is not None:
+                lam = np.zeros(len(b))
+                lam[:used] = lam_used
         if lam is None:  # the cvxpy master: the reference, and the fallback
             slots = np.flatnonzero(active)
             # scaled so that the master's data are O(1) for the solver's tolerances

@@ -33,7 +33,7 @@ __all__ = ["solve_simplex_qp"]
 RIDGE = 1e-12
 #: LAPACK's LU factorization and solve, called directly (scipy's wrappers cost more than the
 #: solve itself for the small systems here).
-_GETRF, _GETRS = sl.get_lapack_funcs(("getrf", "getrs"), (np.empty(1),))
+_GETRF, _GETRS, _GESV = sl.get_lapack_funcs(("getrf", "getrs", "gesv"), (np.empty(1),))
 #: Borders (supports' differences from the factored base) before the base is refactored.
 MAX_BORDER = 40
 
@@ -93,6 +93,8 @@ class _FaceMinimizers:
         self.row = {int(i): p for p, i in enumerate(base)}
         self.z0 = self._solve(np.r_[self.c[base], 1.0])
         self.borders: list[tuple[bool, int]] = []  # (added?, index)
+        self.index = np.empty(MAX_BORDER, dtype=np.intp)  # the borders' indices, in order
+        self.added = np.empty(MAX_BORDER, dtype=bool)  # and whether each was added
         self.W = np.empty((m0 + 1, MAX_BORDER))
         self.KW = np.empty((m0 + 1, MAX_BORDER))
         self.S = np.empty((MAX_BORDER, MAX_BORDER))
@@ -108,7 +110,7 @@ class _FaceMinimizers:
         if added:
             w[:-1] = self.Q[self.base, index]
             w[-1] = 1.0
-            v = np.array([self.Q[index, j] if a else 0.0 for a, j in self.borders])
+            v = np.where(self.added[:t], self.Q[index, self.index[:t]], 0.0)
             corner, self.r[t] = self.Q[index, index] + self.ridge, self.c[index]
         else:
             w[:] = 0.0
@@ -118,6 +120,7 @@ class _FaceMinimizers:
         self.S[t, :t] = self.S[:t, t] = v - self.W[:, :t].T @ kw
         self.S[t, t] = corner - w @ kw
         self.borders.append((added, index))
+        self.index[t], self.added[t] = index, added
 
     def _remove_border(self, t: int) -> None:
         last = len(self.borders) - 1
@@ -126,6 +129,8 @@ class _FaceMinimizers:
         self.S[t:last, :] = self.S[t + 1:last + 1, :]
         self.S[:, t:last] = self.S[:, t + 1:last + 1]
         self.r[t:last] = self.r[t + 1:last + 1]
+        self.index[t:last] = self.index[t + 1:last + 1]
+        self.added[t:last] = self.added[t + 1:last + 1]
         del self.borders[t]
 
     def _change(self, index: int, free: np.ndarray, added: bool) -> None:
@@ -153,11 +158,11 @@ class _FaceMinimizers:
         t = len(self.borders)
         z = self.z0
         if t:
-            y = np.linalg.solve(self.S[:t, :t], self.r[:t] - self.W[:, :t].T @ self.z0)
+            y = _GESV(self.S[:t, :t], self.r[:t] - self.W[:, :t].T @ self.z0)[2]
             z = z - self.KW[:, :t] @ y
         lam[self.base] = z[:-1]
-        for (added, index), value in zip(self.borders, y if t else ()):
-            lam[index] = value if added else 0.0
+        if t:
+            lam[self.index[:t]] = np.where(self.added[:t], y, 0.0)
         return lam
 
 
@@ -188,7 +193,7 @@ def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = Non
         F = np.flatnonzero(free)
         if not stationary:
             face = faces.minimizer()
-            if faces.borders and (abs(face.sum() - 1.0) > 1e-9
+            if faces.borders and (not abs(face.sum() - 1.0) <= 1e-9
                                   or entering >= 0 and face[entering] <= 0):
                 # Near a singular face (more cuts than the rank of Q, or nearly equal cuts)
                 # the bordered solve can lose accuracy: its minimizer leaves the plane
