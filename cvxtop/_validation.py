@@ -26,7 +26,7 @@ __all__ = [
     "check_int_in_range",
     "check_fraction",
     "check_positive",
-    "check_batch_size",
+    "check_count_or_auto",
     "require_classes",
     "check_array3",
     "check_vector",
@@ -210,8 +210,8 @@ def check_fraction(value: Any, name: str, *, closed_right: bool = False) -> floa
     return value
 
 
-def check_batch_size(value: Any, name: str = "batch_size") -> int | str:
-    """Return ``"auto"`` or a positive integer (a mini-batch size)."""
+def check_count_or_auto(value: Any, name: str) -> int | str:
+    """Return ``"auto"`` or a positive integer (a mini-batch size, a number of epochs)."""
     if isinstance(value, str) and value == "auto":
         return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \

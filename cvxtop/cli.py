@@ -10,10 +10,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import __version__
-from ._validation import check_batch_size
+from ._validation import check_count_or_auto
 from .io import read_scored_items, read_vector
 from .report import evaluate_scores, format_table, metric_rows
 from .solvers.minibatch import DEFAULT_EPOCHS
+from .solvers.one_block import ONE_BLOCK_ROUNDS
 
 __all__ = ["main", "build_parser"]
 
@@ -146,10 +147,10 @@ def _model_path(text: str) -> str:
     return text
 
 
-def _parse_batch_size(text: str) -> int | str:
-    """``--batch-size``: a positive int or ``auto``."""
+def _parse_count_or_auto(text: str) -> int | str:
+    """``--batch-size`` or ``--epochs``: a positive int or ``auto``."""
     try:
-        return check_batch_size(text if text == "auto" else int(text))
+        return check_count_or_auto(text if text == "auto" else int(text), "the value")
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"must be a positive integer or 'auto', got {text!r}") from None
@@ -348,9 +349,11 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--C", type=float, default=1.0, help="weight of the loss (1.0)")
     fit.add_argument("--solver", default="exact", choices=["exact", "gd", "sgd", "perceptron"])
     fit.add_argument("--engine", default="auto", choices=["auto", "direct", "cutting-plane"])
-    fit.add_argument("--epochs", type=int, default=DEFAULT_EPOCHS,
-                     help=f"epochs of sgd/perceptron ({DEFAULT_EPOCHS})")
-    fit.add_argument("--batch-size", type=_parse_batch_size, default="auto",
+    fit.add_argument("--epochs", type=_parse_count_or_auto, default="auto",
+                     help=f"epochs of sgd/perceptron: an int or auto (auto: {DEFAULT_EPOCHS}, "
+                     f"and up to {ONE_BLOCK_ROUNDS} cutting-plane rounds when sgd takes the "
+                     "data as one block)")
+    fit.add_argument("--batch-size", type=_parse_count_or_auto, default="auto",
                      help="mini-batch size of sgd/perceptron: an int or auto (auto: 500, "
                      "and n/64 for large data with sgd)")
     fit.add_argument("--tau", type=float, default=0.05, help="top quantile of P@τ and NDCG@τ")

@@ -14,7 +14,6 @@ from .estimators import TopRanker
 from .io import read_labeled_features, read_labels
 from .model_io import SavedModel, save_model
 from .report import evaluate_scores
-from .solvers.minibatch import DEFAULT_EPOCHS
 
 __all__ = ["fit_from_file", "aatp_from_file", "split_train_test", "metric_cutoff",
            "require_rankable"]
@@ -54,7 +53,7 @@ def require_rankable(y: np.ndarray, path: str) -> None:
 
 def fit_from_file(path: str, *, surrogate: str = "prec@k-avg", k: int | float = 0.25,
                   C: float = 1.0, solver: str = "exact", engine: str = "auto",
-                  epochs: int = DEFAULT_EPOCHS, batch_size: int | str = "auto",
+                  epochs: int | str = "auto", batch_size: int | str = "auto",
                   label_column: str | None = None,
                   drop: tuple[str, ...] = (),
                   positive: str | None = None, standardize: bool = False,

@@ -218,6 +218,9 @@ def test_fit_trains_reports_and_saves(tmp_path, capsys):
     assert run(capsys, "fit", str(f), "--drop", "id", "--solver", "sgd", "--model",
                str(json_file))[0] == 0
     assert load_model(json_file).estimator.coef_.shape == (3,)
+    assert run(capsys, "fit", str(f), "--drop", "id", "--solver", "sgd", "--epochs", "2",
+               "--model", str(json_file))[0] == 0
+    assert load_model(json_file).estimator.epochs == 2
 
 
 def test_fit_reports_the_cutoff_it_trained_on(tmp_path, capsys):

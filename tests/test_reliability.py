@@ -547,6 +547,7 @@ CLI_BAD = [
     (["fit", "{data}", "--solver", "newton"], "--solver"),
     (["fit", "{data}", "--test-size", "1.5"], "test_size"),
     (["fit", "{data}", "--batch-size", "-3"], "--batch-size"),
+    (["fit", "{data}", "--epochs", "0"], "--epochs"), (["fit", "{data}", "--epochs", "x"], "--epochs"),
     (["fit", "{data}", "--model", "m.txt"], "--model"),
     (["fit", "{data}", "--label-column", "nope"], "nope"),
     (["fit", "{data}", "--drop", "zzz"], "zzz"),

@@ -33,7 +33,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .. import _cvxpy, surrogates
 from .._threads import single_threaded_blas
-from .._validation import check_batch_size
+from .._validation import check_count_or_auto
 from ..surrogates.base import DifferenceOfConvex, Surrogate
 from .certificate import CERTIFICATE_ROUNDS, Certificate, certify
 from .checkpoints import Checkpoints
@@ -43,7 +43,7 @@ from .direct import solve_direct
 from .gd import STEP_RULES, solve_gd
 from .minibatch import DEFAULT_EPOCHS, MinibatchConfig, run_perceptron, run_sgd
 from .objective import RankingObjective
-from .one_block import is_one_block, run_one_block
+from .one_block import ONE_BLOCK_ROUNDS, is_one_block, run_one_block
 from .perceptron import PerceptronState
 from .result import SolveResult
 from .scaling import feature_scale, rescaled, unscaled, unscaled_callback
@@ -66,7 +66,7 @@ _EXACT = {"tol": 1e-6, "max_iter": 2000, "cvx_solver": "CLARABEL", "solver_optio
 #: The approximate methods' certificate (:mod:`.certificate`): whether to run it, and its
 #: budget of cutting-plane rounds.
 _CERTIFICATE = {"certify": True, "certificate_rounds": CERTIFICATE_ROUNDS}
-_BATCHES = {"batch_size": "auto", "epochs": DEFAULT_EPOCHS, "shuffle": True,
+_BATCHES = {"batch_size": "auto", "epochs": "auto", "shuffle": True,
             "random_state": None}
 
 #: ``batch_size="auto"``: batches of :data:`MIN_AUTO_BATCH` items, except for SGD's
@@ -109,7 +109,7 @@ def resolve_batch_size(batch_size: int | str, n_items: int, method: str,
       bias that larger blocks shrink.
 
     benchmarks/approx_vs_exact.py measures both regimes, and where one block wins."""
-    size = check_batch_size(batch_size)
+    size = check_count_or_auto(batch_size, "batch_size")
     if size != "auto":
         return int(size)
     if method == "sgd" and learning_rate == "line-search":
@@ -178,7 +178,8 @@ def _check_option_values(method: str, opts: dict[str, Any]) -> None:
         raise ValueError(f"learning_rate must be one of {STEP_RULES}, got "
                          f"{opts['learning_rate']!r}")
     if method in ("sgd", "perceptron"):
-        check_batch_size(opts["batch_size"])
+        check_count_or_auto(opts["batch_size"], "batch_size")
+        check_count_or_auto(opts["epochs"], "epochs")
     if method in ("gd", "sgd", "perceptron"):
         if not isinstance(opts["certify"], (bool, np.bool_)):
             raise TypeError(f"certify must be True or False, got {opts['certify']!r}")
@@ -283,8 +284,11 @@ def _solve(objective: RankingObjective, method: str, opts: dict[str, Any],
         return _certified(result, objective, opts)
     size = resolve_batch_size(opts["batch_size"], len(objective.y), method,
                               opts.get("learning_rate"), objective.surrogate)
-    if method == "sgd" and opts["learning_rate"] == "line-search" \
-            and is_one_block(objective, size):  # it certifies itself: no restart
+    one_block = method == "sgd" and opts["learning_rate"] == "line-search" \
+        and is_one_block(objective, size)
+    if opts["epochs"] == "auto":
+        opts = {**opts, "epochs": ONE_BLOCK_ROUNDS if one_block else DEFAULT_EPOCHS}
+    if one_block:  # it certifies itself: no restart
         return _certified(_one_block(objective, opts), objective, opts, more_rounds=False)
     result = _minibatch(objective, method, opts, size)
     if opts.get("radius") is not None:  # SGD's projected form minimizes another problem
