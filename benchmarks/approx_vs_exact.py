@@ -44,7 +44,7 @@ from threadpoolctl import threadpool_limits
 from cvxtop import SolverError, TopRanker, surrogates
 from cvxtop.datasets import load_paper_dataset, make_ranking_data
 from cvxtop.solvers import RankingObjective, solve_gd
-from cvxtop.solvers.minibatch import DEFAULT_EPOCHS
+from cvxtop.solvers.one_block import ONE_BLOCK_ROUNDS
 from cvxtop.solvers.minimize import ONE_BLOCK_ITEMS
 
 from _results import results_dir  # benchmarks/ is the script's folder
@@ -348,10 +348,10 @@ def main() -> None:
         "of 500.", "",
         markdown_table(target_rows(gap_table)), "",
         "## 3. SGD with every default, certificate included, on the grid", "",
-        f"`TopRanker(surrogate, k, C, solver='sgd', random_state=0)`: {DEFAULT_EPOCHS} epochs "
-        "at most, `batch_size='auto'` (one block at these sizes, so the epochs are "
-        "cutting-plane rounds), `tol=0.01` (a round certified within 1% ends the run; "
-        "otherwise a ConvergenceWarning says how far). *excess*: (P − P*)/|P*| against the "
+        "`TopRanker(surrogate, k, C, solver='sgd', random_state=0)`: `epochs='auto'`, "
+        "`batch_size='auto'` (one block at these sizes, so the epochs are cutting-plane "
+        f"rounds, at most {ONE_BLOCK_ROUNDS}), `tol=0.01` (a round certified within 1% ends "
+        "the run; otherwise a ConvergenceWarning says how far). *excess*: (P − P*)/|P*| against the "
         "exact solver; *gap_*: SGD's own certified gap, relative to its objective; "
         "*excess <= gap_* checks that the certificate is honest.", "",
         markdown_table(grid_table), "",
