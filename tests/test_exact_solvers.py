@@ -320,3 +320,26 @@ def test_cutting_plane_certifies_spambase_pap_ts_at_large_C():
     X = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
     model = TopRanker("pap@k-ts", k=10, C=1.0).fit(X, y)
     assert model.status_ == "optimal" and model.gap_ <= 1e-6 and model.n_iter_ < 1000
+
+
+@pytest.mark.parametrize("support", [1, 3, 8])
+def test_cut_store_products_run_over_the_slots_in_use(support):
+    """The store keeps a cut per row; H @ α over the master's support alone (a few slots in
+    use) or over every slot up to the last one in use (most of them) is the full product,
+    freed slots with stale rows included."""
+    from cvxtop.solvers.cutting_plane import _CutBundle
+
+    rng = np.random.default_rng(support)
+    bundle = _CutBundle(dim=7, capacity=4, patience=100, master="active-set",
+                        solver="CLARABEL", options=None)
+    cuts = rng.standard_normal((10, 7))
+    for h in cuts:
+        bundle.add(h, float(rng.standard_normal()))
+    assert bundle.used == 10 and len(bundle.b) == 16  # the store doubled twice
+    np.testing.assert_allclose(bundle.G[:10, :10], cuts @ cuts.T, rtol=1e-12, atol=1e-12)
+    bundle.active[[2, 5]] = False  # freed slots keep their stale rows
+    weights = np.zeros(16)
+    chosen = rng.choice(np.flatnonzero(bundle.active), size=support, replace=False)
+    weights[chosen] = rng.random(support)
+    np.testing.assert_allclose(bundle.combination(weights), weights[:10] @ cuts,
+                               rtol=1e-12, atol=1e-12)
