@@ -351,8 +351,8 @@ def main() -> None:
         "`TopRanker(surrogate, k, C, solver='sgd', random_state=0)`: `epochs='auto'`, "
         "`batch_size='auto'` (one block at these sizes, so the epochs are cutting-plane "
         f"rounds, at most {ONE_BLOCK_ROUNDS}), `tol=0.01` (a round certified within 1% ends "
-        "the run; otherwise a ConvergenceWarning says how far). *excess*: (P − P*)/|P*| against the "
-        "exact solver; *gap_*: SGD's own certified gap, relative to its objective; "
+        "the run; otherwise a ConvergenceWarning says how far). *excess*: (P − P*)/|P*| "
+        "against the exact solver; *gap_*: SGD's own certified gap, relative to its objective; "
         "*excess <= gap_* checks that the certificate is honest.", "",
         markdown_table(grid_table), "",
         "## 4. Cost of a fit / two dense passes", "",

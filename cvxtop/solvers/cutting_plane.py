@@ -141,10 +141,9 @@ class _CutBundle:
 
     def combination(self, weights: np.ndarray) -> np.ndarray:
         """``H @ weights`` for weights that vanish on free slots, over their support."""
-        support = np.flatnonzero(weights)
-        if 2 * len(support) < self.used:
+        support, used = np.flatnonzero(weights), self.used
+        if 2 * len(support) < used:
             return weights[support] @ self.cuts[support]
-        used = self.used
         return weights[:used] @ self.cuts[:used]
 
     def _aggregate_stale(self, patience: int) -> None:
@@ -205,9 +204,10 @@ class _CutBundle:
         """The master solution ``w_c`` and the rigorous dual bound ``D(α)``."""
         b, active = self.b, self.active
         # With α = Cλ, D = C(b·λ − ½C‖Hλ‖²): the simplex QP in λ with Q = G, c = b/C. The
-        # active-set method takes the whole Gram matrix and the slots in use (no copy).
+        # active-set method takes views of the slots up to the last one in use, and a mask
+        # of those in use (no copy).
         lam = None
-        if self.master == "active-set":  # on the slots up to the last one in use (views)
+        if self.master == "active-set":
             used = self.used
             lam_used = solve_simplex_qp(self.G[:used, :used], b[:used] / C, self.lam[:used],
                                         allowed=active[:used])
