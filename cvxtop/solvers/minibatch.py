@@ -31,8 +31,9 @@ __all__ = ["MinibatchConfig", "run_perceptron", "run_sgd", "Checkpoint", "DEFAUL
 Checkpoint = Callable[[np.ndarray, bool], bool]
 
 
-#: Default number of epochs of the perceptrons and SGD (passes over the data; for SGD's
-#: line-search rule on one block, cutting-plane rounds: :mod:`.one_block`).
+#: Epochs (passes over the data) of the perceptrons and of SGD on mini-batches under
+#: ``epochs="auto"``; SGD's line-search rule on one block runs up to
+#: :data:`.one_block.ONE_BLOCK_ROUNDS` cutting-plane rounds instead.
 DEFAULT_EPOCHS = 50
 
 
