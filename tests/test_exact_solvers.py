@@ -323,23 +323,48 @@ def test_cutting_plane_certifies_spambase_pap_ts_at_large_C():
 
 
 @pytest.mark.parametrize("support", [1, 3, 8])
-def test_cut_store_products_run_over_the_slots_in_use(support):
-    """The store keeps a cut per row; H @ α over the master's support alone (a few slots in
-    use) or over every slot up to the last one in use (most of them) is the full product,
-    freed slots with stale rows included."""
-    from cvxtop.solvers.cutting_plane import _CutBundle
+@pytest.mark.parametrize("shape", [(30, 7), (7, 30)])
+def test_cut_store_products_run_over_the_slots_in_use(support, shape):
+    """The store keeps a row per cut (h itself, or on wide data its score subgradient g
+    with h = Zᵀg); H @ α over the master's support alone (a few slots in use) or over
+    every slot up to the last one in use (most of them) is the full product, freed slots
+    with stale rows included, and the Gram matrix is HᵀH either way."""
+    from scipy import sparse
+
+    from cvxtop.solvers.cutting_plane import _CutBundle, in_score_space
 
     rng = np.random.default_rng(support)
-    bundle = _CutBundle(dim=7, capacity=4, patience=100, master="active-set",
+    Z = sparse.random(*shape, density=0.5, random_state=support, format="csr")
+    bundle = _CutBundle(Z, capacity=4, patience=100, master="active-set",
                         solver="CLARABEL", options=None)
-    cuts = rng.standard_normal((10, 7))
-    for h in cuts:
-        bundle.add(h, float(rng.standard_normal()))
+    assert bundle.scores == in_score_space(*shape) == (shape[0] < shape[1] / 2)
+    g = rng.standard_normal((10, shape[0]))
+    H = np.asarray((Z.T @ g.T).T)  # one cut h = Zᵀg per row
+    for h_c, g_c in zip(H, g):
+        bundle.add(h_c, g_c, float(rng.standard_normal()))
     assert bundle.used == 10 and len(bundle.b) == 16  # the store doubled twice
-    np.testing.assert_allclose(bundle.G[:10, :10], cuts @ cuts.T, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(bundle.G[:10, :10], H @ H.T, rtol=1e-12, atol=1e-12)
     bundle.active[[2, 5]] = False  # freed slots keep their stale rows
     weights = np.zeros(16)
     chosen = rng.choice(np.flatnonzero(bundle.active), size=support, replace=False)
     weights[chosen] = rng.random(support)
-    np.testing.assert_allclose(bundle.combination(weights), weights[:10] @ cuts,
+    np.testing.assert_allclose(bundle.combination(weights), weights[:10] @ H,
                                rtol=1e-12, atol=1e-12)
+
+
+def test_wide_sparse_data_keep_cuts_in_score_space_with_the_same_certified_optimum(
+        monkeypatch):
+    """On wide data (d > 2n) the store keeps score subgradients; forcing d-dimensional rows
+    gives the same certified optimum."""
+    import cvxtop.solvers.cutting_plane as cp_module
+    from cvxtop.datasets import make_sparse_ranking_data
+
+    X, y = make_sparse_ranking_data(300, 2000, density=0.02, noise=0.3, random_state=0)
+    obj = RankingObjective(X, y, surrogates.get("prec@k-avg", 0.25), 0.1)
+    scores = solve_cutting_plane(obj, tol=1e-8)
+    monkeypatch.setattr(cp_module, "in_score_space", lambda n, d: False)
+    features = solve_cutting_plane(obj, tol=1e-8)
+    assert scores.status == features.status == "optimal"
+    assert scores.objective == pytest.approx(features.objective, rel=2e-8)
+    assert max(scores.lower_bound, features.lower_bound) <= min(
+        scores.objective, features.objective) * (1 + 1e-12)

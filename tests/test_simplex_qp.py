@@ -158,3 +158,39 @@ def test_one_and_two_variables_in_closed_form_match_cvxpy():
         assert np.all(lam >= 0) and lam.sum() == pytest.approx(1.0, abs=1e-14)
         best = reference(H, c)
         assert value(Q, c, lam) <= best + 1e-9 * max(1.0, abs(best))
+
+
+@pytest.mark.parametrize("d", [5, 40])
+def test_a_sequence_of_growing_masters_reuses_its_factored_face(d, monkeypatch):
+    """Masters that grow by one cut a step, started from the last answer with a FaceCache:
+    the same minimizers as cold solves (to cvxpy's accuracy), fewer factorizations, and a
+    rewritten row of the face (a cut store's aggregation) drops the cached face."""
+    import cvxtop.solvers.simplex_qp as module
+
+    factored = {"count": 0}
+    factor = module._FaceMinimizers._factor
+
+    def counted(self, base):
+        factored["count"] += 1
+        return factor(self, base)
+
+    monkeypatch.setattr(module._FaceMinimizers, "_factor", counted)
+    rng = np.random.default_rng(d)
+    H = rng.standard_normal((d, 60))
+    c = rng.standard_normal(60)
+    Q = H.T @ H
+    cache = module.FaceCache()
+    lam = np.ones(3) / 3
+    cold_factorizations = 0
+    for m in range(4, 61):
+        start = np.r_[lam, 0.0]
+        lam = solve_simplex_qp(Q[:m, :m], c[:m], start, cache=cache)
+        before = factored["count"]
+        cold = solve_simplex_qp(Q[:m, :m], c[:m], start)
+        cold_factorizations += factored["count"] - before
+        assert value(Q[:m, :m], c[:m], lam) <= reference(H[:, :m], c[:m]) + 1e-8
+        np.testing.assert_allclose(cold, lam, atol=1e-9)
+    assert factored["count"] - cold_factorizations < cold_factorizations / 2
+    support = int(np.flatnonzero(lam)[0])
+    cache.rewritten(support)
+    assert cache.faces is None

@@ -50,7 +50,7 @@ from ..exceptions import SolverError
 from .line_search import line_search
 from .objective import RankingObjective
 from .result import SolveResult
-from .simplex_qp import solve_simplex_qp
+from .simplex_qp import FaceCache, solve_simplex_qp
 
 __all__ = ["solve_cutting_plane"]
 
@@ -108,26 +108,42 @@ def _cvxpy_master(G: np.ndarray, c: np.ndarray, solver: str,
     return _polish(value / total, G, c)
 
 
+def in_score_space(n_items: int, n_features: int) -> bool:
+    """Whether the cut store keeps a cut ``h = Zᵀg`` as its score subgradient ``g``: when
+    there are fewer than half as many items as features (wide, usually sparse, data), a
+    row of ``n`` numbers instead of ``d`` makes the store's products cheaper by ``d/n``,
+    for two more products with ``Z`` a round."""
+    return 2 * n_items < n_features
+
+
 class _CutBundle:
     """Cuts ``L(Zw) >= b_c + h_c·w`` in slots, with their Gram matrix ``G = HᵀH`` kept up
     to date, and pruning by aggregation.
 
-    The cuts are stored slot-major (one row of ``cuts`` per slot, so ``cuts = Hᵀ``), and
-    every product with them runs over the slots up to the last one in use, or over the
-    master's support alone when that is smaller: at d = 50,000 a product with the whole
-    store costs as much as a pass over a sparse ``X``."""
+    The cuts are stored slot-major, one row of ``cuts`` per slot: ``h_c`` itself, or on wide
+    data (:func:`in_score_space`) the score subgradient ``g_c`` with ``h_c = Zᵀg_c``, and then
+    ``G``'s new column is ``g_cᵀ(Z h)`` and a combination ``Hα`` is ``Zᵀ(Σ α_c g_c)``. Every
+    product with the rows runs over the slots up to the last one in use, or over the
+    master's support alone when that is smaller: at d = 50,000 a product with a whole store
+    of d-dimensional rows costs as much as a pass over a sparse ``X``."""
 
-    def __init__(self, dim: int, capacity: int, patience: int, master: str, solver: str,
+    def __init__(self, Z: Any, capacity: int, patience: int, master: str, solver: str,
                  options: dict[str, Any] | None) -> None:
-        self.dim, self.patience, self.master = dim, patience, master
+        n, d = Z.shape
+        self.Z, self.scores = Z, in_score_space(n, d)
+        self.row = n if self.scores else d
+        self.patience, self.master = patience, master
         self.solver, self.options = solver, options
+        self.faces = FaceCache()  # the master's last factored face, for the next master
         # Cuts are kept (the store doubling as needed) up to room for a full active set,
-        # 2(d + 2), within a memory budget; past that, stale cuts are aggregated.
-        self.limit = max(capacity, min(2 * (dim + 2), STORE_BYTES // (8 * max(dim, 1))))
+        # 2(rank + 2) with rank <= min(n, d), within a memory budget; past that, stale cuts
+        # are aggregated.
+        full = 2 * (min(n, d) + 2)
+        self.limit = max(capacity, min(full, STORE_BYTES // (8 * max(self.row, 1))))
         self._allocate(capacity)
 
     def _allocate(self, capacity: int) -> None:
-        self.cuts = np.zeros((capacity, self.dim))
+        self.cuts = np.zeros((capacity, self.row))
         self.G = np.zeros((capacity, capacity))
         self.b = np.zeros(capacity)
         self.active = np.zeros(capacity, dtype=bool)
@@ -143,8 +159,10 @@ class _CutBundle:
         """``H @ weights`` for weights that vanish on free slots, over their support."""
         support, used = np.flatnonzero(weights), self.used
         if 2 * len(support) < used:
-            return weights[support] @ self.cuts[support]
-        return weights[:used] @ self.cuts[:used]
+            rows = weights[support] @ self.cuts[support]
+        else:
+            rows = weights[:used] @ self.cuts[:used]
+        return np.asarray(self.Z.T @ rows).ravel() if self.scores else rows
 
     def _aggregate_stale(self, patience: int) -> None:
         """Replace the cuts that stayed below the model for ``patience`` rounds by their
@@ -158,6 +176,7 @@ class _CutBundle:
         if weight > 0:
             keep, mix = stale[0], self.lam[stale] / weight
             self.cuts[keep] = mix @ self.cuts[stale]
+            self.faces.rewritten(int(keep))
             self.b[keep] = float(self.b[stale] @ mix)
             column = self.G[:, stale] @ mix
             column[keep] = float(mix @ self.G[np.ix_(stale, stale)] @ mix)
@@ -183,13 +202,17 @@ class _CutBundle:
         self.idle[:m], self.lam[:m] = idle, lam
         return m
 
-    def add(self, h: np.ndarray, offset: float) -> None:
+    def add(self, h: np.ndarray, g: np.ndarray, offset: float) -> None:
+        """Add the cut ``b_c + h·w`` with ``h = Zᵀg``."""
         slot = self._free_slot()
-        self.cuts[slot], self.b[slot] = h, offset
+        self.cuts[slot], self.b[slot] = (g if self.scores else h), offset
+        self.faces.rewritten(slot)
         self.active[slot], self.idle[slot] = True, 0
         used = self.used
         column = np.zeros(len(self.b))
-        column[:used] = self.cuts[:used] @ h  # O(d·slots): the one product with the cuts
+        # h_cᵀh for every stored cut: O(row·slots), the one product with the rows
+        column[:used] = self.cuts[:used] @ (np.asarray(self.Z @ h).ravel() if self.scores
+                                            else h)
         self.G[:, slot] = self.G[slot, :] = column
 
     def aggregate_line(self, w: np.ndarray, d: np.ndarray, w_c: np.ndarray, C: float
@@ -210,7 +233,7 @@ class _CutBundle:
         if self.master == "active-set":
             used = self.used
             lam_used = solve_simplex_qp(self.G[:used, :used], b[:used] / C, self.lam[:used],
-                                        allowed=active[:used])
+                                        allowed=active[:used], cache=self.faces)
             if lam_used is not None:
                 lam = np.zeros(len(b))
                 lam[:used] = lam_used
@@ -326,7 +349,7 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
                    stop: Callable[[float, float], bool] | None) -> SolveResult:
     Z, C = objective.Z, objective.C
     d = Z.shape[1]
-    bundle = _CutBundle(d, capacity, patience, master, solver, solver_options)
+    bundle = _CutBundle(Z, capacity, patience, master, solver, solver_options)
     best = np.zeros(d) if w0 is None else np.asarray(w0, dtype=np.float64).copy()
     best_s = Z @ best
     query, query_s = best, best_s
@@ -338,7 +361,7 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
         if value < upper:
             upper, best, best_s, best_oracle = value, query, query_s, (loss, g)
         h = Z.T @ g
-        bundle.add(h, loss - float(h @ query))
+        bundle.add(h, g, loss - float(h @ query))
         w_c, bound = bundle.solve_master(C)
         lower = max(lower, bound)
         s_c = Z @ w_c
