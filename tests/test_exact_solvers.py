@@ -368,3 +368,28 @@ def test_wide_sparse_data_keep_cuts_in_score_space_with_the_same_certified_optim
     assert scores.objective == pytest.approx(features.objective, rel=2e-8)
     assert max(scores.lower_bound, features.lower_bound) <= min(
         scores.objective, features.objective) * (1 + 1e-12)
+
+
+def test_aggregating_stale_cuts_keeps_the_master_point_and_compacts_the_store():
+    """Cuts idle for the patience are replaced by their weighted mix: the master's point
+    Σ λ_c h_c and the Gram matrix of the cuts stay right, and the cuts in use move to the
+    first slots (the products run up to the last one in use)."""
+    from cvxtop.solvers.cutting_plane import _CutBundle
+
+    rng = np.random.default_rng(3)
+    Z = rng.standard_normal((40, 6))
+    bundle = _CutBundle(Z, capacity=16, patience=5, master="active-set",
+                        solver="CLARABEL", options=None)
+    g = rng.standard_normal((12, 40))
+    for g_c in g:
+        bundle.add(Z.T @ g_c, g_c, float(rng.standard_normal()))
+    bundle.lam[:12] = rng.random(12) * (rng.random(12) < 0.7)
+    bundle.lam /= bundle.lam.sum()
+    point = bundle.combination(bundle.lam)
+    bundle.idle[[0, 3, 4, 9, 10]] = 7  # stale; slots 11 and others stay
+    bundle._aggregate_stale(5)
+    m = int(bundle.active.sum())
+    assert m == 8 and bundle.active[:m].all() and bundle.used == m
+    np.testing.assert_allclose(bundle.combination(bundle.lam), point, rtol=1e-12, atol=1e-12)
+    rows = bundle.cuts[:m]
+    np.testing.assert_allclose(bundle.G[:m, :m], rows @ rows.T, rtol=1e-12, atol=1e-12)

@@ -182,6 +182,27 @@ class _CutBundle:
             column[keep] = float(mix @ self.G[np.ix_(stale, stale)] @ mix)
             self.G[:, keep] = self.G[keep, :] = column
             self.active[keep], self.idle[keep] = True, 0
+        self.lam[stale] = 0.0
+        if weight > 0:  # the last master point, Σ λ_c h_c, is unchanged: the warm start
+            self.lam[keep] = weight
+        self._compact()
+
+    def _compact(self) -> None:
+        """Move the cuts in use to the first slots, so that the products, which run up to
+        the last slot in use, run over them alone."""
+        slots = np.flatnonzero(self.active)
+        m = len(slots)
+        if m == 0 or slots[-1] == m - 1:
+            return
+        order = np.arange(m)  # new slot i holds old slot order[i]
+        holes = np.flatnonzero(~self.active[:m])
+        order[holes] = slots[slots >= m]
+        self.cuts[holes] = self.cuts[order[holes]]
+        for values in (self.b, self.idle, self.lam):
+            values[:m] = values[order]
+        self.G[:m, :m] = self.G[np.ix_(order, order)]
+        self.active[:m], self.active[m:] = True, False
+        self.faces = FaceCache()  # the slots of the cached face moved
 
     def _free_slot(self) -> int:
         """A free slot: the first unused one; else, below the slot limit, a new one (the
