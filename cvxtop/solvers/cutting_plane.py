@@ -172,9 +172,10 @@ class _CutBundle:
         if len(stale) < 2:
             return
         weight = self.lam[stale].sum()
-        self.active[stale] = False
-        if weight > 0:
-            keep, mix = stale[0], self.lam[stale] / weight
+        mix = self.lam[stale] / weight if weight > 0 else None
+        self.active[stale], self.lam[stale] = False, 0.0
+        if mix is not None:
+            keep = stale[0]
             self.cuts[keep] = mix @ self.cuts[stale]
             self.faces.rewritten(int(keep))
             self.b[keep] = float(self.b[stale] @ mix)
@@ -182,8 +183,8 @@ class _CutBundle:
             column[keep] = float(mix @ self.G[np.ix_(stale, stale)] @ mix)
             self.G[:, keep] = self.G[keep, :] = column
             self.active[keep], self.idle[keep] = True, 0
-        self.lam[stale] = 0.0
-        if weight > 0:  # the last master point, Σ λ_c h_c, is unchanged: the warm start
+            # the merged cut carries the stale cuts' weight, so Σ λ_c h_c, the last master
+            # point, is unchanged and the next master starts there
             self.lam[keep] = weight
         self._compact()
 

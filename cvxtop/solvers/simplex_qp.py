@@ -20,7 +20,9 @@ section 16.5) factors the KKT matrix of one base support once and treats an inde
 it as a border row and column, and an index removed from it as a border constraint pinning
 it to zero. An iteration then costs products with the stored solves of the borders and a
 small dense system in them, not a factorization; the base is refactored when the borders
-reach :data:`MAX_BORDER`, when a bordered solve loses accuracy, and before returning.
+reach :data:`MAX_BORDER`, when a bordered solve loses accuracy, and at the end when the
+gradient is not constant on the final face to :data:`FACE_RTOL`. A :class:`FaceCache`
+hands the final face, factors and borders, to the next solve of a grown problem.
 """
 
 from __future__ import annotations
