@@ -98,7 +98,7 @@ class _FaceMinimizers:
         self.base = base
         self.row = {int(i): p for p, i in enumerate(base)}
         self.z0 = self._solve(np.r_[self.c[base], 1.0])
-        self.borders: list[tuple[bool, int]] = []  # (added?, index)
+        self.n_borders = 0
         self.index = np.empty(MAX_BORDER, dtype=np.intp)  # the borders' indices, in order
         self.added = np.empty(MAX_BORDER, dtype=bool)  # and whether each was added
         self.W = np.empty((m0 + 1, MAX_BORDER))
@@ -111,7 +111,7 @@ class _FaceMinimizers:
         return _GETRS(self.lu, self.pivots, rhs)[0]
 
     def _add_border(self, added: bool, index: int) -> None:
-        t = len(self.borders)
+        t = self.n_borders
         w = self.W[:, t]
         if added:
             w[:-1] = self.Q[self.base, index]
@@ -125,11 +125,11 @@ class _FaceMinimizers:
         kw = self.KW[:, t] = self._solve(w)
         self.S[t, :t] = self.S[:t, t] = v - self.W[:, :t].T @ kw
         self.S[t, t] = corner - w @ kw
-        self.borders.append((added, index))
         self.index[t], self.added[t] = index, added
+        self.n_borders += 1
 
     def _remove_border(self, t: int) -> None:
-        last = len(self.borders) - 1
+        last = self.n_borders - 1
         for array in (self.W, self.KW):
             array[:, t:last] = array[:, t + 1:last + 1]
         self.S[t:last, :] = self.S[t + 1:last + 1, :]
@@ -137,13 +137,15 @@ class _FaceMinimizers:
         self.r[t:last] = self.r[t + 1:last + 1]
         self.index[t:last] = self.index[t + 1:last + 1]
         self.added[t:last] = self.added[t + 1:last + 1]
-        del self.borders[t]
+        self.n_borders -= 1
 
     def _change(self, index: int, free: np.ndarray, added: bool) -> None:
         """Index ``index`` joins (``added``) or leaves the face whose indices are ``free``."""
-        if (not added, index) in self.borders:  # undo an earlier change
-            self._remove_border(self.borders.index((not added, index)))
-        elif len(self.borders) == MAX_BORDER:
+        t = self.n_borders
+        undo = np.flatnonzero((self.index[:t] == index) & (self.added[:t] != added))
+        if len(undo):  # undo an earlier change
+            self._remove_border(int(undo[0]))
+        elif t == MAX_BORDER:
             self._factor(np.flatnonzero(free))
         else:
             self._add_border(added, index)
@@ -160,14 +162,14 @@ class _FaceMinimizers:
 
     def indices(self) -> np.ndarray:
         """The current face: the base, less the indices pinned, with those added."""
-        t = len(self.borders)
+        t = self.n_borders
         face = np.setdiff1d(self.base, self.index[:t][~self.added[:t]])
         return np.union1d(face, self.index[:t][self.added[:t]])
 
     def minimizer(self) -> np.ndarray:
         """The face's minimizer (zero off the face)."""
         lam = np.zeros(len(self.c))
-        t = len(self.borders)
+        t = self.n_borders
         z = self.z0
         if t:
             y = _GESV(self.S[:t, :t], self.r[:t] - self.W[:, :t].T @ self.z0)[2]
@@ -192,7 +194,7 @@ class FaceCache:
         """Row and column ``index`` of ``Q`` (and ``c[index]``) changed."""
         faces = self.faces
         if faces is not None and (index in faces.row
-                                  or index in faces.index[:len(faces.borders)]):
+                                  or index in faces.index[:faces.n_borders]):
             self.faces = None
 
     def reusable(self, ridge: float, free: np.ndarray) -> _FaceMinimizers | None:
@@ -235,7 +237,7 @@ def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = Non
         F = np.flatnonzero(free)
         if not stationary:
             face = faces.minimizer()
-            if faces.borders and (not abs(face.sum() - 1.0) <= 1e-9
+            if faces.n_borders and (not abs(face.sum() - 1.0) <= 1e-9
                                   or entering >= 0 and face[entering] <= 0):
                 # Near a singular face (more cuts than the rank of Q, or nearly equal cuts)
                 # the bordered solve can lose accuracy: its minimizer leaves the plane
@@ -269,7 +271,7 @@ def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = Non
             # a KKT point: the multipliers off the face are not negative, and on it the
             # gradient is constant (to rounding); a bordered solve is confirmed afresh when
             # it is not
-            if not faces.borders or np.max(np.abs(grad[F] - nu)) <= FACE_RTOL * scale:
+            if not faces.n_borders or np.max(np.abs(grad[F] - nu)) <= FACE_RTOL * scale:
                 if cache is not None:
                     cache.faces = faces
                 return lam

@@ -34,6 +34,7 @@ import numpy as np
 
 from .. import reference
 from .base import Bound, PrecSurrogate
+from .prec import _highest
 from .registry import register
 
 __all__ = ["PrecSvmperf", "svmperf_c"]
@@ -43,15 +44,6 @@ def svmperf_c(c_perf: float, k: int, n: int) -> float:
     """cvxtop's ``C`` for SVMperf's ``-c c_perf`` with cut-off ``k`` on ``n`` items:
     ``100·k·c_perf/n²`` (see the module docstring)."""
     return 100.0 * k * c_perf / n ** 2
-
-
-def _largest_items(values: np.ndarray, m: int) -> np.ndarray:
-    """Positions of ``m`` largest entries of ``values`` (ties broken arbitrarily)."""
-    if m <= 0:
-        return np.empty(0, dtype=np.intp)
-    if m >= len(values):
-        return np.arange(len(values))
-    return np.argpartition(-values, m - 1)[:m]
 
 
 def _increments(a: np.ndarray, b: np.ndarray, k: int, s_neg_desc: np.ndarray) -> np.ndarray:
@@ -177,8 +169,8 @@ class PrecSvmperf(PrecSurrogate):
         best = int(np.argmax(terms))
         if terms[best] <= 0:
             return 0.0, grad
-        grad[b.neg[_largest_items(s_neg, int(count[best]))]] = 1.0
-        grad[b.pos[_largest_items(-s_pos, b.n_pos - int(a[best]))]] = -1.0
+        grad[_highest(b.neg, s_neg, int(count[best]))] = 1.0
+        grad[_highest(b.pos, -s_pos, b.n_pos - int(a[best]))] = -1.0
         return float(terms[best]), grad
 
     def _expression(self, b: Bound, s: Any) -> tuple[Any, list]:
