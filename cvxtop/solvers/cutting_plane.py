@@ -279,15 +279,17 @@ class _CutBundle:
         return w_c, float(b @ alpha) - 0.5 * float(Ha @ Ha)
 
 
-def _final_bounds(objective: RankingObjective, best: np.ndarray, lower: float
-                  ) -> tuple[float, float, float]:
-    """Upper bound recomputed from scratch at ``best`` (the scores were updated
-    incrementally along the line searches), the lower bound, and the relative gap.
+def _final_bounds(objective: RankingObjective, best: np.ndarray, lower: float,
+                  upper: float, exact_scores: bool) -> tuple[float, float, float]:
+    """Upper bound at ``best``: ``upper`` when it was computed on the scores ``Z @ best``
+    themselves (``exact_scores``), else recomputed from scratch (the scores were updated
+    incrementally along the line searches); the lower bound; and the relative gap.
 
     Both bounds carry floating-point rounding; a lower bound above the upper one by more
     than that would be a bug, and is reported as such.
     """
-    upper = objective.value(best)
+    if not exact_scores:
+        upper = objective.value(best)
     slack = 1e-12 * max(abs(upper), 1.0)
     if lower > upper + slack:
         raise SolverError(f"internal error: lower bound {lower!r} above objective {upper!r}",
@@ -372,8 +374,14 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
     Z, C = objective.Z, objective.C
     d = Z.shape[1]
     bundle = _CutBundle(Z, capacity, patience, master, solver, solver_options)
-    best = np.zeros(d) if w0 is None else np.asarray(w0, dtype=np.float64).copy()
-    best_s = Z @ best
+    if w0 is None:  # the zero model's scores need no product
+        best, best_s = np.zeros(d), np.zeros(Z.shape[0])
+    else:
+        best = np.asarray(w0, dtype=np.float64).copy()
+        best_s = np.asarray(Z @ best).ravel()
+    # whether best_s is Z @ best itself, not updated along line searches (then the value
+    # seen at best is already the final one)
+    exact_scores = True
     query, query_s = best, best_s
     upper, lower, gap = np.inf, -np.inf, np.inf
     best_oracle = None  # L and a score subgradient at the best point, once known
@@ -382,6 +390,7 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
         value = 0.5 * float(query @ query) + C * loss
         if value < upper:
             upper, best, best_s, best_oracle = value, query, query_s, (loss, g)
+            exact_scores = it == 1
         h = Z.T @ g
         bundle.add(h, g, loss - float(h @ query))
         w_c, bound = bundle.solve_master(C)
@@ -397,24 +406,24 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
             # rounding only; keep the point then (e.g. an exact zero model stays exact)
             if cand_value < upper - ROUNDING * max(1.0, abs(upper)):
                 upper, best, best_s = cand_value, cand, best_s + step.tau * (s_c - best_s)
-                best_oracle = (step.loss, step.grad)
+                best_oracle, exact_scores = (step.loss, step.grad), False
         gap = (upper - lower) / max(abs(upper), 1e-12)
         if callback is not None:
             callback(it, upper, lower)
         if gap <= tol:
-            upper, lower, gap = _final_bounds(objective, best, lower)
+            upper, lower, gap = _final_bounds(objective, best, lower, upper, exact_scores)
             return SolveResult(coef=best, objective=upper, status="optimal",
                                method="cutting-plane", n_iter=it, lower_bound=lower, gap=gap,
                                message=f"certified relative gap {gap:.2e} after {it} rounds")
         if stop is not None and stop(upper, lower):
-            upper, lower, gap = _final_bounds(objective, best, lower)
+            upper, lower, gap = _final_bounds(objective, best, lower, upper, exact_scores)
             return SolveResult(coef=best, objective=upper, status="converged",
                                method="cutting-plane", n_iter=it, lower_bound=lower, gap=gap,
                                message=f"the caller's rule stopped after {it} rounds, relative "
                                        f"gap {gap:.2e}")
         query = best + step_fraction * (w_c - best)
         query_s = best_s + step_fraction * (s_c - best_s)
-    upper, lower, gap = _final_bounds(objective, best, lower)
+    upper, lower, gap = _final_bounds(objective, best, lower, upper, exact_scores)
     message = f"cutting plane stopped after {max_iter} rounds with relative gap {gap:.2e}"
     if not accept_inaccurate:
         raise SolverError(f"{message}: raise max_iter or tol, or pass accept_inaccurate=True "

@@ -160,11 +160,16 @@ class _FaceMinimizers:
     def leave(self, index: int, free: np.ndarray) -> None:
         self._change(index, free, False)
 
-    def indices(self) -> np.ndarray:
-        """The current face: the base, less the indices pinned, with those added."""
+    def is_face(self, free: np.ndarray) -> bool:
+        """Whether the current face (the base, less the indices pinned, with those added)
+        is the mask ``free``."""
+        if len(self.base) and self.base[-1] >= len(free):
+            return False
         t = self.n_borders
-        face = np.setdiff1d(self.base, self.index[:t][~self.added[:t]])
-        return np.union1d(face, self.index[:t][self.added[:t]])
+        face = np.zeros(len(free), dtype=bool)
+        face[self.base] = True
+        face[self.index[:t]] = self.added[:t]
+        return bool(np.array_equal(face, free))
 
     def minimizer(self) -> np.ndarray:
         """The face's minimizer (zero off the face)."""
@@ -199,8 +204,7 @@ class FaceCache:
 
     def reusable(self, ridge: float, free: np.ndarray) -> _FaceMinimizers | None:
         faces = self.faces
-        if faces is not None and faces.ridge == ridge and faces.base.max() < len(free) \
-                and np.array_equal(faces.indices(), np.flatnonzero(free)):
+        if faces is not None and faces.ridge == ridge and faces.is_face(free):
             return faces
         return None
 
