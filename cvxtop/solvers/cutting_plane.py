@@ -210,9 +210,9 @@ class _CutBundle:
         capacity doubles); else one freed by aggregating stale cuts (idle for ``patience``
         rounds, or for one round once the store has used its memory budget); else a new
         one."""
-        if np.all(self.active) and len(self.b) >= self.limit:
+        if self.active.all() and len(self.b) >= self.limit:
             self._aggregate_stale(self.patience)
-            if np.all(self.active) and self.cuts.nbytes >= STORE_BYTES:
+            if self.active.all() and self.cuts.nbytes >= STORE_BYTES:
                 self._aggregate_stale(1)
         free = np.flatnonzero(~self.active)
         if len(free):
@@ -273,7 +273,7 @@ class _CutBundle:
         # A cut is idle while it lies strictly below the model at w_c (judged by values, not
         # weights: the cvxpy master's interior-point weights are never exactly zero).
         values = b - self.G @ alpha  # b + Hᵀw_c, through the Gram matrix
-        model = float(np.max(values[active]))
+        model = float(values[active].max())
         below = values < model - 1e-9 * max(1.0, abs(model))
         self.idle = np.where(active & below, self.idle + 1, 0)
         return w_c, float(b @ alpha) - 0.5 * float(Ha @ Ha)

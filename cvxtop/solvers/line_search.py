@@ -60,9 +60,9 @@ def _model_minimizer(intercepts: np.ndarray, slopes: np.ndarray, wd: float, dd: 
         crossings = (da / dm)[np.abs(dm) > 0]
     candidates = np.concatenate([[0.0], roots, crossings])
     candidates = candidates[np.isfinite(candidates) & (candidates >= 0)]
-    model = np.max(intercepts[None, :] + slopes[None, :] * candidates[:, None], axis=1)
+    model = (intercepts[None, :] + slopes[None, :] * candidates[:, None]).max(axis=1)
     values = 0.5 * dd * candidates ** 2 + wd * candidates + C * model
-    best = int(np.argmin(values))
+    best = int(values.argmin())
     return float(candidates[best]), float(model[best]), float(values[best])
 
 

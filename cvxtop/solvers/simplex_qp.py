@@ -226,10 +226,10 @@ def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = Non
         lam[index] = _at_most_two(Q[np.ix_(index, index)], c[index])
         return lam
     diagonal = np.diag(Q)[allowed]
-    ridge = RIDGE * max(1.0, float(np.max(diagonal)))
+    ridge = RIDGE * max(1.0, float(diagonal.max()))
     lam = _start(Q, c, lam0, allowed)
     free = lam > 0
-    scale = max(1.0, float(np.max(np.abs(c[allowed]))), float(np.max(diagonal)))
+    scale = max(1.0, float(np.abs(c[allowed]).max()), float(diagonal.max()))
     faces = cache.reusable(ridge, free) if cache is not None else None
     if faces is None:
         faces = _FaceMinimizers(Q, c, ridge, free)
@@ -251,31 +251,31 @@ def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = Non
                 face = faces.minimizer()
             entering = -1
             p = face[F] - lam[F]
-            if np.max(np.abs(p)) > 1e-15 * max(1.0, float(np.max(lam))):
+            if np.abs(p).max() > 1e-15 * max(1.0, float(lam.max())):
                 shrinking = p < 0
                 ratios = np.full(len(F), np.inf)
                 ratios[shrinking] = -lam[F][shrinking] / p[shrinking]
-                blocking = int(np.argmin(ratios))
+                blocking = int(ratios.argmin())
                 step = min(1.0, float(ratios[blocking]))
                 lam[F] += step * p
                 if step < 1.0:
                     lam[F[blocking]] = 0.0
                     free[F[blocking]] = False
                     faces.leave(int(F[blocking]), free)
-                lam = np.maximum(lam, 0.0)
+                np.maximum(lam, 0.0, out=lam)
                 lam /= lam.sum()
                 stationary = step == 1.0  # a full step reaches the face's minimizer
                 continue
         grad = Q @ lam + ridge * lam - c
-        nu = float(np.mean(grad[F]))  # on the face's minimizer grad_F = ν·1
+        nu = float(grad[F].sum()) / len(F)  # on the face's minimizer grad_F = ν·1
         multipliers = np.where(allowed, grad - nu, np.inf)
         multipliers[F] = 0.0
-        worst = int(np.argmin(multipliers))
+        worst = int(multipliers.argmin())
         if multipliers[worst] >= -1e-13 * scale:
             # a KKT point: the multipliers off the face are not negative, and on it the
             # gradient is constant (to rounding); a bordered solve is confirmed afresh when
             # it is not
-            if not faces.n_borders or np.max(np.abs(grad[F] - nu)) <= FACE_RTOL * scale:
+            if not faces.n_borders or np.abs(grad[F] - nu).max() <= FACE_RTOL * scale:
                 if cache is not None:
                     cache.faces = faces
                 return lam
