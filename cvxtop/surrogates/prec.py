@@ -22,6 +22,7 @@ forms live in :mod:`._prec_dcp`.
 from __future__ import annotations
 
 from abc import abstractmethod
+from functools import lru_cache
 from typing import Any, Callable, ClassVar
 
 import numpy as np
@@ -88,11 +89,15 @@ def _top_positives(b: Bound, s: np.ndarray, m: int) -> np.ndarray:
     return b.pos[_largest(s[b.pos], m)]
 
 
+@lru_cache(maxsize=64)
 def _avg_weights(c: int, j_max: int) -> np.ndarray:
     """``φ(j) = j / (c + j)`` for ``j = 0..j_max`` with ``φ(0) = 0``: the factor
-    ``D_{k'} = (k − k') / (n₊ − k')`` of Algorithm 4 written in ``j = k − k'``."""
+    ``D_{k'} = (k − k') / (n₊ − k')`` of Algorithm 4 written in ``j = k − k'``. Cached
+    (every evaluation on a list needs the same weights), so read-only."""
     j = np.arange(j_max + 1)
-    return j / np.maximum(c + j, 1)
+    phi = j / np.maximum(c + j, 1)
+    phi.flags.writeable = False
+    return phi
 
 
 class _SelectionSurrogate(PrecSurrogate):
@@ -278,10 +283,10 @@ class PrecAvg(_SelectionSurrogate):
         pos_items, pos_values, top_scores = _top_sorted(score, pos, k)
         neg_gain = np.concatenate(([0.0], np.cumsum(high_scores + 1.0)))
         top_pos_sums = np.concatenate(([0.0], np.cumsum(top_scores)))
-        # sum_smallest(s⁺, c + j) = Σ s⁺ − sum_largest(s⁺, k − j)
-        low_pos_sums = pos_total - top_pos_sums[k - np.arange(j_max + 1)]
+        # sum_smallest(s⁺, c + j) = Σ s⁺ − sum_largest(s⁺, k − j), j = 0..J
+        low_pos_sums = pos_total - top_pos_sums[k - j_max:k + 1][::-1]
         terms = neg_gain - phi * low_pos_sums
-        best = int(np.argmax(terms))
+        best = int(terms.argmax())
         return (float(terms[best]), float(phi[best]), _highest(neg_items, neg_values, best),
                 _highest(pos_items, pos_values, k - best))
 
