@@ -47,6 +47,7 @@ import numpy as np
 from .. import _cvxpy
 from .._threads import single_threaded_blas
 from ..exceptions import SolverError
+from .avg_dual import avg_dual_cut
 from .line_search import line_search
 from .objective import RankingObjective
 from .result import SolveResult
@@ -61,6 +62,10 @@ ROUNDING = 1e-13
 LINE_SEARCH_SHARE = 0.01
 #: Memory for stored cuts (d × slots doubles) before stale cuts are aggregated.
 STORE_BYTES = 256 * 2**20
+#: Rounds after which prec@k-avg's dual is solved over the items from the best point
+#: (:mod:`.avg_dual`), while the gap is above ``tol``: its cut closes the gap at once where
+#: the rounds would add one vertex of the optimum's face at a time.
+DUAL_SOLVE_ROUNDS = frozenset({50, 150, 400, 1000})
 
 
 def _dual(lam: np.ndarray, G: np.ndarray, c: np.ndarray) -> float:
@@ -393,6 +398,19 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
             exact_scores = it == 1
         h = Z.T @ g
         bundle.add(h, g, loss - float(h @ query))
+        if it in DUAL_SOLVE_ROUNDS and (upper - lower) > tol * max(abs(upper), 1e-12):
+            cut = avg_dual_cut(objective, best, tol)
+            if cut is not None:  # a near-optimal dual point: its cut, and its weights
+                g_dual, b_dual = cut
+                h_dual = np.asarray(Z.T @ g_dual).ravel()
+                bundle.add(h_dual, g_dual, b_dual)
+                w_dual = -C * h_dual
+                s_dual = np.asarray(Z @ w_dual).ravel()
+                loss_dual, g_at = objective.loss_and_score_gradient(s_dual)
+                value_dual = 0.5 * float(w_dual @ w_dual) + C * loss_dual
+                if value_dual < upper:
+                    upper, best, best_s = value_dual, w_dual, s_dual
+                    best_oracle, exact_scores = (loss_dual, g_at), True
         w_c, bound = bundle.solve_master(C)
         lower = max(lower, bound)
         s_c = Z @ w_c

@@ -1,0 +1,119 @@
+"""prec@k-avg's dual over the items (cvxtop.solvers.avg_dual): its point lies in the selection
+LP's polytope, its value is the optimum (against an independent cvxpy program of the same
+dual and against the certified primal optimum), its cut is valid at every score vector (ties
+included), and the cutting plane that adds it certifies the same optimum in fewer rounds, or,
+when the solve fails, runs exactly as without it."""
+
+from __future__ import annotations
+
+import warnings
+
+import cvxpy as cp
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from cvxtop import surrogates
+from cvxtop.datasets import make_ranking_data
+from cvxtop.solvers import avg_dual
+from cvxtop.solvers import cutting_plane as cutting
+from cvxtop.solvers.avg_dual import AvgDual, avg_dual_cut
+from cvxtop.solvers.objective import RankingObjective
+
+
+def instance(seed: int, n: int = 100, d: int = 40, kappa: float = 0.4, C: float = 1.0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = (X[:, 0] + rng.standard_normal(n) * rng.choice([0.3, 1.0]) > 0.3).astype(int)
+    y[:2], y[-2:] = 1, 0
+    return X, y, RankingObjective(X, y, surrogates.get("prec@k-avg", kappa), C)
+
+
+def cvxpy_dual(dual: AvgDual) -> float:
+    """The same dual written directly as a cvxpy program over (u, v, t, z)."""
+    u, v = cp.Variable(len(dual.neg)), cp.Variable(len(dual.pos))
+    t, z = cp.Variable(), cp.Variable()
+    w = -dual.C * (dual.X[dual.neg].T @ u - dual.X[dual.pos].T @ v)
+    constraints = [u >= 0, u <= 1, v >= 0, v <= z, cp.sum(u) == t, cp.sum(v) == t, t >= 0,
+                   t <= dual.J, z <= dual.slopes * t + dual.intercepts]
+    problem = cp.Problem(cp.Maximize(dual.C * cp.sum(u) - 0.5 * cp.sum_squares(w)), constraints)
+    problem.solve(solver="CLARABEL")
+    return float(problem.value)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_dual_point_is_feasible_and_optimal(seed):
+    X, y, objective = instance(seed, C=float(np.random.default_rng(seed).choice([0.1, 1, 10])))
+    with warnings.catch_warnings():  # five rounds do not certify: the start is rough
+        warnings.simplefilter("ignore", UserWarning)
+        start = cutting.solve_cutting_plane(objective, tol=1e-3, max_iter=5,
+                                            accept_inaccurate=True).coef
+    optimum = cutting.solve_cutting_plane(objective, tol=1e-10).objective
+    dual = AvgDual(X, y, objective.ks[0], objective.C)
+    point = dual.solve(start, objective, 1e-9)
+    assert point is not None
+    u, v = point
+    assert u.min() >= 0 and u.max() <= 1 and v.min() >= 0
+    assert u.sum() == pytest.approx(v.sum(), rel=1e-12, abs=1e-12)
+    assert v.max() <= dual.cap(float(u.sum())) + 1e-12
+    value = dual.value(u, v)
+    assert value <= optimum + 1e-9 * abs(optimum)  # weak duality
+    assert value == pytest.approx(optimum, rel=1e-8, abs=1e-10)
+    assert value == pytest.approx(cvxpy_dual(dual), rel=1e-5, abs=1e-7)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_cut_is_valid_at_every_score_vector(seed):
+    """L(s) >= b + g·s at random scores, at scores on a grid of ties, and at the scores of
+    the dual point's own weights (where it is nearly tight)."""
+    X, y, objective = instance(seed, n=60, d=40)
+    cut = avg_dual_cut(objective, np.zeros(X.shape[1]), 1e-9)
+    assert cut is not None
+    g, b = cut
+    bound = objective.parts[0].bound
+    rng = np.random.default_rng(seed)
+    for s in [rng.standard_normal(len(y)) * scale for scale in (0.01, 1.0, 10.0)] + \
+             [rng.integers(-2, 3, len(y)) / 2.0 for _ in range(5)]:
+        assert bound.value(s) >= b + g @ s - 1e-10
+    s_dual = X @ (-objective.C * (X.T @ g))
+    assert bound.value(s_dual) == pytest.approx(b + g @ s_dual, rel=1e-6, abs=1e-8)
+
+
+def test_the_cutting_plane_certifies_in_fewer_rounds_with_the_dual_cut(monkeypatch):
+    X, y = make_ranking_data(1500, 60, noise=0.3, random_state=0)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-avg", 0.25), 1.0)
+    with_cut = cutting.solve_cutting_plane(objective)
+    first = min(cutting.DUAL_SOLVE_ROUNDS)
+    monkeypatch.setattr(cutting, "DUAL_SOLVE_ROUNDS", frozenset())
+    without = cutting.solve_cutting_plane(objective)
+    assert with_cut.status == without.status == "optimal"
+    assert with_cut.gap <= 1e-6 and with_cut.lower_bound <= with_cut.objective
+    assert with_cut.objective == pytest.approx(without.objective, rel=2e-6)
+    assert with_cut.n_iter == first < without.n_iter
+
+
+def test_a_failed_dual_solve_leaves_the_rounds_as_they_were(monkeypatch):
+    X, y = make_ranking_data(1000, 40, noise=0.3, random_state=0)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-avg", 0.25), 1.0)
+    monkeypatch.setattr(avg_dual, "ALL_STEPS", 1)
+    failed = cutting.solve_cutting_plane(objective)
+    monkeypatch.setattr(cutting, "DUAL_SOLVE_ROUNDS", frozenset())
+    without = cutting.solve_cutting_plane(objective)
+    assert failed.n_iter == without.n_iter
+    assert failed.objective == without.objective and failed.lower_bound == without.lower_bound
+
+
+def test_no_dual_cut_where_it_does_not_apply():
+    X, y, objective = instance(0, d=40)
+    w = np.zeros(40)
+    assert avg_dual_cut(objective.with_surrogate(surrogates.get("prec@k-max", 0.4)), w,
+                        1e-6) is None
+    assert avg_dual_cut(RankingObjective(sp.csr_matrix(X), y, objective.surrogate, 1.0), w,
+                        1e-6) is None
+    groups = np.repeat([0, 1], 50)
+    y2 = y.copy()
+    y2[[0, 1, 50, 51]], y2[[48, 49, 98, 99]] = 1, 0
+    assert avg_dual_cut(RankingObjective(X, y2, objective.surrogate, 1.0, groups), w,
+                        1e-6) is None
+    few = RankingObjective(X[:, :avg_dual.MIN_FEATURES - 1], y, objective.surrogate, 1.0)
+    assert avg_dual_cut(few, w[:avg_dual.MIN_FEATURES - 1], 1e-6) is None
