@@ -27,9 +27,10 @@ the tied sets a step, and a guess with more than :data:`MAX_TIED` tied items is 
 The answer is a point of ``P`` (clipped and rescaled onto it exactly, up to rounding): its
 score vector ``g = (u, −v)`` gives the cut ``L(s) >= g·s + Σu``, valid everywhere, which
 the cutting plane adds to its master; the certificate stays the master's. Measured on
-``make_ranking_data(10,000, d)``: from 50 cutting-plane rounds, the solve certifies
-d = 200 in 0.7 s and d = 1,000 in 2.8 s, where the rounds alone need 663 (2.9 s) and 3,454
-(122 s).
+``make_ranking_data(10,000, d)`` (``benchmarks/exact_scaling.py``): 50 rounds and this
+solve certify d = 200 in 0.5 s, d = 500 in 1.9 s and d = 1,000 in 3.1 s, where the rounds
+alone need 663 (2.9 s), 1,596 (17 s) and 3,454 (122 s). On 100,000 × 50 the proximal
+problems tie too many items and the solve gives up after 0.15 s; the rounds go on.
 """
 
 from __future__ import annotations
@@ -44,11 +45,14 @@ __all__ = ["AvgDual", "avg_dual_cut"]
 
 #: Items that may enter the tied sets in one step, as a share of the features (at least 20).
 MAX_MOVES = 0.25
-#: Tied items beyond which a guess is given up: this many times the features, plus 100.
-MAX_TIED = 10
+#: Tied items beyond which a guess is given up: this many times the features, plus 100. On
+#: many items (10⁵ × 50) the proximal problems tie far more items than the optimum does,
+#: and a solve that would need them is given up early instead of paying for large systems.
+MAX_TIED = 4
 #: Proximal steps, active-set steps within each, and active-set steps in all (each is a
-#: dense solve in the tied items, so this bounds the cost of a solve that does not succeed).
-OUTER_STEPS, INNER_STEPS, ALL_STEPS = 50, 30, 300
+#: dense solve in the tied items, so this bounds the cost of a solve that does not succeed);
+#: a solve also ends after this many failed proximal steps in a row.
+OUTER_STEPS, INNER_STEPS, ALL_STEPS, FAILURES = 50, 30, 300, 3
 #: Features below which the dual solve is not tried: the rounds certify such problems
 #: quickly (the optimum's face has at most about d vertices), while data with many equal
 #: rows tie more items than a solve takes (MAGIC, d = 10: the solve failed and cost more
@@ -56,7 +60,7 @@ OUTER_STEPS, INNER_STEPS, ALL_STEPS = 50, 30, 300
 MIN_FEATURES = 32
 #: The first proximal weight, relative to the mean squared norm of the rows times C², and
 #: its factor after a successful step.
-RHO_START, RHO_DECAY = 1.0, 0.3
+RHO_START, RHO_DECAY = 0.1, 0.3
 
 
 @dataclass
@@ -335,14 +339,15 @@ class AvgDual:
         fail or do not get there."""
         guess, centre = self._start(w_start)
         rho = RHO_START * self.row_scale
-        self.steps = 0
+        self.steps, failures = 0, 0
         for _ in range(OUTER_STEPS):
-            if self.steps >= ALL_STEPS:
+            if self.steps >= ALL_STEPS or failures >= FAILURES:
                 return None
             found = self._active_set(guess, rho, centre)
             if found is None:
-                rho *= 10.0
+                rho, failures = rho * 10.0, failures + 1
                 continue
+            failures = 0
             guess, p = found
             u = guess.at_one.astype(float)
             u[guess.tied_neg] = p.u_tied

@@ -387,6 +387,7 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
     # whether best_s is Z @ best itself, not updated along line searches (then the value
     # seen at best is already the final one)
     exact_scores = True
+    dual_solves = True  # whether prec@k-avg's dual solve may still be tried
     query, query_s = best, best_s
     upper, lower, gap = np.inf, -np.inf, np.inf
     best_oracle = None  # L and a score subgradient at the best point, once known
@@ -398,8 +399,10 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
             exact_scores = it == 1
         h = Z.T @ g
         bundle.add(h, g, loss - float(h @ query))
-        if it in DUAL_SOLVE_ROUNDS and (upper - lower) > tol * max(abs(upper), 1e-12):
+        if it in DUAL_SOLVE_ROUNDS and dual_solves \
+                and (upper - lower) > tol * max(abs(upper), 1e-12):
             cut = avg_dual_cut(objective, best, tol)
+            dual_solves = cut is not None  # after a failed solve, the rounds alone
             if cut is not None:  # a near-optimal dual point: its cut, and its weights
                 g_dual, b_dual = cut
                 h_dual = np.asarray(Z.T @ g_dual).ravel()
