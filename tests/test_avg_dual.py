@@ -117,3 +117,19 @@ def test_no_dual_cut_where_it_does_not_apply():
                         1e-6) is None
     few = RankingObjective(X[:, :avg_dual.MIN_FEATURES - 1], y, objective.surrogate, 1.0)
     assert avg_dual_cut(few, w[:avg_dual.MIN_FEATURES - 1], 1e-6) is None
+
+
+def test_the_bordered_solve_matches_a_plain_solve():
+    """Large tied blocks go through a Cholesky factor and a Schur system; a block that is not
+    negative definite falls back to LU. Both agree with numpy's solve."""
+    rng = np.random.default_rng(0)
+    m = avg_dual.CHOLESKY_FROM + 20
+    A = rng.standard_normal((m, m // 2))
+    K = rng.standard_normal((m + 4, m + 4))
+    K[:m, :m] = -(A @ A.T) - 0.1 * np.eye(m)
+    rhs = rng.standard_normal(m + 4)
+    assert np.allclose(avg_dual._bordered_solve(K.copy(), rhs.copy(), m),
+                       np.linalg.solve(K, rhs), rtol=1e-8, atol=1e-10)
+    K[:m, :m] = A @ A.T + 0.1 * np.eye(m)  # positive definite: no Cholesky of its negative
+    assert np.allclose(avg_dual._bordered_solve(K.copy(), rhs.copy(), m),
+                       np.linalg.solve(K, rhs), rtol=1e-8, atol=1e-10)

@@ -38,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg as sl
 
 from .objective import RankingObjective
 
@@ -58,9 +59,31 @@ OUTER_STEPS, INNER_STEPS, ALL_STEPS, FAILURES = 50, 30, 300, 3
 #: rows tie more items than a solve takes (MAGIC, d = 10: the solve failed and cost more
 #: than the 17 rounds it would have saved).
 MIN_FEATURES = 32
+#: Tied items from which a system is solved by the Cholesky factor of its tied block.
+CHOLESKY_FROM = 500
 #: The first proximal weight, relative to the mean squared norm of the rows times C², and
 #: its factor after a successful step.
 RHO_START, RHO_DECAY = 0.1, 0.3
+
+
+def _bordered_solve(K: np.ndarray, rhs: np.ndarray, m: int) -> np.ndarray:
+    """``K⁻¹ rhs`` for a system whose leading ``m × m`` block is symmetric negative
+    definite (the tied items' block with the proximal ridge): a Cholesky factorization of
+    it, half the work of ``K``'s LU, and the small Schur system of the other unknowns; the
+    LU of ``K`` for small blocks (below :data:`CHOLESKY_FROM` items, where the extra calls
+    cost more than they save: 10⁴ × 200 took 0.70 s instead of 0.58) or a block that is
+    not definite (no ridge)."""
+    if m >= CHOLESKY_FROM:
+        try:
+            factor = sl.cho_factor(-K[:m, :m], overwrite_a=True, check_finite=False)
+        except np.linalg.LinAlgError:
+            return np.linalg.solve(K, rhs)
+        border = -sl.cho_solve(factor, K[:m, m:], check_finite=False)
+        main = -sl.cho_solve(factor, rhs[:m], check_finite=False)
+        schur = K[m:, m:] - K[m:, :m] @ border
+        tail = np.linalg.solve(schur, rhs[m:] - K[m:, :m] @ main)
+        return np.concatenate([main - border @ tail, tail])
+    return np.linalg.solve(K, rhs)
 
 
 @dataclass
@@ -189,7 +212,7 @@ class AvgDual:
         else:
             K[i_t, i_t], rhs[i_t] = 1.0, l
             K[i_z, i_z], rhs[i_z] = 1.0, self.phi[l]
-        x = np.linalg.solve(K, rhs)
+        x = _bordered_solve(K, rhs, nf + ng)
         u_tied, v_tied = x[:nf], x[nf:nf + ng]
         z = float(x[i_z])
         w = w0 - C * (X_tied_neg.T @ u_tied) + C * (X_tied_pos.T @ v_tied) + C * z * r
