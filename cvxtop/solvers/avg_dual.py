@@ -28,7 +28,7 @@ The answer is a point of ``P`` (clipped and rescaled onto it exactly, up to roun
 score vector ``g = (u, −v)`` gives the cut ``L(s) >= g·s + Σu``, valid everywhere, which
 the cutting plane adds to its master; the certificate stays the master's. Measured on
 ``make_ranking_data(10,000, d)`` (``benchmarks/exact_scaling.py``): 50 rounds and this
-solve certify d = 200 in 0.5 s, d = 500 in 1.9 s and d = 1,000 in 3.1 s, where the rounds
+solve certify d = 200 in 0.5 s, d = 500 in 1.8 s and d = 1,000 in 2.9 s, where the rounds
 alone need 663 (2.9 s), 1,596 (17 s) and 3,454 (122 s). On 100,000 × 50 the proximal
 problems tie too many items and the solve gives up after 0.15 s; the rounds go on.
 """
