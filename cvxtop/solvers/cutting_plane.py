@@ -66,7 +66,7 @@ STORE_BYTES = 256 * 2**20
 #: (:mod:`.avg_dual`), while the gap is above ``tol``: its cut closes the gap at once where
 #: the rounds would add one vertex of the optimum's face at a time.
 DUAL_SOLVE_ROUNDS = frozenset({50, 150, 400, 1000})
-#: The relative gap that dual solve aims at when the rounds' own ``tol`` is smaller.
+#: The relative gap the dual solve aims at when the rounds' own ``tol`` is zero.
 DUAL_SOLVE_TOL = 1e-8
 
 
@@ -404,7 +404,7 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
         if it in DUAL_SOLVE_ROUNDS and dual_solves \
                 and (upper - lower) > tol * max(abs(upper), 1e-12):
             # (a caller that stops the rounds itself passes tol = 0: its cut then aims at 1e-8)
-            cut = avg_dual_cut(objective, best, max(tol, DUAL_SOLVE_TOL))
+            cut = avg_dual_cut(objective, best, tol if tol > 0 else DUAL_SOLVE_TOL)
             dual_solves = cut is not None  # after a failed solve, the rounds alone
             if cut is not None:  # a near-optimal dual point: its cut, and its weights
                 g_dual, b_dual = cut
