@@ -66,6 +66,20 @@ CHOLESKY_FROM = 500
 RHO_START, RHO_DECAY = 0.1, 0.3
 
 
+def _tie_next_to_threshold(upper: np.ndarray, tied: np.ndarray, at_upper: np.ndarray,
+                           at_zero: np.ndarray) -> None:
+    """If no item of a class is tied, tie (in place) the one at the upper bound and the one
+    at zero whose reduced gradients are nearest to changing sign."""
+    if tied.any():
+        return
+    ones, zeros = np.flatnonzero(upper), np.flatnonzero(~upper)
+    if len(ones):
+        i = ones[np.argmin(at_upper[ones])]
+        upper[i], tied[i] = False, True
+    if len(zeros):
+        tied[zeros[np.argmax(at_zero[zeros])]] = True
+
+
 def _bordered_solve(K: np.ndarray, rhs: np.ndarray, m: int) -> np.ndarray:
     """``K⁻¹ rhs`` for a system whose leading ``m × m`` block is symmetric negative
     definite (the tied items' block with the proximal ridge): a Cholesky factorization of
@@ -299,20 +313,8 @@ class AvgDual:
                          at_cap: np.ndarray, at_zero_pos: np.ndarray) -> None:
         """A guess with no tied item of a class leaves its threshold undetermined: tie the
         two items next to it."""
-        if not guess.tied_neg.any():
-            ones, zeros = np.flatnonzero(guess.at_one), np.flatnonzero(~guess.at_one)
-            if len(ones):
-                i = ones[np.argmin(at_one[ones])]
-                guess.at_one[i], guess.tied_neg[i] = False, True
-            if len(zeros):
-                guess.tied_neg[zeros[np.argmax(at_zero[zeros])]] = True
-        if not guess.tied_pos.any():
-            ones, zeros = np.flatnonzero(guess.at_cap), np.flatnonzero(~guess.at_cap)
-            if len(ones):
-                i = ones[np.argmin(at_cap[ones])]
-                guess.at_cap[i], guess.tied_pos[i] = False, True
-            if len(zeros):
-                guess.tied_pos[zeros[np.argmax(at_zero_pos[zeros])]] = True
+        _tie_next_to_threshold(guess.at_one, guess.tied_neg, at_one, at_zero)
+        _tie_next_to_threshold(guess.at_cap, guess.tied_pos, at_cap, at_zero_pos)
 
     # ---- the whole solve ------------------------------------------------------------
     def _start(self, w: np.ndarray) -> tuple[_Guess, tuple[np.ndarray, np.ndarray, float]]:

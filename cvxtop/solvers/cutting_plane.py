@@ -34,6 +34,11 @@ slots run out, cuts that stayed below the model for a while are replaced by thei
 (a convex combination of valid cuts is valid and keeps the last master solution feasible,
 so the bound never falls back); that happens only once the store has reached room for a
 full active set or its memory budget.
+
+For prec@k-avg on many features the rounds alone are slow (each adds one vertex of the
+optimum's face, which has about d of them); after :data:`DUAL_SOLVE_ROUNDS` rounds the
+dual is also solved over the items (:mod:`.avg_dual`), and its answer joins the store as
+one more valid cut, with its weights as a candidate best point.
 """
 
 from __future__ import annotations
