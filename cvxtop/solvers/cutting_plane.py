@@ -35,9 +35,9 @@ slots run out, cuts that stayed below the model for a while are replaced by thei
 so the bound never falls back); that happens only once the store has reached room for a
 full active set or its memory budget.
 
-For prec@k-avg on many features the rounds alone are slow (each adds one vertex of the
-optimum's face, which has about d of them); after :data:`DUAL_SOLVE_ROUNDS` rounds the
-dual is also solved over the items (:mod:`.avg_dual`), and its answer joins the store as
+For prec@k-avg and -max on many features the rounds alone are slow (each adds one vertex
+of the optimum's face, which has about d of them); after :data:`DUAL_SOLVE_ROUNDS` rounds
+the dual is also solved over the items (:mod:`.selection_dual`), and its answer joins the store as
 one more valid cut, with its weights as a candidate best point.
 """
 
@@ -52,7 +52,7 @@ import numpy as np
 from .. import _cvxpy
 from .._threads import single_threaded_blas
 from ..exceptions import SolverError
-from .avg_dual import avg_dual_cut
+from .selection_dual import selection_dual_cut
 from .line_search import line_search
 from .objective import RankingObjective
 from .result import SolveResult
@@ -67,9 +67,9 @@ ROUNDING = 1e-13
 LINE_SEARCH_SHARE = 0.01
 #: Memory for stored cuts (d × slots doubles) before stale cuts are aggregated.
 STORE_BYTES = 256 * 2**20
-#: Rounds after which prec@k-avg's dual is solved over the items from the best point
-#: (:mod:`.avg_dual`), while the gap is above ``tol``: its cut closes the gap at once where
-#: the rounds would add one vertex of the optimum's face at a time.
+#: Rounds after which prec@k-avg's or -max's dual is solved over the items from the best
+#: point (:mod:`.selection_dual`), while the gap is above ``tol``: its cut closes the gap at
+#: once where the rounds would add one vertex of the optimum's face at a time.
 DUAL_SOLVE_ROUNDS = frozenset({50, 150, 400, 1000})
 #: The relative gap the dual solve aims at when the rounds' own ``tol`` is zero.
 DUAL_SOLVE_TOL = 1e-8
@@ -394,7 +394,7 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
     # whether best_s is Z @ best itself, not updated along line searches (then the value
     # seen at best is already the final one)
     exact_scores = True
-    dual_solves = True  # whether prec@k-avg's dual solve may still be tried
+    dual_solves = True  # whether the dual solve over the items may still be tried
     query, query_s = best, best_s
     upper, lower, gap = np.inf, -np.inf, np.inf
     best_oracle = None  # L and a score subgradient at the best point, once known
@@ -409,7 +409,7 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
         if it in DUAL_SOLVE_ROUNDS and dual_solves \
                 and (upper - lower) > tol * max(abs(upper), 1e-12):
             # (a caller that stops the rounds itself passes tol = 0: its cut then aims at 1e-8)
-            cut = avg_dual_cut(objective, best, tol if tol > 0 else DUAL_SOLVE_TOL)
+            cut = selection_dual_cut(objective, best, tol if tol > 0 else DUAL_SOLVE_TOL)
             dual_solves = cut is not None  # after a failed solve, the rounds alone
             if cut is not None:  # a near-optimal dual point: its cut, and its weights
                 g_dual, b_dual = cut

@@ -1,5 +1,5 @@
-"""prec@k-avg's dual over the items (cvxtop.solvers.avg_dual): its point lies in the selection
-LP's polytope, its value is the optimum (against an independent cvxpy program of the same
+"""The max and avg surrogates' dual over the items (cvxtop.solvers.selection_dual): its point
+lies in the selection LP's polytope, its value is the optimum (against an independent cvxpy program of the same
 dual and against the certified primal optimum), its cut is valid at every score vector (ties
 included), and the cutting plane that adds it certifies the same optimum in fewer rounds, or,
 when the solve fails, runs exactly as without it."""
@@ -15,21 +15,22 @@ import scipy.sparse as sp
 
 from cvxtop import surrogates
 from cvxtop.datasets import make_ranking_data
-from cvxtop.solvers import avg_dual
+from cvxtop.solvers import selection_dual
 from cvxtop.solvers import cutting_plane as cutting
-from cvxtop.solvers.avg_dual import AvgDual, avg_dual_cut
+from cvxtop.solvers.selection_dual import SelectionDual, selection_dual_cut
 from cvxtop.solvers.objective import RankingObjective
 
 
-def instance(seed: int, n: int = 100, d: int = 40, kappa: float = 0.4, C: float = 1.0):
+def instance(seed: int, n: int = 100, d: int = 40, kappa: float = 0.4, C: float = 1.0,
+             name: str = "prec@k-avg"):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, d))
     y = (X[:, 0] + rng.standard_normal(n) * rng.choice([0.3, 1.0]) > 0.3).astype(int)
     y[:2], y[-2:] = 1, 0
-    return X, y, RankingObjective(X, y, surrogates.get("prec@k-avg", kappa), C)
+    return X, y, RankingObjective(X, y, surrogates.get(name, kappa), C)
 
 
-def cvxpy_dual(dual: AvgDual) -> float:
+def cvxpy_dual(dual: SelectionDual) -> float:
     """The same dual written directly as a cvxpy program over (u, v, t, z)."""
     u, v = cp.Variable(len(dual.neg)), cp.Variable(len(dual.pos))
     t, z = cp.Variable(), cp.Variable()
@@ -41,15 +42,17 @@ def cvxpy_dual(dual: AvgDual) -> float:
     return float(problem.value)
 
 
+@pytest.mark.parametrize("name", ["prec@k-avg", "prec@k-max"])
 @pytest.mark.parametrize("seed", range(12))
-def test_the_dual_point_is_feasible_and_optimal(seed):
-    X, y, objective = instance(seed, C=float(np.random.default_rng(seed).choice([0.1, 1, 10])))
+def test_the_dual_point_is_feasible_and_optimal(seed, name):
+    X, y, objective = instance(seed, C=float(np.random.default_rng(seed).choice([0.1, 1, 10])),
+                               name=name)
     with warnings.catch_warnings():  # five rounds do not certify: the start is rough
         warnings.simplefilter("ignore", UserWarning)
         start = cutting.solve_cutting_plane(objective, tol=1e-3, max_iter=5,
                                             accept_inaccurate=True).coef
     optimum = cutting.solve_cutting_plane(objective, tol=1e-10).objective
-    dual = AvgDual(X, y, objective.ks[0], objective.C)
+    dual = SelectionDual(X, y, objective.ks[0], objective.C, objective.surrogate)
     point = dual.solve(start, objective, 1e-9)
     assert point is not None
     u, v = point
@@ -62,12 +65,13 @@ def test_the_dual_point_is_feasible_and_optimal(seed):
     assert value == pytest.approx(cvxpy_dual(dual), rel=1e-5, abs=1e-7)
 
 
+@pytest.mark.parametrize("name", ["prec@k-avg", "prec@k-max"])
 @pytest.mark.parametrize("seed", range(8))
-def test_the_cut_is_valid_at_every_score_vector(seed):
+def test_the_cut_is_valid_at_every_score_vector(seed, name):
     """L(s) >= b + g·s at random scores, at scores on a grid of ties, and at the scores of
     the dual point's own weights (where it is nearly tight)."""
-    X, y, objective = instance(seed, n=60, d=40)
-    cut = avg_dual_cut(objective, np.zeros(X.shape[1]), 1e-9)
+    X, y, objective = instance(seed, n=60, d=40, name=name)
+    cut = selection_dual_cut(objective, np.zeros(X.shape[1]), 1e-9)
     assert cut is not None
     g, b = cut
     bound = objective.parts[0].bound
@@ -95,7 +99,7 @@ def test_the_cutting_plane_certifies_in_fewer_rounds_with_the_dual_cut(monkeypat
 def test_a_failed_dual_solve_leaves_the_rounds_as_they_were(monkeypatch):
     X, y = make_ranking_data(1000, 40, noise=0.3, random_state=0)
     objective = RankingObjective(X, y, surrogates.get("prec@k-avg", 0.25), 1.0)
-    monkeypatch.setattr(avg_dual, "ALL_STEPS", 1)
+    monkeypatch.setattr(selection_dual, "ALL_STEPS", 1)
     failed = cutting.solve_cutting_plane(objective)
     monkeypatch.setattr(cutting, "DUAL_SOLVE_ROUNDS", frozenset())
     without = cutting.solve_cutting_plane(objective)
@@ -106,32 +110,32 @@ def test_a_failed_dual_solve_leaves_the_rounds_as_they_were(monkeypatch):
 def test_no_dual_cut_where_it_does_not_apply():
     X, y, objective = instance(0, d=40)
     w = np.zeros(40)
-    assert avg_dual_cut(objective.with_surrogate(surrogates.get("prec@k-max", 0.4)), w,
+    assert selection_dual_cut(objective.with_surrogate(surrogates.get("prec@k-struct", 0.4)), w,
                         1e-6) is None
-    assert avg_dual_cut(RankingObjective(sp.csr_matrix(X), y, objective.surrogate, 1.0), w,
+    assert selection_dual_cut(RankingObjective(sp.csr_matrix(X), y, objective.surrogate, 1.0), w,
                         1e-6) is None
     groups = np.repeat([0, 1], 50)
     y2 = y.copy()
     y2[[0, 1, 50, 51]], y2[[48, 49, 98, 99]] = 1, 0
-    assert avg_dual_cut(RankingObjective(X, y2, objective.surrogate, 1.0, groups), w,
+    assert selection_dual_cut(RankingObjective(X, y2, objective.surrogate, 1.0, groups), w,
                         1e-6) is None
-    few = RankingObjective(X[:, :avg_dual.MIN_FEATURES - 1], y, objective.surrogate, 1.0)
-    assert avg_dual_cut(few, w[:avg_dual.MIN_FEATURES - 1], 1e-6) is None
+    few = RankingObjective(X[:, :selection_dual.MIN_FEATURES - 1], y, objective.surrogate, 1.0)
+    assert selection_dual_cut(few, w[:selection_dual.MIN_FEATURES - 1], 1e-6) is None
 
 
 def test_the_bordered_solve_matches_a_plain_solve():
     """Large tied blocks go through a Cholesky factor and a Schur system; a block that is not
     negative definite falls back to LU. Both agree with numpy's solve."""
     rng = np.random.default_rng(0)
-    m = avg_dual.CHOLESKY_FROM + 20
+    m = selection_dual.CHOLESKY_FROM + 20
     A = rng.standard_normal((m, m // 2))
     K = rng.standard_normal((m + 4, m + 4))
     K[:m, :m] = -(A @ A.T) - 0.1 * np.eye(m)
     rhs = rng.standard_normal(m + 4)
-    assert np.allclose(avg_dual._bordered_solve(K.copy(), rhs.copy(), m),
+    assert np.allclose(selection_dual._bordered_solve(K.copy(), rhs.copy(), m),
                        np.linalg.solve(K, rhs), rtol=1e-8, atol=1e-10)
     K[:m, :m] = A @ A.T + 0.1 * np.eye(m)  # positive definite: no Cholesky of its negative
-    assert np.allclose(avg_dual._bordered_solve(K.copy(), rhs.copy(), m),
+    assert np.allclose(selection_dual._bordered_solve(K.copy(), rhs.copy(), m),
                        np.linalg.solve(K, rhs), rtol=1e-8, atol=1e-10)
 
 

@@ -1,9 +1,11 @@
-"""A Newton-type solve of prec@k-avg's dual over the items, for the cutting plane's tail.
+"""A Newton-type solve of the max and avg surrogates' dual over the items, for the
+cutting plane's tail.
 
-The avg surrogate of Kar et al. 2015 eq. (7) is the value of a *selection LP*
-(:func:`cvxtop.surrogates._prec_dcp.selection_lp_dual`): with ``u`` on the irrelevant items,
-``v`` on the relevant ones, ``c = n₊ − k``, ``J = min(k, n₋)`` and the concave cap
-``z(t) = min_l (a_l t + b_l)`` interpolating ``φ(j) = j/(c + j)`` at ``j = 0..J``,
+The max and avg surrogates of Kar et al. 2015 eqs. (6) and (7) are the value of a
+*selection LP* (:func:`cvxtop.surrogates._prec_dcp.selection_lp_dual`): with ``u`` on the
+irrelevant items, ``v`` on the relevant ones, ``J = min(k, n₋)`` and a concave cap
+``z(t) = min_l (a_l t + b_l)`` (``z <= 1`` for max; for avg the interpolation of
+``φ(j) = j/(n₊ − k + j)`` at ``j = 0..J``),
 
     L(s) = max (s⁻ + 1)·u − s⁺·v   over  P = {0 <= u <= 1, 0 <= v <= z, Σu = Σv = t,
                                               0 <= t <= J, z <= a_l t + b_l}.
@@ -12,8 +14,8 @@ So ``½‖w‖² + C·L(Xw)`` has the dual ``max_{(u,v,t,z) ∈ P} C·Σu − ½
 ``w = −C(X₋ᵀu − X₊ᵀv)``. Its optimality conditions say which items sit at a bound, which
 are tied at one of two thresholds (``1 + s_i = θ⁻`` for an irrelevant item strictly
 between 0 and 1, ``−s_i = θ⁺`` for a relevant one strictly between 0 and ``z``) and on which
-piece of the cap, or at which kink, ``t`` lies; given that guess they are one linear
-system in the tied items' weights, the thresholds, ``t`` and ``z``. The primal-dual
+piece of the cap, or at which of its breakpoints, ``t`` lies; given that guess they are one
+linear system in the tied items' weights, the thresholds, ``t`` and ``z``. The primal-dual
 active-set method (Hintermüller, Ito and Kunisch 2002) solves it and moves the items that
 violate the guess, until none does.
 
@@ -29,20 +31,22 @@ score vector ``g = (u, −v)`` gives the cut ``L(s) >= g·s + Σu``, valid every
 the cutting plane adds to its master; the certificate stays the master's. Measured on
 ``make_ranking_data(10,000, d)`` (``benchmarks/exact_scaling.py``): 50 rounds and this
 solve certify d = 200 in 0.5 s, d = 500 in 1.8 s and d = 1,000 in 2.9 s, where the rounds
-alone need 663 (2.9 s), 1,596 (17 s) and 3,454 (122 s). On 100,000 × 50 the proximal
-problems tie too many items and the solve gives up after 0.15 s; the rounds go on.
+alone need 663 (2.9 s), 1,596 (17 s) and 3,454 (122 s); prec@k-max at d = 1,000 in 7 s,
+where 3,000 rounds leave a gap of 6e-3. On 100,000 × 50 (avg) the proximal problems tie
+too many items and the solve gives up after 0.15 s; the rounds go on.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.linalg as sl
 
 from .objective import RankingObjective
 
-__all__ = ["AvgDual", "avg_dual_cut"]
+__all__ = ["SelectionDual", "selection_dual_cut"]
 
 #: Items that may enter the tied sets in one step, as a share of the features (at least 20).
 MAX_MOVES = 0.25
@@ -64,6 +68,12 @@ CHOLESKY_FROM = 500
 #: The first proximal weight, relative to the mean squared norm of the rows times C², and
 #: its factor after a successful step.
 RHO_START, RHO_DECAY = 0.1, 0.3
+
+
+def _breakpoints(n_pieces: int, J: int) -> np.ndarray:
+    """Where the cap's pieces meet, from ``t = 0`` to ``t = J``: the integers for avg (its
+    ``J`` pieces interpolate φ there), ``[0, J]`` for max's single piece ``z <= 1``."""
+    return np.arange(J + 1, dtype=np.float64) if n_pieces == J else np.array([0.0, J])
 
 
 def _tie_next_to_threshold(upper: np.ndarray, tied: np.ndarray, at_upper: np.ndarray,
@@ -129,19 +139,23 @@ class _Point:
     w: np.ndarray
 
 
-class AvgDual:
-    """The item-level dual of ``½‖w‖² + C·L(Xw)`` for prec@k-avg on one list (module
-    docstring). ``X`` dense."""
+class SelectionDual:
+    """The item-level dual of ``½‖w‖² + C·L(Xw)`` for prec@k-avg (the default) or, given
+    as ``surrogate``, prec@k-max on one list (module docstring). ``X`` dense."""
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, k: int, C: float) -> None:
+    def __init__(self, X: np.ndarray, y: np.ndarray, k: int, C: float,
+                 surrogate: Any = None) -> None:
+        from ..surrogates.prec import PrecAvg
+
+        surrogate = PrecAvg(k) if surrogate is None else surrogate
         self.neg, self.pos = np.flatnonzero(y == 0), np.flatnonzero(y == 1)
         self.X = X  # no copy: the classes are index sets
         self.C, self.k = C, k
-        self.J = min(k, len(self.neg))
-        j = np.arange(self.J + 1)
-        self.phi = j / np.maximum(len(self.pos) - k + j, 1)
-        self.slopes = np.diff(self.phi)
-        self.intercepts = self.phi[:-1] - self.slopes * np.arange(self.J)
+        self.J = J = min(k, len(self.neg))
+        # the labeling of j irrelevant items weights the m_j lowest relevant ones by w_j
+        self.weights_j, self.widths = surrogate._term_weights(len(self.pos), k, J)
+        self.slopes, self.intercepts = surrogate._cap_pieces(len(self.pos), k, J)
+        self.breaks = _breakpoints(len(self.slopes), J)
         d = X.shape[1]
         self.max_moves = max(20, int(MAX_MOVES * d))
         self.max_tied = MAX_TIED * d + 100
@@ -224,8 +238,8 @@ class AvgDual:
             K[i_z, i_z] -= a * (ds_dz[-1] + rr * (n_cap + 1))
             rhs[i_z] = a * Bw0[-1] - a * rr * (float(v_bar[guess.at_cap].sum()) + z_bar)
         else:
-            K[i_t, i_t], rhs[i_t] = 1.0, l
-            K[i_z, i_z], rhs[i_z] = 1.0, self.phi[l]
+            K[i_t, i_t], rhs[i_t] = 1.0, self.breaks[l]
+            K[i_z, i_z], rhs[i_z] = 1.0, self.cap(self.breaks[l])
         x = _bordered_solve(K, rhs, nf + ng)
         u_tied, v_tied = x[:nf], x[nf:nf + ng]
         z = float(x[i_z])
@@ -295,16 +309,16 @@ class AvgDual:
         to the piece on the side the stationarity condition points to."""
         kind, l = mode
         if kind == "piece":
-            if p.t < l - 1e-12:
+            if p.t < self.breaks[l] - 1e-12:
                 return ("kink", l)
-            if p.t > l + 1 + 1e-12:
+            if p.t > self.breaks[l + 1] + 1e-12:
                 return ("kink", l + 1)
             return mode
         if pi > 0:
             a_star = -(p.theta_neg + p.theta_pos) / pi
             if l >= 1 and a_star > self.slopes[l - 1] + 1e-12:
                 return ("piece", l - 1)
-            if l < self.J and a_star < self.slopes[l] - 1e-12:
+            if l < len(self.slopes) and a_star < self.slopes[l] - 1e-12:
                 return ("piece", l)
         return mode
 
@@ -322,18 +336,21 @@ class AvgDual:
         items next to each threshold tied) and a feasible centre on it."""
         s = self.X @ w
         s_neg, s_pos = s[self.neg] + 1.0, s[self.pos]
-        c = len(self.pos) - self.k
         order_neg, order_pos = np.argsort(-s_neg), np.argsort(s_pos)
         gain = np.r_[0.0, np.cumsum(s_neg[order_neg[:self.J]])]
         low = np.r_[0.0, np.cumsum(s_pos[order_pos])]
-        j = int(np.argmax(gain - self.phi * low[c + np.arange(self.J + 1)]))
+        j = int(np.argmax(gain - self.weights_j * low[self.widths]))
+        m = int(self.widths[j])
+        at_break = np.flatnonzero(self.breaks == j)
+        mode = ("kink", int(at_break[0])) if len(at_break) else \
+            ("piece", int(np.searchsorted(self.breaks, j)) - 1)
         guess = _Guess(np.zeros(len(s_neg), bool), np.zeros(len(s_neg), bool),
-                       np.zeros(len(s_pos), bool), np.zeros(len(s_pos), bool), ("kink", j))
+                       np.zeros(len(s_pos), bool), np.zeros(len(s_pos), bool), mode)
         guess.at_one[order_neg[:max(j - 1, 0)]] = True
         guess.tied_neg[order_neg[max(j - 1, 0):j + 1]] = True
-        guess.at_cap[order_pos[:max(c + j - 1, 0)]] = True
-        guess.tied_pos[order_pos[max(c + j - 1, 0):c + j + 1]] = True
-        z = float(self.phi[j])
+        guess.at_cap[order_pos[:max(m - 1, 0)]] = True
+        guess.tied_pos[order_pos[max(m - 1, 0):m + 1]] = True
+        z = self.cap(j)
         u = guess.at_one.astype(float)
         u[guess.tied_neg] = (j - guess.at_one.sum()) / guess.tied_neg.sum()
         v = guess.at_cap * z
@@ -389,20 +406,21 @@ class AvgDual:
         return None
 
 
-def avg_dual_cut(objective: RankingObjective, w_start: np.ndarray, tol: float
+def selection_dual_cut(objective: RankingObjective, w_start: np.ndarray, tol: float
                  ) -> tuple[np.ndarray, float] | None:
-    """For prec@k-avg on one list and dense features (at least :data:`MIN_FEATURES`): the
-    score vector ``g`` and the intercept ``b`` of a valid cut ``L(s) >= b + g·s`` whose dual
-    point is within ``tol`` of optimal (module docstring), or ``None`` (another surrogate,
-    groups, sparse or few features, or the solve did not get there)."""
-    from ..surrogates.prec import PrecAvg
+    """For prec@k-avg or -max on one list and dense features (at least
+    :data:`MIN_FEATURES`): the score vector ``g`` and the intercept ``b`` of a valid cut
+    ``L(s) >= b + g·s`` whose dual point is within ``tol`` of optimal (module docstring), or
+    ``None`` (another surrogate, groups, sparse or few features, or the solve did not get
+    there)."""
+    from ..surrogates.prec import PrecAvg, PrecMax
 
     Z = objective.Z
-    if objective.groups is not None or not isinstance(objective.surrogate, PrecAvg) \
+    if objective.groups is not None or type(objective.surrogate) not in (PrecAvg, PrecMax) \
             or not isinstance(Z, np.ndarray) or Z.shape[1] < MIN_FEATURES:
         return None
     y = objective.y
-    dual = AvgDual(Z, y, objective.ks[0], objective.C)
+    dual = SelectionDual(Z, y, objective.ks[0], objective.C, objective.surrogate)
     if dual.J == 0:
         return None
     point = dual.solve(np.asarray(w_start, dtype=np.float64), objective, tol)
