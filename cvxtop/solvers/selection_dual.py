@@ -112,8 +112,9 @@ def _bordered_solve(K: np.ndarray, rhs: np.ndarray, m: int) -> np.ndarray:
 
 @dataclass
 class _Guess:
-    """Which items are at a bound or tied, and where ``t`` lies: ``("piece", l)`` for
-    ``l < t < l + 1`` on the cap's piece ``l``, ``("kink", j)`` for ``t = j``."""
+    """Which items are at a bound or tied, and where ``t`` lies: ``("piece", l)`` strictly
+    between the cap's breakpoints ``l`` and ``l + 1``, ``("kink", i)`` at breakpoint ``i``
+    (the breakpoints are ``0..J`` for avg, ``0`` and ``J`` for max)."""
 
     at_one: np.ndarray      # irrelevant items with u = 1
     tied_neg: np.ndarray    # irrelevant items strictly between 0 and 1
@@ -332,8 +333,9 @@ class SelectionDual:
 
     # ---- the whole solve ------------------------------------------------------------
     def _start(self, w: np.ndarray) -> tuple[_Guess, tuple[np.ndarray, np.ndarray, float]]:
-        """The guess of the best labeling at ``w`` (Algorithm 4's ``j`` at a kink, the
-        items next to each threshold tied) and a feasible centre on it."""
+        """The guess of the best labeling at ``w`` (its ``j`` irrelevant items, as in
+        Kar et al. 2015 Algorithm 4; ``t = j`` at a breakpoint or on the piece holding it),
+        the items next to each threshold tied, and a feasible centre on it."""
         s = self.X @ w
         s_neg, s_pos = s[self.neg] + 1.0, s[self.pos]
         order_neg, order_pos = np.argsort(-s_neg), np.argsort(s_pos)
