@@ -1,8 +1,8 @@
 """The max and avg surrogates' dual over the items (cvxtop.solvers.selection_dual): its point
-lies in the selection LP's polytope, its value is the optimum (against an independent cvxpy program of the same
-dual and against the certified primal optimum), its cut is valid at every score vector (ties
-included), and the cutting plane that adds it certifies the same optimum in fewer rounds, or,
-when the solve fails, runs exactly as without it."""
+lies in the selection LP's polytope, its value is the optimum (against an independent cvxpy
+program of the same dual and against the certified primal optimum), its cut is valid at
+every score vector (ties included), and the cutting plane that adds it certifies the same
+optimum in fewer rounds, or, when the solve fails, runs exactly as without it."""
 
 from __future__ import annotations
 
@@ -53,9 +53,9 @@ def test_the_dual_point_is_feasible_and_optimal(seed, name):
                                             accept_inaccurate=True).coef
     optimum = cutting.solve_cutting_plane(objective, tol=1e-10).objective
     dual = SelectionDual(X, y, objective.ks[0], objective.C, objective.surrogate)
-    point = dual.solve(start, objective, 1e-9)
-    assert point is not None
-    u, v = point
+    cut = dual.solve(start, objective, 1e-9)
+    assert cut is not None
+    u, v = cut.g[dual.neg], -cut.g[dual.pos]
     assert u.min() >= 0 and u.max() <= 1 and v.min() >= 0
     assert u.sum() == pytest.approx(v.sum(), rel=1e-12, abs=1e-12)
     assert v.max() <= dual.cap(float(u.sum())) + 1e-12
@@ -63,6 +63,10 @@ def test_the_dual_point_is_feasible_and_optimal(seed, name):
     assert value <= optimum + 1e-9 * abs(optimum)  # weak duality
     assert value == pytest.approx(optimum, rel=1e-8, abs=1e-10)
     assert value == pytest.approx(cvxpy_dual(dual), rel=1e-5, abs=1e-7)
+    # the cut's own bookkeeping: h = Xᵀg, w = −C·h, its scores and objective
+    assert np.allclose(cut.h, X.T @ cut.g) and np.allclose(cut.weights, -objective.C * cut.h)
+    assert np.allclose(cut.scores, X @ cut.weights)
+    assert cut.value == pytest.approx(objective.value(cut.weights), rel=1e-12)
 
 
 @pytest.mark.parametrize("name", ["prec@k-avg", "prec@k-max"])
@@ -73,7 +77,7 @@ def test_the_cut_is_valid_at_every_score_vector(seed, name):
     X, y, objective = instance(seed, n=60, d=40, name=name)
     cut = selection_dual_cut(objective, np.zeros(X.shape[1]), 1e-9)
     assert cut is not None
-    g, b = cut
+    g, b = cut.g, cut.intercept
     bound = objective.parts[0].bound
     rng = np.random.default_rng(seed)
     for s in [rng.standard_normal(len(y)) * scale for scale in (0.01, 1.0, 10.0)] + \
@@ -110,15 +114,15 @@ def test_a_failed_dual_solve_leaves_the_rounds_as_they_were(monkeypatch):
 def test_no_dual_cut_where_it_does_not_apply():
     X, y, objective = instance(0, d=40)
     w = np.zeros(40)
-    assert selection_dual_cut(objective.with_surrogate(surrogates.get("prec@k-struct", 0.4)), w,
-                        1e-6) is None
-    assert selection_dual_cut(RankingObjective(sp.csr_matrix(X), y, objective.surrogate, 1.0), w,
-                        1e-6) is None
+    struct = objective.with_surrogate(surrogates.get("prec@k-struct", 0.4))
+    assert selection_dual_cut(struct, w, 1e-6) is None
+    sparse = RankingObjective(sp.csr_matrix(X), y, objective.surrogate, 1.0)
+    assert selection_dual_cut(sparse, w, 1e-6) is None
     groups = np.repeat([0, 1], 50)
     y2 = y.copy()
     y2[[0, 1, 50, 51]], y2[[48, 49, 98, 99]] = 1, 0
-    assert selection_dual_cut(RankingObjective(X, y2, objective.surrogate, 1.0, groups), w,
-                        1e-6) is None
+    grouped = RankingObjective(X, y2, objective.surrogate, 1.0, groups)
+    assert selection_dual_cut(grouped, w, 1e-6) is None
     few = RankingObjective(X[:, :selection_dual.MIN_FEATURES - 1], y, objective.surrogate, 1.0)
     assert selection_dual_cut(few, w[:selection_dual.MIN_FEATURES - 1], 1e-6) is None
 

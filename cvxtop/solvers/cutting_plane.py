@@ -412,16 +412,10 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
             cut = selection_dual_cut(objective, best, tol if tol > 0 else DUAL_SOLVE_TOL)
             dual_solves = cut is not None  # after a failed solve, the rounds alone
             if cut is not None:  # a near-optimal dual point: its cut, and its weights
-                g_dual, b_dual = cut
-                h_dual = np.asarray(Z.T @ g_dual).ravel()
-                bundle.add(h_dual, g_dual, b_dual)
-                w_dual = -C * h_dual
-                s_dual = np.asarray(Z @ w_dual).ravel()
-                loss_dual, g_at = objective.loss_and_score_gradient(s_dual)
-                value_dual = 0.5 * float(w_dual @ w_dual) + C * loss_dual
-                if value_dual < upper:
-                    upper, best, best_s = value_dual, w_dual, s_dual
-                    best_oracle, exact_scores = (loss_dual, g_at), True
+                bundle.add(cut.h, cut.g, cut.intercept)
+                if cut.value < upper:
+                    upper, best, best_s = cut.value, cut.weights, cut.scores
+                    best_oracle, exact_scores = (cut.loss, cut.subgradient), True
         w_c, bound = bundle.solve_master(C)
         lower = max(lower, bound)
         s_c = Z @ w_c

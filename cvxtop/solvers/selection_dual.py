@@ -39,14 +39,17 @@ too many items and the solve gives up after 0.15 s; the rounds go on.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg as sl
 
 from .objective import RankingObjective
 
-__all__ = ["SelectionDual", "selection_dual_cut"]
+if TYPE_CHECKING:
+    from ..surrogates.prec import _SelectionSurrogate
+
+__all__ = ["SelectionDual", "DualCut", "selection_dual_cut"]
 
 #: Items that may enter the tied sets in one step, as a share of the features (at least 20).
 MAX_MOVES = 0.25
@@ -110,6 +113,22 @@ def _bordered_solve(K: np.ndarray, rhs: np.ndarray, m: int) -> np.ndarray:
     return np.linalg.solve(K, rhs)
 
 
+@dataclass(frozen=True)
+class DualCut:
+    """The cut ``L(s) >= intercept + g·s`` of a dual point (``g = (u, −v)`` on the items),
+    with ``h = Xᵀg``, the point's weights ``w = −C·h``, their scores ``X w``, the loss and a
+    score subgradient there, and the objective ``value`` at ``w``."""
+
+    g: np.ndarray
+    intercept: float
+    h: np.ndarray
+    weights: np.ndarray
+    scores: np.ndarray
+    loss: float
+    subgradient: np.ndarray
+    value: float
+
+
 @dataclass
 class _Guess:
     """Which items are at a bound or tied, and where ``t`` lies: ``("piece", l)`` strictly
@@ -141,14 +160,11 @@ class _Point:
 
 
 class SelectionDual:
-    """The item-level dual of ``½‖w‖² + C·L(Xw)`` for prec@k-avg (the default) or, given
-    as ``surrogate``, prec@k-max on one list (module docstring). ``X`` dense."""
+    """The item-level dual of ``½‖w‖² + C·L(Xw)`` for ``surrogate`` (prec@k-avg or -max)
+    on one list (module docstring). ``X`` dense."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, k: int, C: float,
-                 surrogate: Any = None) -> None:
-        from ..surrogates.prec import PrecAvg
-
-        surrogate = PrecAvg(k) if surrogate is None else surrogate
+                 surrogate: _SelectionSurrogate) -> None:
         self.neg, self.pos = np.flatnonzero(y == 0), np.flatnonzero(y == 1)
         self.X = X  # no copy: the classes are index sets
         self.C, self.k = C, k
@@ -183,6 +199,16 @@ class SelectionDual:
     def weights(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
         """``w = −C(X₋ᵀu − X₊ᵀv)``."""
         return -self.C * (self.X.T @ self._scores_vector(u, v))
+
+    def _cut(self, u: np.ndarray, v: np.ndarray, objective: RankingObjective) -> DualCut:
+        """The cut of the point ``(u, v)`` of ``P`` and the objective at its weights."""
+        g = self._scores_vector(u, v)
+        h = self.X.T @ g
+        w = -self.C * h
+        scores = self.X @ w
+        loss, subgradient = objective.loss_and_score_gradient(scores)
+        return DualCut(g, float(u.sum()), h, w, scores, loss, subgradient,
+                       0.5 * float(w @ w) + self.C * loss)
 
     def value(self, u: np.ndarray, v: np.ndarray) -> float:
         """The dual objective ``C·Σu − ½‖w‖²``."""
@@ -377,10 +403,10 @@ class SelectionDual:
         return u, v
 
     def solve(self, w_start: np.ndarray, objective: RankingObjective, tol: float
-              ) -> tuple[np.ndarray, np.ndarray] | None:
-        """A point ``(u, v)`` of ``P`` whose dual value is within ``tol`` (relative) of the
-        objective at its weights, from the labeling at ``w_start``; ``None`` when the steps
-        fail or do not get there."""
+              ) -> DualCut | None:
+        """The cut of a point ``(u, v)`` of ``P`` whose dual value is within ``tol``
+        (relative) of the objective at its weights, from the labeling at ``w_start``;
+        ``None`` when the steps fail or do not get there."""
         guess, centre = self._start(w_start)
         rho = RHO_START * self.row_scale
         self.steps, failures = 0, 0
@@ -399,36 +425,28 @@ class SelectionDual:
             v[guess.tied_pos] = p.v_tied
             point = self.feasible(u, v)
             if point is not None:
-                lower = self.value(*point)
-                upper = objective.value(self.weights(*point))
-                if upper - lower <= tol * max(abs(upper), 1e-12):
-                    return point
+                cut = self._cut(*point, objective)
+                lower = self.C * cut.intercept - 0.5 * float(cut.weights @ cut.weights)
+                if cut.value - lower <= tol * max(abs(cut.value), 1e-12):
+                    return cut
             centre = (u, v, p.z)
             rho *= RHO_DECAY
         return None
 
 
 def selection_dual_cut(objective: RankingObjective, w_start: np.ndarray, tol: float
-                 ) -> tuple[np.ndarray, float] | None:
+                       ) -> DualCut | None:
     """For prec@k-avg or -max on one list and dense features (at least
-    :data:`MIN_FEATURES`): the score vector ``g`` and the intercept ``b`` of a valid cut
-    ``L(s) >= b + g·s`` whose dual point is within ``tol`` of optimal (module docstring), or
-    ``None`` (another surrogate, groups, sparse or few features, or the solve did not get
-    there)."""
+    :data:`MIN_FEATURES`): a valid cut ``L(s) >= b + g·s`` whose dual point is within
+    ``tol`` of optimal (module docstring), with the objective at its weights, or ``None``
+    (another surrogate, groups, sparse or few features, or the solve did not get there)."""
     from ..surrogates.prec import PrecAvg, PrecMax
 
     Z = objective.Z
     if objective.groups is not None or type(objective.surrogate) not in (PrecAvg, PrecMax) \
             or not isinstance(Z, np.ndarray) or Z.shape[1] < MIN_FEATURES:
         return None
-    y = objective.y
-    dual = SelectionDual(Z, y, objective.ks[0], objective.C, objective.surrogate)
+    dual = SelectionDual(Z, objective.y, objective.ks[0], objective.C, objective.surrogate)
     if dual.J == 0:
         return None
-    point = dual.solve(np.asarray(w_start, dtype=np.float64), objective, tol)
-    if point is None:
-        return None
-    u, v = point
-    g = np.zeros(len(y))
-    g[dual.neg], g[dual.pos] = u, -v
-    return g, float(u.sum())
+    return dual.solve(np.asarray(w_start, dtype=np.float64), objective, tol)
