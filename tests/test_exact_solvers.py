@@ -9,7 +9,7 @@ import pytest
 
 from cvxtop import SolverError, TopRanker, surrogates
 from cvxtop.datasets import load_paper_dataset
-from cvxtop.solvers import RankingObjective, solve_cutting_plane, solve_direct
+from cvxtop.solvers import RankingObjective, minimize, solve_cutting_plane, solve_direct
 from cvxtop.surrogates import PapSurrogate, PrecSurrogate
 from conftest import registered
 
@@ -393,3 +393,59 @@ def test_aggregating_stale_cuts_keeps_the_master_point_and_compacts_the_store():
     np.testing.assert_allclose(bundle.combination(bundle.lam), point, rtol=1e-12, atol=1e-12)
     rows = bundle.cuts[:m]
     np.testing.assert_allclose(bundle.G[:m, :m], rows @ rows.T, rtol=1e-12, atol=1e-12)
+
+
+def test_line_search_runs_where_the_segment_is_restricted():
+    X, y = ranking_data(3)
+    groups = np.arange(len(y)) % 2
+    for name in ("prec@k-struct", "prec@k-max", "prec@k-avg"):
+        assert RankingObjective(X, y, surrogates.get(name, 0.25), 1.0).restricted_segment
+        grouped = RankingObjective(X, y, surrogates.get(name, 0.25), 1.0, groups=groups)
+        assert not grouped.restricted_segment  # a grouped segment is the whole list
+    for name in ("prec@k-svmperf", "pap@k-avg", "pap@k-max", "pap@k-ts"):
+        assert not RankingObjective(X, y, surrogates.get(name, 3), 1.0).restricted_segment
+
+
+@pytest.mark.parametrize("name, flag, searched", [
+    ("prec@k-avg", None, True), ("prec@k-svmperf", None, False), ("prec@k-avg", False, False),
+    ("prec@k-svmperf", True, True)])
+def test_the_line_search_runs_as_asked(name, flag, searched, monkeypatch):
+    X, y = ranking_data(3)
+    obj = RankingObjective(X, y, surrogates.get(name, 0.25), 10.0)
+    calls = []
+    segment = RankingObjective.segment
+    monkeypatch.setattr(RankingObjective, "segment",
+                        lambda self, *a: calls.append(1) or segment(self, *a))
+    res = solve_cutting_plane(obj, line_search=flag)
+    assert res.status == "optimal" and res.n_iter > 1
+    assert bool(calls) == searched
+
+
+@pytest.mark.parametrize("name, k, groups", [("prec@k-avg", 0.25, False),
+                                             ("prec@k-svmperf", 0.25, False),
+                                             ("pap@k-ts", 3, False), ("pap@k-avg", 3, True)])
+@pytest.mark.parametrize("C", [0.1, 10.0])
+def test_with_or_without_line_search_the_same_certified_optimum(name, k, groups, C):
+    X, y = ranking_data(4, n=160, d=6)
+    obj = RankingObjective(X, y, surrogates.get(name, k), C,
+                           groups=np.arange(len(y)) % 4 if groups else None)
+    results = [solve_cutting_plane(obj, tol=1e-8, line_search=flag, step_fraction=mu)
+               for flag, mu in ((True, None), (False, None), (None, 0.5), (False, 1.0))]
+    for res in results:
+        assert res.status == "optimal" and res.gap <= 1e-8
+    # each certified bound lies below every other answer: one optimum
+    for a in results:
+        for b in results:
+            assert a.lower_bound <= b.objective + 1e-12 * abs(b.objective)
+
+
+@pytest.mark.parametrize("options, error", [
+    ({"step_fraction": 0.0}, ValueError), ({"step_fraction": 1.5}, ValueError),
+    ({"step_fraction": "0.1"}, TypeError), ({"line_search": "yes"}, TypeError),
+    ({"line_search": 1}, TypeError)])
+def test_bad_step_options_are_refused_by_name(options, error):
+    X, y = ranking_data(5)
+    obj = RankingObjective(X, y, surrogates.get("prec@k-avg", 0.25), 1.0)
+    name = next(iter(options))
+    with pytest.raises(error, match=name):
+        minimize(obj, "cutting-plane", options=options)

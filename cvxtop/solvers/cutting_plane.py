@@ -51,9 +51,10 @@ import numpy as np
 
 from .. import _cvxpy
 from .._threads import single_threaded_blas
+from .._validation import check_fraction
 from ..exceptions import SolverError
 from .selection_dual import selection_dual_cut
-from .line_search import line_search
+from .line_search import line_search as segment_minimum
 from .objective import RankingObjective
 from .result import SolveResult
 from .simplex_qp import FaceCache, solve_simplex_qp
@@ -65,6 +66,10 @@ ROUNDING = 1e-13
 #: The line search stops once its step is provably within this share of the current
 #: (absolute) gap of the line's minimum: a more exact step would not move the bounds.
 LINE_SEARCH_SHARE = 0.01
+#: OCAS's μ, the share of the way from the best point to the master's solution at which the
+#: next cut is taken, with the line search and without it (the best point then moves only
+#: when a query improves on it, and a longer step finds better points sooner).
+STEP_FRACTION, STEP_FRACTION_UNSEARCHED = 0.1, 0.2
 #: Memory for stored cuts (d × slots doubles) before stale cuts are aggregated.
 STORE_BYTES = 256 * 2**20
 #: Rounds after which prec@k-avg's or -max's dual is solved over the items from the best
@@ -320,7 +325,8 @@ def solve_cutting_plane(
     w0: np.ndarray | None = None,
     capacity: int = 64,
     patience: int = 100,
-    step_fraction: float = 0.1,
+    step_fraction: float | None = None,
+    line_search: bool | None = None,
     master: str = "active-set",
     accept_inaccurate: bool = False,
     callback: Callable[[int, float, float], None] | None = None,
@@ -353,8 +359,17 @@ def solve_cutting_plane(
         store has used :data:`STORE_BYTES`, one round). Aggregating sooner loses cuts that
         come back: on Spambase pAp@k-ts (d = 57) at C = 1 and 10, 10 rounds left the gap
         stuck near 1e-6 after 2000 rounds, where 100 certify it in 545 and 607.
-    step_fraction : float
-        OCAS's μ: the next cut is taken at ``w_b + μ(w_c − w_b)``.
+    step_fraction : float, optional
+        OCAS's μ: the next cut is taken at ``w_b + μ(w_c − w_b)``; by default
+        :data:`STEP_FRACTION` with the line search, :data:`STEP_FRACTION_UNSEARCHED` without.
+    line_search : bool, optional
+        Whether the best point moves to the minimizer of the objective on the segment towards
+        ``w_c`` every round (OCAS), or only to a query that improves on it. By default it
+        does when the surrogate evaluates a segment on the items that can matter there
+        (:attr:`RankingObjective.restricted_segment`: prec@k's struct, max and avg on one
+        list). Elsewhere each of the search's evaluations is an oracle call over the whole
+        list, about four a round, and the rounds it saves cost more than they save
+        (``benchmarks/exact_scaling.py``).
     master : {"active-set", "cvxpy"}
         The master's solver: the warm-started active-set method of :mod:`.simplex_qp`
         (falling back to cvxpy if it does not converge), or cvxpy with ``solver`` alone
@@ -371,20 +386,27 @@ def solve_cutting_plane(
                          "convex surrogate")
     if master not in ("active-set", "cvxpy"):
         raise ValueError(f"master must be 'active-set' or 'cvxpy', got {master!r}")
+    if step_fraction is not None:
+        step_fraction = check_fraction(step_fraction, "step_fraction", closed_right=True)
+    if line_search is not None and not isinstance(line_search, (bool, np.bool_)):
+        raise TypeError(f"line_search must be True, False or None, got {line_search!r}")
     with single_threaded_blas():
         return _cutting_plane(objective, tol, max_iter, solver, solver_options, w0, capacity,
-                              patience, step_fraction, master, accept_inaccurate, callback,
-                              stop)
+                              patience, step_fraction, line_search, master,
+                              accept_inaccurate, callback, stop)
 
 
 def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solver: str,
                    solver_options: dict[str, Any] | None, w0: np.ndarray | None,
-                   capacity: int, patience: int, step_fraction: float, master: str,
-                   accept_inaccurate: bool,
+                   capacity: int, patience: int, step_fraction: float | None,
+                   line_search: bool | None, master: str, accept_inaccurate: bool,
                    callback: Callable[[int, float, float], None] | None,
                    stop: Callable[[float, float], bool] | None) -> SolveResult:
     Z, C = objective.Z, objective.C
     d = Z.shape[1]
+    searched = objective.restricted_segment if line_search is None else line_search
+    if step_fraction is None:
+        step_fraction = STEP_FRACTION if searched else STEP_FRACTION_UNSEARCHED
     bundle = _CutBundle(Z, capacity, patience, master, solver, solver_options)
     if w0 is None:  # the zero model's scores need no product
         best, best_s = np.zeros(d), np.zeros(Z.shape[0])
@@ -419,15 +441,16 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
         w_c, bound = bundle.solve_master(C)
         lower = max(lower, bound)
         s_c = Z @ w_c
-        step = line_search(objective, best, best_s, w_c - best, s_c - best_s,
-                           tolerance=LINE_SEARCH_SHARE * (upper - lower), start=best_oracle,
-                           below=bundle.aggregate_line(best, w_c - best, w_c, C))
-        if step.tau > 0:
+        if searched:
+            step = segment_minimum(objective, best, best_s, w_c - best, s_c - best_s,
+                                   tolerance=LINE_SEARCH_SHARE * (upper - lower),
+                                   start=best_oracle,
+                                   below=bundle.aggregate_line(best, w_c - best, w_c, C))
             cand = best + step.tau * (w_c - best)
             cand_value = 0.5 * float(cand @ cand) + C * step.loss
             # an exact step can land on the best point's own kink and "improve" it by
             # rounding only; keep the point then (e.g. an exact zero model stays exact)
-            if cand_value < upper - ROUNDING * max(1.0, abs(upper)):
+            if step.tau > 0 and cand_value < upper - ROUNDING * max(1.0, abs(upper)):
                 upper, best, best_s = cand_value, cand, best_s + step.tau * (s_c - best_s)
                 best_oracle, exact_scores = (step.loss, step.grad), False
         gap = (upper - lower) / max(abs(upper), 1e-12)

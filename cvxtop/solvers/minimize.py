@@ -81,7 +81,7 @@ ONE_BLOCK_ITEMS = 100_000
 OPTIONS: dict[str, dict[str, Any]] = {
     "direct": {**_EXACT, "certify": True},
     "cutting-plane": {**_EXACT, "w0": None, "capacity": 64, "patience": 100,
-                      "step_fraction": 0.1, "master": "active-set"},
+                      "step_fraction": None, "line_search": None, "master": "active-set"},
     "dca": {**_EXACT, "start_method": "auto"},
     "gd": {"learning_rate": "line-search", "eta0": 1.0, "max_iter": 1000,
            "tol": APPROXIMATE_TOL, "w0": None, **_CERTIFICATE},
@@ -268,6 +268,7 @@ def _solve(objective: RankingObjective, method: str, opts: dict[str, Any],
                 objective, tol=opts["tol"], max_iter=opts["max_iter"], w0=opts["w0"],
                 solver=opts["cvx_solver"], capacity=opts["capacity"],
                 patience=opts["patience"], step_fraction=opts["step_fraction"],
+                line_search=opts["line_search"],
                 callback=progress if progress.active else None, **exact)
         finally:
             progress.close()

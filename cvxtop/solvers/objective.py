@@ -132,6 +132,12 @@ class RankingObjective:
             return self.parts[0].bound.segment(s, ds, T)
         return whole_list(self.loss_and_score_gradient, s, ds)
 
+    @property
+    def restricted_segment(self) -> bool:
+        """Whether :meth:`segment` evaluates the items that can matter along it only (one
+        list, and a surrogate that knows them), not the whole list at every point."""
+        return self.groups is None and self.surrogate.restricted_segment
+
     def loss(self, s: np.ndarray) -> float:
         """``L`` at the scores ``s``."""
         if self.groups is None:

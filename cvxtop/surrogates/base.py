@@ -172,6 +172,13 @@ class Surrogate(ABC):
     def _expression(self, b: Bound, s: Any) -> tuple[Any, list]:
         raise NotImplementedError  # only reached for convex surrogates, which override it
 
+    @property
+    def restricted_segment(self) -> bool:
+        """Whether the surrogate evaluates a segment of scores on the items that can matter
+        there (:meth:`_segment`), so that a line search's evaluations cost a small share of
+        an oracle call over the whole list."""
+        return type(self)._segment is not Surrogate._segment
+
     def _segment(self, b: Bound, s: np.ndarray, ds: np.ndarray, T: float) -> Segment | None:
         """The surrogate along ``s + τ·ds``, ``τ`` in ``[0, T]``, evaluated on the items that
         can matter there (:mod:`.segment`); ``None`` when the surrogate has no such
