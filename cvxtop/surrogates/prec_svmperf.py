@@ -80,39 +80,46 @@ def _bisect_negative_counts(a: np.ndarray, low: np.ndarray, k: int,
     return lo
 
 
-def _best_negative_counts(a: np.ndarray, low: np.ndarray, k: int,
-                          s_neg_desc: np.ndarray) -> np.ndarray:
+def _best_negative_counts(a: np.ndarray, low: np.ndarray, k: int, s_neg_desc: np.ndarray,
+                          q_ascending: np.ndarray | None = None) -> np.ndarray:
     """For each ``a``, the ``b`` in ``[low, n₋]`` maximizing
     ``k·b/(a + b) + sum_largest(s⁻, b)``: the first ``b >= low`` whose increment ``δ(b)``
     is not positive (``δ`` decreases in ``b``).
 
     All ``a`` at once, without a search per ``a``: for ``s⁻_(b+1) >= 0`` every ``a >= 1``
     has ``δ(b) > 0``; for ``q = −s⁻_(b+1) > 0``, ``δ(b) > 0`` is
-    ``q·A² + (q − k)·A + k·b < 0`` in ``A = a + b``, an open interval ``(L_b, U_b)`` of ``a``
-    between the roots (empty without real roots). The first ``b`` whose interval misses
-    ``a`` is the first with ``L_b >= a`` or ``U_b <= a``: a ``searchsorted`` in the running
-    maximum of ``L`` and one in the running minimum of ``U``, where a bisection per ``a``
-    costs ``log n₋`` passes over every ``a``. Roots are rounded, so each answer is checked
-    against the increments themselves (``δ(b − 1) > 0 >= δ(b)``) and the few that fail, at
-    near-ties, are found by bisection.
+    ``q·A² + (q − k)·A + k·b < 0`` in ``A = a + b``, an open interval of ``A`` between the
+    roots ``(k − q ∓ r)/(2q)``, ``r² = (k − q)² − 4qkb`` (empty without real roots). In ``a``
+    the interval is ``(L_b, U_b)`` with ``U_b = (k − q + r)/(2q) − b`` and, since the roots'
+    product is ``k·b/q``, ``L_b = b·(k + q − r)/(k − q + r)``. Both are monotone in ``b``:
+    ``q`` does not fall and ``r`` does not rise as ``b`` grows, so ``U_b`` falls and
+    ``L_b`` rises (and the ``b`` with real roots are a prefix). The first ``b`` whose
+    interval misses ``a`` is therefore the first with ``L_b >= a`` or ``U_b <= a``: two
+    ``searchsorted`` calls, where a bisection per ``a`` costs ``log n₋`` passes over every
+    ``a``. Roots are rounded, so each answer is checked against the increments themselves
+    (``δ(b − 1) > 0 >= δ(b)``) and the few that fail, at near-ties, are found by bisection.
+    ``q_ascending`` is ``−s_neg_desc`` when the caller has it.
     """
-    n_neg = len(s_neg_desc)
-    zero_or_more = int(np.count_nonzero(s_neg_desc >= 0))
-    q = -s_neg_desc[zero_or_more:]
-    b = np.arange(zero_or_more, n_neg, dtype=np.float64)
+    q_all = -s_neg_desc if q_ascending is None else q_ascending
+    zero_or_more = int(np.searchsorted(q_all, 0.0, "right"))  # s >= 0
+    positive = int(np.searchsorted(q_all, 0.0, "left"))  # s > 0
+    # past q >= k, or where the discriminant (falling in b) is not positive, δ(b) <= 0 for
+    # every a
+    q = q_all[zero_or_more:int(np.searchsorted(q_all, k, "left"))]
+    b = np.arange(zero_or_more, zero_or_more + len(q), dtype=np.float64)
     kq = k - q
-    disc = kq * kq - 4.0 * q * k * b
-    # the discriminant and k − q fall as b grows (q rises with b), so the b with real
-    # roots and A >= 0 between them are a prefix; past it δ(b) <= 0 for every a
-    dead = np.flatnonzero((disc <= 0) | (kq <= 0))
-    live = dead[0] if len(dead) else len(q)
-    q, b, kq, root = q[:live], b[:live], kq[:live], np.sqrt(disc[:live])
-    upper = (kq + root) / (2.0 * q)
-    lower = (k * b / q) / upper - b  # the product of the roots is k·b/q
-    upper -= b
-    first_high = np.searchsorted(np.maximum.accumulate(lower), a, "left")
-    first_low = np.searchsorted(-np.minimum.accumulate(upper), -a, "left")
-    positive = int(np.count_nonzero(s_neg_desc > 0))
+    disc = kq * kq
+    disc -= (4.0 * k) * (q * b)
+    dead = disc <= 0
+    if dead.any():
+        live = int(np.argmax(dead))
+        q, b, kq, disc = q[:live], b[:live], kq[:live], disc[:live]
+    root = np.sqrt(disc)
+    outer = kq + root  # 2q times the upper root
+    upper_neg = b - outer / (2.0 * q)  # −U_b, rising
+    lower = (k + q - root) * b / outer  # L_b, rising
+    first_high = np.searchsorted(lower, a, "left")
+    first_low = np.searchsorted(upper_neg, -a, "left")
     count = np.maximum(low, np.where(a == 0, positive,
                                      zero_or_more + np.minimum(first_high, first_low)))
     return _checked_counts(count, a, low, k, s_neg_desc)
@@ -159,12 +166,13 @@ class PrecSvmperf(PrecSurrogate):
         # sorted values (a value sort is several times cheaper than ordering the items); the
         # items of the best labeling are picked by partition, ties in any order
         pos_sums = np.concatenate(([0.0], np.cumsum(-np.sort(-s_pos))))
-        neg_desc = -np.sort(-s_neg)
+        q_ascending = np.sort(-s_neg)
+        neg_desc = -q_ascending
         neg_sums = np.concatenate(([0.0], np.cumsum(neg_desc)))
         a = np.arange(b.n_pos + 1)
         low = np.maximum(1, k - a)
         a, low = a[low <= b.n_neg], low[low <= b.n_neg]
-        count = _best_negative_counts(a, low, k, neg_desc)
+        count = _best_negative_counts(a, low, k, neg_desc, q_ascending)
         terms = k * count / (a + count) + (pos_sums[a] - pos_sums[-1]) + neg_sums[count]
         best = int(np.argmax(terms))
         if terms[best] <= 0:
