@@ -406,10 +406,15 @@ def test_line_search_runs_where_the_segment_is_restricted():
         assert not RankingObjective(X, y, surrogates.get(name, 3), 1.0).restricted_segment
 
 
-@pytest.mark.parametrize("name, flag, searched", [
-    ("prec@k-avg", None, True), ("prec@k-svmperf", None, False), ("prec@k-avg", False, False),
-    ("prec@k-svmperf", True, True)])
-def test_the_line_search_runs_as_asked(name, flag, searched, monkeypatch):
+@pytest.mark.parametrize("name, flag, ratio, searched", [
+    ("prec@k-avg", None, 50, True), ("prec@k-svmperf", None, 50, False),
+    ("prec@k-avg", False, 50, False), ("prec@k-svmperf", True, 50, True),
+    # a whole-list search starts once the store's rows hold ratio·n numbers
+    ("prec@k-svmperf", None, 0.1, True), ("prec@k-svmperf", False, 0.1, False)])
+def test_the_line_search_runs_as_asked(name, flag, ratio, searched, monkeypatch):
+    import cvxtop.solvers.cutting_plane as cp_module
+
+    monkeypatch.setattr(cp_module, "SEARCH_STORE_RATIO", ratio)
     X, y = ranking_data(3)
     obj = RankingObjective(X, y, surrogates.get(name, 0.25), 10.0)
     calls = []

@@ -67,9 +67,16 @@ ROUNDING = 1e-13
 #: (absolute) gap of the line's minimum: a more exact step would not move the bounds.
 LINE_SEARCH_SHARE = 0.01
 #: OCAS's μ, the share of the way from the best point to the master's solution at which the
-#: next cut is taken, with the line search and without it (the best point then moves only
-#: when a query improves on it, and a longer step finds better points sooner).
-STEP_FRACTION, STEP_FRACTION_UNSEARCHED = 0.1, 0.2
+#: next cut is taken: for a surrogate that evaluates a segment on its candidates, and for
+#: one evaluated on the whole list (where the best point first moves only when a query
+#: improves on it, and a longer step finds better points sooner).
+STEP_FRACTION, STEP_FRACTION_WHOLE_LIST = 0.1, 0.2
+#: For a surrogate evaluated on the whole list, the line search starts once a round's two
+#: products with the cut store read this many numbers per item of the list: from there a
+#: round costs enough more than the search's evaluations (about four oracle calls) that the
+#: rounds it saves pay for them. On the sparse 50,000 × 50,000 set it starts after about 50
+#: rounds; on the UCI sets and grouped lists of up to 10⁶ items it never does.
+SEARCH_STORE_RATIO = 50
 #: Memory for stored cuts (d × slots doubles) before stale cuts are aggregated.
 STORE_BYTES = 256 * 2**20
 #: Rounds after which prec@k-avg's or -max's dual is solved over the items from the best
@@ -157,10 +164,17 @@ class _CutBundle:
         # are aggregated.
         full = 2 * (min(n, d) + 2)
         self.limit = max(capacity, min(full, STORE_BYTES // (8 * max(self.row, 1))))
+        # The rows of every slot up to the limit are reserved at once: zeroed pages cost no
+        # memory until a cut is written to them, and the store then never copies its rows
+        # as it grows (at 50,000 features that copying took 7% of a solve).
+        self.cuts = np.zeros((self.limit, self.row))
         self._allocate(capacity)
 
     def _allocate(self, capacity: int) -> None:
-        self.cuts = np.zeros((capacity, self.row))
+        if len(self.cuts) < capacity:  # past the limit: the rows double too
+            rows = np.zeros((capacity, self.row))
+            rows[:len(self.cuts)] = self.cuts
+            self.cuts = rows
         self.G = np.zeros((capacity, capacity))
         self.b = np.zeros(capacity)
         self.active = np.zeros(capacity, dtype=bool)
@@ -229,15 +243,15 @@ class _CutBundle:
         one."""
         if self.active.all() and len(self.b) >= self.limit:
             self._aggregate_stale(self.patience)
-            if self.active.all() and self.cuts.nbytes >= STORE_BYTES:
+            if self.active.all() and 8 * len(self.b) * self.row >= STORE_BYTES:
                 self._aggregate_stale(1)
         free = np.flatnonzero(~self.active)
         if len(free):
             return int(free[0])
         m = len(self.b)
-        cuts, G, b, idle, lam = self.cuts, self.G, self.b, self.idle, self.lam
+        G, b, idle, lam = self.G, self.b, self.idle, self.lam
         self._allocate(2 * m)
-        self.cuts[:m], self.G[:m, :m], self.b[:m], self.active[:m] = cuts, G, b, True
+        self.G[:m, :m], self.b[:m], self.active[:m] = G, b, True
         self.idle[:m], self.lam[:m] = idle, lam
         return m
 
@@ -361,15 +375,18 @@ def solve_cutting_plane(
         stuck near 1e-6 after 2000 rounds, where 100 certify it in 545 and 607.
     step_fraction : float, optional
         OCAS's μ: the next cut is taken at ``w_b + μ(w_c − w_b)``; by default
-        :data:`STEP_FRACTION` with the line search, :data:`STEP_FRACTION_UNSEARCHED` without.
+        :data:`STEP_FRACTION` where the surrogate evaluates a segment on its candidates
+        (:attr:`RankingObjective.restricted_segment`: prec@k's struct, max and avg on one
+        list), :data:`STEP_FRACTION_WHOLE_LIST` elsewhere.
     line_search : bool, optional
         Whether the best point moves to the minimizer of the objective on the segment towards
-        ``w_c`` every round (OCAS), or only to a query that improves on it. By default it
-        does when the surrogate evaluates a segment on the items that can matter there
-        (:attr:`RankingObjective.restricted_segment`: prec@k's struct, max and avg on one
-        list). Elsewhere each of the search's evaluations is an oracle call over the whole
-        list, about four a round, and the rounds it saves cost more than they save
-        (``benchmarks/exact_scaling.py``).
+        ``w_c`` every round (OCAS), or only to a query that improves on it. By default
+        (``None``) it does where the segment is evaluated on its candidates; elsewhere each
+        of the search's evaluations is an oracle call over the whole list, about four a
+        round, and the search starts only once the store's products make a round dearer
+        (:data:`SEARCH_STORE_RATIO`): on the UCI sets and grouped lists the rounds it saves
+        cost less than it does (``benchmarks/svmperf_head_to_head.py``,
+        ``benchmarks/grouped_exact.py``), on sparse data with 50,000 features more.
     master : {"active-set", "cvxpy"}
         The master's solver: the warm-started active-set method of :mod:`.simplex_qp`
         (falling back to cvxpy if it does not converge), or cvxpy with ``solver`` alone
@@ -406,7 +423,10 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
     d = Z.shape[1]
     searched = objective.restricted_segment if line_search is None else line_search
     if step_fraction is None:
-        step_fraction = STEP_FRACTION if searched else STEP_FRACTION_UNSEARCHED
+        step_fraction = STEP_FRACTION if objective.restricted_segment \
+            else STEP_FRACTION_WHOLE_LIST
+    # by the rule (line_search None) a whole-list search starts once the store is dear
+    search_later = line_search is None and not searched
     bundle = _CutBundle(Z, capacity, patience, master, solver, solver_options)
     if w0 is None:  # the zero model's scores need no product
         best, best_s = np.zeros(d), np.zeros(Z.shape[0])
@@ -441,6 +461,8 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
         w_c, bound = bundle.solve_master(C)
         lower = max(lower, bound)
         s_c = Z @ w_c
+        if search_later and bundle.used * bundle.row >= SEARCH_STORE_RATIO * Z.shape[0]:
+            searched, search_later = True, False
         if searched:
             step = segment_minimum(objective, best, best_s, w_c - best, s_c - best_s,
                                    tolerance=LINE_SEARCH_SHARE * (upper - lower),
