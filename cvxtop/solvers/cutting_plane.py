@@ -238,9 +238,9 @@ class _CutBundle:
 
     def _free_slot(self) -> int:
         """A free slot: the first unused one; else, below the slot limit, a new one (the
-        capacity doubles); else one freed by aggregating stale cuts (idle for ``patience``
-        rounds, or for one round once the store has used its memory budget); else a new
-        one."""
+        capacity doubles, up to the limit); else one freed by aggregating stale cuts (idle
+        for ``patience`` rounds, or for one round once the store has used its memory
+        budget); else a new one (the capacity doubles past the limit)."""
         if self.active.all() and len(self.b) >= self.limit:
             self._aggregate_stale(self.patience)
             if self.active.all() and 8 * len(self.b) * self.row >= STORE_BYTES:
@@ -250,7 +250,7 @@ class _CutBundle:
             return int(free[0])
         m = len(self.b)
         G, b, idle, lam = self.G, self.b, self.idle, self.lam
-        self._allocate(2 * m)
+        self._allocate(min(2 * m, self.limit) if m < self.limit else 2 * m)
         self.G[:m, :m], self.b[:m], self.active[:m] = G, b, True
         self.idle[:m], self.lam[:m] = idle, lam
         return m
