@@ -454,3 +454,29 @@ def test_bad_step_options_are_refused_by_name(options, error):
     name = next(iter(options))
     with pytest.raises(error, match=name):
         minimize(obj, "cutting-plane", options=options)
+
+
+def test_a_wide_store_gives_its_products_the_callers_threads(monkeypatch):
+    """From PARALLEL_STORE_NUMBERS numbers on, the store's products run with the caller's
+    BLAS threads; the certified optimum is the same either way."""
+    import cvxtop.solvers.cutting_plane as cp_module
+    from threadpoolctl import threadpool_limits
+
+    X, y = ranking_data(6, n=150, d=8)
+    obj = RankingObjective(X, y, surrogates.get("prec@k-svmperf", 0.25), 10.0)
+    seen = []
+    entered = cp_module.callers_blas_threads
+
+    def spy():
+        seen.append(1)
+        return entered()
+
+    monkeypatch.setattr(cp_module, "callers_blas_threads", spy)
+    with threadpool_limits(2, user_api="blas"):
+        plain = solve_cutting_plane(obj, tol=1e-8)
+        assert not seen  # 150 x 8 data never reach 2^20 numbers
+        monkeypatch.setattr(cp_module, "PARALLEL_STORE_NUMBERS", 64)
+        wide = solve_cutting_plane(obj, tol=1e-8)
+    assert seen
+    for a, b in ((plain, wide), (wide, plain)):
+        assert a.status == "optimal" and a.lower_bound <= b.objective + 1e-12 * abs(b.objective)

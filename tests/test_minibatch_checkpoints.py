@@ -9,10 +9,10 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
-from threadpoolctl import threadpool_info
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from cvxtop import TopRanker, surrogates
-from cvxtop._threads import single_threaded_blas
+from cvxtop._threads import callers_blas_threads, single_threaded_blas
 from cvxtop.cli import main as cli_main
 from cvxtop.datasets import make_ranking_data
 from cvxtop.solvers import RankingObjective
@@ -143,3 +143,22 @@ def test_blas_limit_nests_and_restores():
             assert set(threads()) <= {1}
         assert set(threads()) <= {1}
     assert threads() == before
+
+
+def test_callers_threads_come_back_for_a_block_inside_the_limit():
+    def threads():
+        return [info["num_threads"] for info in threadpool_info()
+                if info["user_api"] == "blas"]
+    with threadpool_limits(2, user_api="blas"):
+        callers = threads()  # 2 where a library has two threads to give
+        assert 2 in callers
+        with callers_blas_threads():  # outside the limit: nothing changes
+            assert threads() == callers
+        with single_threaded_blas():
+            with callers_blas_threads():
+                assert threads() == callers
+            assert set(threads()) <= {1}
+        assert threads() == callers
+    with threadpool_limits(1, user_api="blas"), single_threaded_blas():
+        with callers_blas_threads():  # a caller with one thread keeps one
+            assert set(threads()) <= {1}
