@@ -3,9 +3,9 @@
 The iterative solvers (cutting plane, line searches, GD, SGD, perceptrons) call BLAS on
 vectors and thin matrices thousands of times, where OpenBLAS's worker threads cost more than
 they save (measurements in the solver guide, "BLAS threads"). The solvers therefore run
-with BLAS limited to one thread, restoring the caller's setting afterwards. The few products large
-enough to gain from threads (a wide cut store's, 8 MB of rows or more) get the caller's
-threads back for their duration (:func:`callers_blas_threads`).
+with BLAS limited to one thread, restoring the caller's setting afterwards. The few
+products large enough to gain from threads (a wide cut store's, 8 MB of rows or more) get
+the caller's threads back for their duration (:func:`callers_blas_threads`).
 
 Finding the BLAS libraries of the process takes a few milliseconds (threadpoolctl scans
 the loaded shared objects), more than a whole small fit, so the scan is done once, at the
