@@ -157,3 +157,26 @@ def test_with_or_without_the_dual_cut_the_same_certified_optimum(monkeypatch, C,
     assert with_cut.lower_bound <= without.objective + slack
     assert without.lower_bound <= with_cut.objective + slack
     assert with_cut.objective == pytest.approx(without.objective, rel=2e-6)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_tied_rows_gram_kept_across_steps_is_the_full_product(seed):
+    """Step after step, with tied sets that keep some rows, drop some and add others (or are
+    all new, or empty), the Gram matrix built from the last step's equals ``B Bᵀ``."""
+    rng = np.random.default_rng(seed)
+    X, y = make_ranking_data(300, 12, random_state=seed)
+    dual = SelectionDual(X, y, 20, 1.0, surrogates.get("prec@k-avg", 20))
+    items = rng.choice(300, 40, replace=False)
+    for step in range(12):
+        if step == 5:
+            items = rng.choice(300, 60, replace=False)  # mostly new: the full product
+        elif step == 8:
+            items = items[:0]  # no tied item, the sum row alone
+        else:
+            keep = items[rng.random(len(items)) < 0.8]
+            fresh = rng.choice(np.setdiff1d(np.arange(300), keep), int(rng.integers(0, 10)),
+                               replace=False)
+            items = rng.permutation(np.concatenate([keep, fresh]))
+        B = np.vstack([X[items], rng.standard_normal((1, 12))])
+        np.testing.assert_allclose(dual._tied_gram(items, B), B @ B.T, rtol=1e-12,
+                                   atol=1e-12)

@@ -30,7 +30,7 @@ The answer is a point of ``P`` (clipped and rescaled onto it exactly, up to roun
 score vector ``g = (u, −v)`` gives the cut ``L(s) >= g·s + Σu``, valid everywhere, which
 the cutting plane adds to its master; the certificate stays the master's. Measured on
 ``make_ranking_data(10,000, d)`` (``benchmarks/exact_scaling.py``): 50 rounds and this
-solve certify d = 200 in 0.5 s, d = 500 in 1.8 s and d = 1,000 in 2.9 s, where the rounds
+solve certify d = 200 in 0.5 s, d = 500 in 1.7 s and d = 1,000 in 2.4 s, where the rounds
 alone need 663 (2.9 s), 1,596 (17 s) and 3,454 (122 s); prec@k-max at d = 1,000 in 7 s,
 where 3,000 rounds leave a gap of 6e-3. On 100,000 × 50 (avg) the proximal problems tie
 too many items and the solve gives up after 0.15 s; the rounds go on.
@@ -178,6 +178,11 @@ class SelectionDual:
         self.max_tied = MAX_TIED * d + 100
         self.row_scale = C * C * float(np.mean(np.einsum("ij,ij->i", X, X)))
         self.steps = 0  # active-set steps of the current solve
+        # the Gram matrix of the last step's tied rows, by item: a step changes at most
+        # max_moves of them, so the next one computes the products of its new rows only
+        self._gram_items = np.zeros(0, dtype=np.int64)
+        self._gram = np.zeros((0, 0))
+        self._gram_slot = np.full(len(y), -1, dtype=np.int64)
 
     # ---- the dual --------------------------------------------------------------------
     def _scores_vector(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -232,7 +237,7 @@ class SelectionDual:
         r = self._row_sum(self.pos[guess.at_cap])
         X_tied_neg, X_tied_pos = self.X[self.neg[F]], self.X[self.pos[G]]
         B = np.vstack([X_tied_neg, X_tied_pos, r[None, :]])
-        M, Bw0 = B @ B.T, B @ w0
+        M, Bw0 = self._tied_gram(np.concatenate([self.neg[F], self.pos[G]]), B), B @ w0
         m = nf + ng + 4
         i_neg, i_pos, i_t, i_z = nf + ng, nf + ng + 1, nf + ng + 2, nf + ng + 3
         K, rhs = np.zeros((m, m)), np.zeros(m)
@@ -272,6 +277,29 @@ class SelectionDual:
         z = float(x[i_z])
         w = w0 - C * (X_tied_neg.T @ u_tied) + C * (X_tied_pos.T @ v_tied) + C * z * r
         return _Point(u_tied, v_tied, float(x[i_neg]), float(x[i_pos]), float(x[i_t]), z, w)
+
+    def _tied_gram(self, items: np.ndarray, B: np.ndarray) -> np.ndarray:
+        """``B Bᵀ`` for ``B`` = the rows of ``items`` and one more row (the capped relevant
+        items' sum): the products of rows that were tied at the last step are taken from
+        its Gram matrix, and only the new rows are multiplied (a step moves at most
+        ``max_moves`` items: at 10⁴ × 1,000, 13% of the full products' work, and the
+        whole solve 2.45 s instead of 2.93 s)."""
+        m = len(items)
+        slot = self._gram_slot[items]  # each item's row in the last Gram matrix, or -1
+        kept, new = np.flatnonzero(slot >= 0), np.flatnonzero(slot < 0)
+        M = np.empty((m + 1, m + 1))
+        if 2 * len(new) >= m:  # mostly new rows: the full product is cheaper
+            M[:] = B @ B.T
+        else:
+            M[np.ix_(kept, kept)] = self._gram[np.ix_(slot[kept], slot[kept])]
+            fresh = np.concatenate([new, [m]])  # the new rows and the sum row
+            products = B[fresh] @ B.T
+            M[fresh, :] = products
+            M[:, fresh] = products.T
+        self._gram_slot[self._gram_items] = -1
+        self._gram_items, self._gram = items, M[:m, :m]
+        self._gram_slot[items] = np.arange(m)
+        return M
 
     def _most(self, mask: np.ndarray, violation: np.ndarray) -> np.ndarray:
         """The at most ``max_moves`` most violating items of ``mask``."""
