@@ -31,7 +31,7 @@ score vector ``g = (u, −v)`` gives the cut ``L(s) >= g·s + Σu``, valid every
 the cutting plane adds to its master; the certificate stays the master's. Measured on
 ``make_ranking_data(10,000, d)`` (``benchmarks/exact_scaling.py``): 50 rounds and this
 solve certify d = 200 in 0.5 s, d = 500 in 1.7 s and d = 1,000 in 2.4 s, where the rounds
-alone need 663 (2.9 s), 1,596 (17 s) and 3,454 (122 s); prec@k-max at d = 1,000 in 7 s,
+alone need 663 (2.9 s), 1,596 (17 s) and 3,454 (122 s); prec@k-max at d = 1,000 in 5.3 s,
 where 3,000 rounds leave a gap of 6e-3. On 100,000 × 50 (avg) the proximal problems tie
 too many items and the solve gives up after 0.15 s; the rounds go on.
 """
