@@ -132,33 +132,31 @@ def test_cli_batch_size_takes_auto_or_a_positive_integer(tmp_path, capsys):
         assert "--batch-size" in capsys.readouterr().err
 
 
+def blas_threads() -> list[int]:
+    return [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
+
+
 def test_blas_limit_nests_and_restores():
-    def threads():
-        return [info["num_threads"] for info in threadpool_info()
-                if info["user_api"] == "blas"]
-    before = threads()
+    before = blas_threads()
     with single_threaded_blas():
-        assert set(threads()) <= {1}
+        assert set(blas_threads()) <= {1}
         with single_threaded_blas():
-            assert set(threads()) <= {1}
-        assert set(threads()) <= {1}
-    assert threads() == before
+            assert set(blas_threads()) <= {1}
+        assert set(blas_threads()) <= {1}
+    assert blas_threads() == before
 
 
 def test_callers_threads_come_back_for_a_block_inside_the_limit():
-    def threads():
-        return [info["num_threads"] for info in threadpool_info()
-                if info["user_api"] == "blas"]
     with threadpool_limits(2, user_api="blas"):
-        callers = threads()  # 2 where a library has two threads to give
+        callers = blas_threads()  # 2 where a library has two threads to give
         assert 2 in callers
         with callers_blas_threads():  # outside the limit: nothing changes
-            assert threads() == callers
+            assert blas_threads() == callers
         with single_threaded_blas():
             with callers_blas_threads():
-                assert threads() == callers
-            assert set(threads()) <= {1}
-        assert threads() == callers
+                assert blas_threads() == callers
+            assert set(blas_threads()) <= {1}
+        assert blas_threads() == callers
     with threadpool_limits(1, user_api="blas"), single_threaded_blas():
         with callers_blas_threads():  # a caller with one thread keeps one
-            assert set(threads()) <= {1}
+            assert set(blas_threads()) <= {1}

@@ -44,7 +44,7 @@ one more valid cut, with its weights as a candidate best point.
 from __future__ import annotations
 
 import warnings
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Callable
 
 import cvxpy as cp
@@ -195,7 +195,7 @@ class _CutBundle:
         """One past the last slot in use: products with the cuts stop there."""
         return int(np.flatnonzero(self.active)[-1]) + 1 if self.active.any() else 0
 
-    def _threads(self, rows: int) -> Any:
+    def _threads(self, rows: int) -> AbstractContextManager:
         """The BLAS threads of a product with ``rows`` stored rows: the caller's from
         :data:`PARALLEL_STORE_NUMBERS` numbers on, else one."""
         return callers_blas_threads() if rows * self.row >= PARALLEL_STORE_NUMBERS \
