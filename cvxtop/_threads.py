@@ -4,8 +4,10 @@ The iterative solvers (cutting plane, line searches, GD, SGD, perceptrons) call 
 vectors and thin matrices thousands of times, where OpenBLAS's worker threads cost more than
 they save (measurements in the solver guide, "BLAS threads"). The solvers therefore run
 with BLAS limited to one thread, restoring the caller's setting afterwards. The few
-products large enough to gain from threads (a wide cut store's, 8 MB of rows or more) get
-the caller's threads back for their duration (:func:`callers_blas_threads`).
+products large enough to gain from threads (a wide cut store's, a large sparse ``X``'s) are
+split over a pool of Python threads instead, as many as the caller gave BLAS
+(:func:`callers_thread_count`, used by :mod:`cvxtop.solvers.parallel_products`): OpenBLAS's
+own threads would keep spinning between products and take a core from the solver.
 
 Finding the BLAS libraries of the process takes a few milliseconds (threadpoolctl scans
 the loaded shared objects), more than a whole small fit, so the scan is done once, at the
@@ -15,18 +17,19 @@ another one of the same thread leaves the limit as it is.
 
 from __future__ import annotations
 
+import os
 import threading
 from contextlib import contextmanager
 from typing import Iterator
 
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["single_threaded_blas", "callers_blas_threads"]
+__all__ = ["single_threaded_blas", "callers_thread_count"]
 
 _controller: ThreadpoolController | None = None
 _controller_lock = threading.Lock()
 _depth = threading.local()
-_callers = threading.local()  # each BLAS library and the caller's threads, inside the limit
+_callers = threading.local()  # each BLAS library's threads before the limit, inside it
 
 
 def _blas_controller() -> ThreadpoolController:
@@ -62,20 +65,14 @@ def single_threaded_blas() -> Iterator[None]:
         _callers.value = []
 
 
-@contextmanager
-def callers_blas_threads() -> Iterator[None]:
-    """Inside :func:`single_threaded_blas`, give each BLAS library back the threads the
-    caller had for the ``with`` block: for the few products large enough to gain from
-    them (a wide cut store's, ``cvxtop.solvers.cutting_plane``). Outside it, or when the
-    caller had one thread, a no-op."""
-    callers = [(lib, n) for lib, n in getattr(_callers, "value", []) if n > 1]
-    if not getattr(_depth, "value", 0) or not callers:
-        yield
-        return
-    for lib, n in callers:
-        lib.set_num_threads(n)
-    try:
-        yield
-    finally:
-        for lib, _ in callers:
-            lib.set_num_threads(1)
+def callers_thread_count() -> int:
+    """Inside :func:`single_threaded_blas`, the most threads any BLAS library of the caller
+    had (the parallelism the caller allows, e.g. by ``OMP_NUM_THREADS`` or
+    ``threadpoolctl``), capped by the process's CPUs: the threads of the solvers' own
+    parallel products (:mod:`cvxtop.solvers.sparse_products`). Outside it, 1."""
+    if not getattr(_depth, "value", 0):
+        return 1
+    threads = max((n for _, n in getattr(_callers, "value", [])), default=1)
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+        else os.cpu_count() or 1
+    return max(1, min(threads, cpus))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -324,19 +325,27 @@ def test_cutting_plane_certifies_spambase_pap_ts_at_large_C():
 
 @pytest.mark.parametrize("support", [1, 3, 8])
 @pytest.mark.parametrize("shape", [(30, 7), (7, 30)])
-def test_cut_store_products_run_over_the_slots_in_use(support, shape):
+@pytest.mark.parametrize("split", [False, True])
+def test_cut_store_products_run_over_the_slots_in_use(support, shape, split, monkeypatch):
     """The store keeps a row per cut (h itself, or on wide data its score subgradient g
     with h = Zᵀg); H @ α over the master's support alone (a few slots in use) or over
     every slot up to the last one in use (most of them) is the full product, freed slots
-    with stale rows included, and the Gram matrix is HᵀH either way."""
+    with stale rows included, and the Gram matrix is HᵀH either way, with the products
+    on one thread or split over two (cvxtop.solvers.parallel_products)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from scipy import sparse
 
+    import cvxtop.solvers.parallel_products as pp
     from cvxtop.solvers.cutting_plane import _CutBundle, in_score_space
 
     rng = np.random.default_rng(support)
     Z = sparse.random(*shape, density=0.5, random_state=support, format="csr")
+    monkeypatch.setattr(pp, "PARALLEL_NUMBERS", 1)
+    pool = ThreadPoolExecutor(max_workers=2) if split else None
     bundle = _CutBundle(Z, capacity=4, patience=100, master="active-set",
-                        solver="CLARABEL", options=None)
+                        solver="CLARABEL", options=None,
+                        threads=pp.ProductThreads(pool, 2))
     assert bundle.scores == in_score_space(*shape) == (shape[0] < shape[1] / 2)
     g = rng.standard_normal((10, shape[0]))
     H = np.asarray((Z.T @ g.T).T)  # one cut h = Zᵀg per row
@@ -350,6 +359,8 @@ def test_cut_store_products_run_over_the_slots_in_use(support, shape):
     weights[chosen] = rng.random(support)
     np.testing.assert_allclose(bundle.combination(weights), weights[:10] @ H,
                                rtol=1e-12, atol=1e-12)
+    if pool is not None:
+        pool.shutdown()
 
 
 def test_wide_sparse_data_keep_cuts_in_score_space_with_the_same_certified_optimum(
@@ -375,11 +386,12 @@ def test_aggregating_stale_cuts_keeps_the_master_point_and_compacts_the_store():
     Σ λ_c h_c and the Gram matrix of the cuts stay right, and the cuts in use move to the
     first slots (the products run up to the last one in use)."""
     from cvxtop.solvers.cutting_plane import _CutBundle
+    from cvxtop.solvers.parallel_products import ProductThreads
 
     rng = np.random.default_rng(3)
     Z = rng.standard_normal((40, 6))
     bundle = _CutBundle(Z, capacity=16, patience=5, master="active-set",
-                        solver="CLARABEL", options=None)
+                        solver="CLARABEL", options=None, threads=ProductThreads(None))
     g = rng.standard_normal((12, 40))
     for g_c in g:
         bundle.add(Z.T @ g_c, g_c, float(rng.standard_normal()))
@@ -456,27 +468,41 @@ def test_bad_step_options_are_refused_by_name(options, error):
         minimize(obj, "cutting-plane", options=options)
 
 
-def test_a_wide_store_gives_its_products_the_callers_threads(monkeypatch):
-    """From PARALLEL_STORE_NUMBERS numbers on, the store's products run with the caller's
-    BLAS threads; the certified optimum is the same either way."""
-    import cvxtop.solvers.cutting_plane as cp_module
-    from threadpoolctl import threadpool_limits
+@pytest.mark.parametrize("fmt", ["csr", "csc", "dense"])
+def test_products_over_threads_reach_the_same_optimum(monkeypatch, fmt):
+    """With the thresholds of cvxtop.solvers.parallel_products lowered, the cut store's and
+    a sparse X's products run over the caller's two threads; the certified optimum is the
+    same as on one thread, and BLAS stays at one thread throughout."""
+    import cvxtop.solvers.parallel_products as pp
+    import scipy.sparse as sparse
+    from threadpoolctl import threadpool_info, threadpool_limits
 
     X, y = ranking_data(6, n=150, d=8)
+    X = X if fmt == "dense" else sparse.csr_matrix(X).asformat(fmt)
     obj = RankingObjective(X, y, surrogates.get("prec@k-svmperf", 0.25), 10.0)
     seen = []
-    entered = cp_module.callers_blas_threads
+    split = pp.ProductThreads._parts
 
-    def spy():
-        seen.append(1)
-        return entered()
+    def spy(self, rows):
+        parts = split(self, rows)
+        seen.append(parts is not None)
+        assert {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"} <= {1}
+        return parts
 
-    monkeypatch.setattr(cp_module, "callers_blas_threads", spy)
+    monkeypatch.setattr(pp.ProductThreads, "_parts", spy)
+    with threadpool_limits(1, user_api="blas"):
+        single = solve_cutting_plane(obj, tol=1e-8)
+    assert not any(seen)  # one thread: nothing split
+    monkeypatch.setattr(pp, "PARALLEL_NUMBERS", 16)
+    monkeypatch.setattr(pp, "PARALLEL_NONZEROS", 16)
+    operators = []
+    made = pp.ProductThreads.operator
+    monkeypatch.setattr(pp.ProductThreads, "operator",
+                        lambda self, Z: operators.append(made(self, Z)) or operators[-1])
     with threadpool_limits(2, user_api="blas"):
-        plain = solve_cutting_plane(obj, tol=1e-8)
-        assert not seen  # 150 x 8 data never reach 2^20 numbers
-        monkeypatch.setattr(cp_module, "PARALLEL_STORE_NUMBERS", 64)
-        wide = solve_cutting_plane(obj, tol=1e-8)
-    assert seen
-    for a, b in ((plain, wide), (wide, plain)):
+        threaded = solve_cutting_plane(obj, tol=1e-8)
+    if len(os.sched_getaffinity(0)) > 1:
+        assert any(seen)
+        assert isinstance(operators[0], pp.BlockedSparse) == (fmt != "dense")
+    for a, b in ((single, threaded), (threaded, single)):
         assert a.status == "optimal" and a.lower_bound <= b.objective + 1e-12 * abs(b.objective)

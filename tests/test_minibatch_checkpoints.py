@@ -4,6 +4,7 @@ data for the line-search rule only."""
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
@@ -12,7 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from cvxtop import TopRanker, surrogates
-from cvxtop._threads import callers_blas_threads, single_threaded_blas
+from cvxtop._threads import callers_thread_count, single_threaded_blas
 from cvxtop.cli import main as cli_main
 from cvxtop.datasets import make_ranking_data
 from cvxtop.solvers import RankingObjective
@@ -146,17 +147,12 @@ def test_blas_limit_nests_and_restores():
     assert blas_threads() == before
 
 
-def test_callers_threads_come_back_for_a_block_inside_the_limit():
+def test_callers_thread_count_is_the_callers_blas_setting_inside_the_limit():
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     with threadpool_limits(2, user_api="blas"):
-        callers = blas_threads()  # 2 where a library has two threads to give
-        assert 2 in callers
-        with callers_blas_threads():  # outside the limit: nothing changes
-            assert blas_threads() == callers
+        assert callers_thread_count() == 1  # outside the limit: no threads to hand out
         with single_threaded_blas():
-            with callers_blas_threads():
-                assert blas_threads() == callers
-            assert set(blas_threads()) <= {1}
-        assert blas_threads() == callers
+            assert callers_thread_count() == min(2, cpus)
+            assert set(blas_threads()) <= {1}  # BLAS itself stays at one thread
     with threadpool_limits(1, user_api="blas"), single_threaded_blas():
-        with callers_blas_threads():  # a caller with one thread keeps one
-            assert set(blas_threads()) <= {1}
+        assert callers_thread_count() == 1  # a caller with one thread keeps one

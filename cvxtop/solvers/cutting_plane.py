@@ -44,14 +44,13 @@ one more valid cut, with its weights as a candidate best point.
 from __future__ import annotations
 
 import warnings
-from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Callable
 
 import cvxpy as cp
 import numpy as np
 
 from .. import _cvxpy
-from .._threads import callers_blas_threads, single_threaded_blas
+from .._threads import single_threaded_blas
 from .._validation import check_fraction
 from ..exceptions import SolverError
 from .selection_dual import selection_dual_cut
@@ -59,14 +58,19 @@ from .line_search import line_search as segment_minimum
 from .objective import RankingObjective
 from .result import SolveResult
 from .simplex_qp import FaceCache, solve_simplex_qp
+from .parallel_products import ProductThreads, product_threads
 
 __all__ = ["solve_cutting_plane"]
 
 #: Relative change of the objective below which a new point counts as no improvement.
 ROUNDING = 1e-13
 #: The line search stops once its step is provably within this share of the current
-#: (absolute) gap of the line's minimum: a more exact step would not move the bounds.
-LINE_SEARCH_SHARE = 0.01
+#: (absolute) gap of the line's minimum: a more exact step would not move the bounds. For a
+#: surrogate evaluated on the whole list the share is smaller: there the best point, which
+#: only the search moves, is what the last rounds wait for (on the sparse 50,000 × 50,000
+#: set at SVMperf's C_perf 10 the lower bound was within 1e-6 of the optimum after 170 of
+#: 541 rounds), and a closer step took those 541 rounds to 479.
+LINE_SEARCH_SHARE, LINE_SEARCH_SHARE_WHOLE_LIST = 0.01, 0.003
 #: OCAS's μ, the share of the way from the best point to the master's solution at which the
 #: next cut is taken: for a surrogate that evaluates a segment on its candidates, and for
 #: one evaluated on the whole list (where the best point first moves only when a query
@@ -82,12 +86,6 @@ STEP_FRACTION, STEP_FRACTION_WHOLE_LIST = 0.1, 0.2
 SEARCH_STORE_RATIO = 50
 #: Memory for stored cuts (d × slots doubles) before stale cuts are aggregated.
 STORE_BYTES = 256 * 2**20
-#: Numbers in the store's rows in use (slots × row length) from which its two products a
-#: round run with the caller's BLAS threads instead of one. A product with 8 MB of rows or
-#: more is limited by one core's memory bandwidth: two threads halved it on the 2-core
-#: machine (20 × 50,000: 0.62 to 0.29 ms; 500 × 50,000: 12 to 6 ms), where the many small
-#: products of a solve lose to the threads' overhead (see :mod:`cvxtop._threads`).
-PARALLEL_STORE_NUMBERS = 2**20
 #: Rounds after which prec@k-avg's or -max's dual is solved over the items from the best
 #: point (:mod:`.selection_dual`), while the gap is above ``tol``: its cut closes the gap at
 #: once where the rounds would add one vertex of the optimum's face at a time.
@@ -161,9 +159,9 @@ class _CutBundle:
     of d-dimensional rows costs as much as a pass over a sparse ``X``."""
 
     def __init__(self, Z: Any, capacity: int, patience: int, master: str, solver: str,
-                 options: dict[str, Any] | None) -> None:
+                 options: dict[str, Any] | None, threads: ProductThreads) -> None:
         n, d = Z.shape
-        self.Z, self.scores = Z, in_score_space(n, d)
+        self.Z, self.scores, self.threads = Z, in_score_space(n, d), threads
         self.row = n if self.scores else d
         self.patience, self.master = patience, master
         self.solver, self.options = solver, options
@@ -195,21 +193,13 @@ class _CutBundle:
         """One past the last slot in use: products with the cuts stop there."""
         return int(np.flatnonzero(self.active)[-1]) + 1 if self.active.any() else 0
 
-    def _threads(self, rows: int) -> AbstractContextManager:
-        """The BLAS threads of a product with ``rows`` stored rows: the caller's from
-        :data:`PARALLEL_STORE_NUMBERS` numbers on, else one."""
-        return callers_blas_threads() if rows * self.row >= PARALLEL_STORE_NUMBERS \
-            else nullcontext()
-
     def combination(self, weights: np.ndarray) -> np.ndarray:
         """``H @ weights`` for weights that vanish on free slots, over their support."""
         support, used = np.flatnonzero(weights), self.used
         if 2 * len(support) < used:
-            with self._threads(len(support)):
-                rows = weights[support] @ self.cuts[support]
+            rows = self.threads.times_rows(weights[support], self.cuts[support])
         else:
-            with self._threads(used):
-                rows = weights[:used] @ self.cuts[:used]
+            rows = self.threads.times_rows(weights[:used], self.cuts[:used])
         return np.asarray(self.Z.T @ rows).ravel() if self.scores else rows
 
     def _aggregate_stale(self, patience: int) -> None:
@@ -281,9 +271,8 @@ class _CutBundle:
         used = self.used
         column = np.zeros(len(self.b))
         # h_cᵀh for every stored cut: O(row·slots), the one product with the rows
-        with self._threads(used):
-            column[:used] = self.cuts[:used] @ (np.asarray(self.Z @ h).ravel() if self.scores
-                                                else h)
+        column[:used] = self.threads.rows_times(
+            self.cuts[:used], np.asarray(self.Z @ h).ravel() if self.scores else h)
         self.G[:, slot] = self.G[slot, :] = column
 
     def aggregate_line(self, w: np.ndarray, d: np.ndarray, w_c: np.ndarray, C: float
@@ -425,27 +414,30 @@ def solve_cutting_plane(
         step_fraction = check_fraction(step_fraction, "step_fraction", closed_right=True)
     if line_search is not None and not isinstance(line_search, (bool, np.bool_)):
         raise TypeError(f"line_search must be True, False or None, got {line_search!r}")
-    with single_threaded_blas():
-        return _cutting_plane(objective, tol, max_iter, solver, solver_options, w0, capacity,
-                              patience, step_fraction, line_search, master,
+    with single_threaded_blas(), product_threads() as threads:
+        return _cutting_plane(objective, threads, tol, max_iter, solver, solver_options, w0,
+                              capacity, patience, step_fraction, line_search, master,
                               accept_inaccurate, callback, stop)
 
 
-def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solver: str,
-                   solver_options: dict[str, Any] | None, w0: np.ndarray | None,
-                   capacity: int, patience: int, step_fraction: float | None,
+def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: float,
+                   max_iter: int, solver: str, solver_options: dict[str, Any] | None,
+                   w0: np.ndarray | None, capacity: int, patience: int, step_fraction: float | None,
                    line_search: bool | None, master: str, accept_inaccurate: bool,
                    callback: Callable[[int, float, float], None] | None,
                    stop: Callable[[float, float], bool] | None) -> SolveResult:
-    Z, C = objective.Z, objective.C
+    """The rounds, with the large products over ``threads`` (:mod:`.parallel_products`)."""
+    Z, C = threads.operator(objective.Z), objective.C
     d = Z.shape[1]
     searched = objective.restricted_segment if line_search is None else line_search
     if step_fraction is None:
         step_fraction = STEP_FRACTION if objective.restricted_segment \
             else STEP_FRACTION_WHOLE_LIST
+    share = LINE_SEARCH_SHARE if objective.restricted_segment \
+        else LINE_SEARCH_SHARE_WHOLE_LIST
     # by the rule (line_search None) a whole-list search starts once the store is dear
     search_later = line_search is None and not searched
-    bundle = _CutBundle(Z, capacity, patience, master, solver, solver_options)
+    bundle = _CutBundle(Z, capacity, patience, master, solver, solver_options, threads)
     if w0 is None:  # the zero model's scores need no product
         best, best_s = np.zeros(d), np.zeros(Z.shape[0])
     else:
@@ -483,7 +475,7 @@ def _cutting_plane(objective: RankingObjective, tol: float, max_iter: int, solve
             searched, search_later = True, False
         if searched:
             step = segment_minimum(objective, best, best_s, w_c - best, s_c - best_s,
-                                   tolerance=LINE_SEARCH_SHARE * (upper - lower),
+                                   tolerance=share * (upper - lower),
                                    start=best_oracle,
                                    below=bundle.aggregate_line(best, w_c - best, w_c, C))
             cand = best + step.tau * (w_c - best)
