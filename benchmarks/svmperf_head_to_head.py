@@ -14,9 +14,9 @@ Both solve the same problem: SVMperf ``-w 3 -l 4 --b 0 --p 0.5 -c C_perf`` (the 
 dual, prec@k loss, no bias feature, k = floor(0.5·n₊)) is ``prec@k-svmperf`` with
 ``C = 100·k·C_perf/n²`` and weights scaled by ``k/n``. For every C the table gives cvxtop's
 certified optimum (wall time, CPU seconds of all its threads, rounds, certified gap: the
-cut store's products run on the caller's BLAS threads once they read 8 MB, so on the
-sparse set the CPU seconds exceed the wall time; SVMperf is single-threaded) and, for
-each SVMperf tolerance ``-e``,
+cut store's products that read 8 MB or more and a sparse ``X``'s products with half a
+million values or more run on the caller's threads, so on the sparse set the CPU seconds
+exceed the wall time; SVMperf is single-threaded) and, for each SVMperf tolerance ``-e``,
 SVMperf's optimization time (its own "Runtime in cpu-seconds", file reading excluded), the
 relative suboptimality of its weights under the same objective, the time ratio, and the
 time cvxtop took to certify a gap as small as that suboptimality (the same accuracy). A
@@ -118,8 +118,8 @@ def timed_fit(surrogate: str, k: int, C: float, X, y
               ) -> tuple[float, SolveResult, list, float]:
     """An exact fit as ``TopRanker`` runs it (``minimize`` with the exact defaults), its time
     and its trajectory ``(seconds, certified relative gap)`` after every round, and the CPU
-    seconds of the process's threads during it (above the wall time where the cut store's
-    large products ran on more than one BLAS thread); a fit that needs more than the
+    seconds of the process's threads during it (above the wall time where large products
+    ran on more than one thread); a fit that needs more than the
     default rounds returns with its gap (shown in the table) instead of raising."""
     objective = RankingObjective(X, y, surrogates.get(surrogate, k), C)
     trajectory = []

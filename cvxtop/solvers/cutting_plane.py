@@ -37,8 +37,10 @@ full active set or its memory budget.
 
 For prec@k-avg and -max on many features the rounds alone are slow (each adds one vertex
 of the optimum's face, which has about d of them); after :data:`DUAL_SOLVE_ROUNDS` rounds
-the dual is also solved over the items (:mod:`.selection_dual`), and its answer joins the store as
-one more valid cut, with its weights as a candidate best point.
+the dual is also solved over the items (:mod:`.selection_dual`), and its answer joins the
+store as one more valid cut, with its weights as a candidate best point. The same holds
+for prec@k-svmperf where the best point's labeling predicts no relevant item: its hinge
+part is solved over the irrelevant items (:mod:`.hinge_dual`).
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from .. import _cvxpy
 from .._threads import single_threaded_blas
 from .._validation import check_fraction
 from ..exceptions import SolverError
+from . import hinge_dual
 from .selection_dual import selection_dual_cut
 from .line_search import line_search as segment_minimum
 from .objective import RankingObjective
@@ -89,6 +92,7 @@ STORE_BYTES = 256 * 2**20
 #: Rounds after which prec@k-avg's or -max's dual is solved over the items from the best
 #: point (:mod:`.selection_dual`), while the gap is above ``tol``: its cut closes the gap at
 #: once where the rounds would add one vertex of the optimum's face at a time.
+#: prec@k-svmperf's hinge part has its own rounds (:data:`.hinge_dual.SOLVE_ROUNDS`).
 DUAL_SOLVE_ROUNDS = frozenset({50, 150, 400, 1000})
 #: The relative gap the dual solve aims at when the rounds' own ``tol`` is zero.
 DUAL_SOLVE_TOL = 1e-8
@@ -447,6 +451,7 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
     # seen at best is already the final one)
     exact_scores = True
     dual_solves = True  # whether the dual solve over the items may still be tried
+    dual_rounds = hinge_dual.SOLVE_ROUNDS if hinge_dual.suits(objective) else DUAL_SOLVE_ROUNDS
     query, query_s = best, best_s
     upper, lower, gap = np.inf, -np.inf, np.inf
     best_oracle = None  # L and a score subgradient at the best point, once known
@@ -458,10 +463,13 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
             exact_scores = it == 1
         h = Z.T @ g
         bundle.add(h, g, loss - float(h @ query))
-        if it in DUAL_SOLVE_ROUNDS and dual_solves \
+        if it in dual_rounds and dual_solves \
                 and (upper - lower) > tol * max(abs(upper), 1e-12):
             # (a caller that stops the rounds itself passes tol = 0: its cut then aims at 1e-8)
-            cut = selection_dual_cut(objective, best, tol if tol > 0 else DUAL_SOLVE_TOL)
+            aim = tol if tol > 0 else DUAL_SOLVE_TOL
+            cut = hinge_dual.hinge_dual_cut(objective, best_s, aim) \
+                if hinge_dual.applies(objective, best_oracle[1]) \
+                else selection_dual_cut(objective, best, aim)
             dual_solves = cut is not None  # after a failed solve, the rounds alone
             if cut is not None:  # a near-optimal dual point: its cut, and its weights
                 bundle.add(cut.h, cut.g, cut.intercept)

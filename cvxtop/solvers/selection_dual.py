@@ -49,7 +49,7 @@ from .objective import RankingObjective
 if TYPE_CHECKING:
     from ..surrogates.prec import _SelectionSurrogate
 
-__all__ = ["SelectionDual", "DualCut", "selection_dual_cut"]
+__all__ = ["SelectionDual", "DualCut", "dual_cut", "selection_dual_cut"]
 
 #: Items that may enter the tied sets in one step, as a share of the features (at least 20).
 MAX_MOVES = 0.25
@@ -127,6 +127,17 @@ class DualCut:
     loss: float
     subgradient: np.ndarray
     value: float
+
+
+def dual_cut(objective: RankingObjective, g: np.ndarray, intercept: float) -> DualCut:
+    """The cut ``L(s) >= intercept + g·s`` of a dual point, its weights ``w = −C·Zᵀg`` and
+    the objective there."""
+    h = np.asarray(objective.Z.T @ g).ravel()
+    w = -objective.C * h
+    scores = np.asarray(objective.Z @ w).ravel()
+    loss, subgradient = objective.loss_and_score_gradient(scores)
+    return DualCut(g, intercept, h, w, scores, loss, subgradient,
+                   0.5 * float(w @ w) + objective.C * loss)
 
 
 @dataclass
@@ -207,13 +218,7 @@ class SelectionDual:
 
     def _cut(self, u: np.ndarray, v: np.ndarray, objective: RankingObjective) -> DualCut:
         """The cut of the point ``(u, v)`` of ``P`` and the objective at its weights."""
-        g = self._scores_vector(u, v)
-        h = self.X.T @ g
-        w = -self.C * h
-        scores = self.X @ w
-        loss, subgradient = objective.loss_and_score_gradient(scores)
-        return DualCut(g, float(u.sum()), h, w, scores, loss, subgradient,
-                       0.5 * float(w @ w) + self.C * loss)
+        return dual_cut(objective, self._scores_vector(u, v), float(u.sum()))
 
     def value(self, u: np.ndarray, v: np.ndarray) -> float:
         """The dual objective ``C·Σu − ½‖w‖²``."""

@@ -117,9 +117,15 @@ def _best_negative_counts(a: np.ndarray, low: np.ndarray, k: int, s_neg_desc: np
     root = np.sqrt(disc)
     outer = kq + root  # 2q times the upper root
     upper_neg = b - outer / (2.0 * q)  # −U_b, rising
-    lower = (k + q - root) * b / outer  # L_b, rising
-    first_high = np.searchsorted(lower, a, "left")
     first_low = np.searchsorted(upper_neg, -a, "left")
+    # L_b rises, so where its last value is below the smallest a >= 1 no a >= 1 reaches it
+    # (a = 0 is set apart below): the usual case, with scores small against k
+    last = len(q) - 1
+    if last < 0 or (k + q[last] - root[last]) * b[last] / outer[last] < 1.0:
+        first_high = len(q)
+    else:
+        lower = (k + q - root) * b / outer  # L_b, rising
+        first_high = np.searchsorted(lower, a, "left")
     count = np.maximum(low, np.where(a == 0, positive,
                                      zero_or_more + np.minimum(first_high, first_low)))
     return _checked_counts(count, a, low, k, s_neg_desc)

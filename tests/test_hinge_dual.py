@@ -1,0 +1,139 @@
+"""prec@k-svmperf's hinge part solved over the irrelevant items
+(cvxtop.solvers.hinge_dual): every point of Q gives a cut valid at every score vector
+(checked against the brute-force definition, ties included), the solve's value is the
+certified optimum and its gap closes at once, and the cutting plane that adds it certifies
+the same optimum in fewer rounds, or, when it fails, runs exactly as without it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import sparse
+
+from cvxtop import reference, surrogates
+from cvxtop.datasets import make_ranking_data, make_sparse_ranking_data
+from cvxtop.solvers import cutting_plane as cutting
+from cvxtop.solvers import hinge_dual, solve_cutting_plane
+from cvxtop.solvers.objective import RankingObjective
+from cvxtop.surrogates.prec_svmperf import svmperf_c
+
+
+def hinge_regime(n: int = 2000, d: int = 1000, c_perf: float = 0.1
+                 ) -> tuple[RankingObjective, int]:
+    """A sparse problem whose optimum predicts no relevant item (found by a look at the
+    optimum's labeling: ``a = 0`` for C_perf 0.1 and 1 here)."""
+    X, y = make_sparse_ranking_data(n, d, density=0.02, noise=0.5, random_state=0)
+    k = int(np.floor(0.5 * y.sum()))
+    return RankingObjective(X, y, surrogates.get("prec@k-svmperf", k),
+                            svmperf_c(c_perf, k, n)), k
+
+
+def rounds_alone(objective: RankingObjective, monkeypatch, **options):
+    with monkeypatch.context() as patch:
+        patch.setattr(hinge_dual, "SOLVE_ROUNDS", frozenset())
+        return solve_cutting_plane(objective, **options)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_every_point_of_q_gives_a_valid_cut(seed):
+    """``L(s) >= k − Σs⁺ + v·s⁻`` for every ``v`` in ``[0, 1]`` with ``Σv >= k``, at random
+    scores and on grids of ties, against the brute-force enumeration of SVMperf's loss."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 9))
+    y = np.zeros(n, dtype=int)
+    y[rng.choice(n, size=int(rng.integers(1, n - 1)), replace=False)] = 1
+    n_pos, n_neg = int(y.sum()), int(n - y.sum())
+    k = int(rng.integers(1, min(n_pos, n_neg - 1) + 1)) if n_neg > 1 else 1
+    for _ in range(20):
+        v = rng.random(n_neg)
+        v[rng.random(n_neg) < 0.3] = rng.choice([0.0, 1.0])
+        if v.sum() < k:
+            v[np.argsort(v)[::-1][:k]] = 1.0
+        s = rng.standard_normal(n) if rng.random() < 0.5 else rng.integers(-2, 3, n) / 2.0
+        cut = k - s[y == 1].sum() + v @ s[y == 0]
+        assert reference.prec_svmperf(y, s, k) >= cut - 1e-12
+
+
+@pytest.mark.parametrize("c_perf", [0.1, 1.0])
+def test_the_solve_reaches_the_certified_optimum_at_once(c_perf, monkeypatch):
+    """From a rough point (the rounds' best after 5 rounds) the solve's weights have the
+    certified optimum's objective, and its dual value meets it: the gap closes at once."""
+    objective, k = hinge_regime(c_perf=c_perf)
+    exact = rounds_alone(objective, monkeypatch, tol=1e-9, max_iter=3000)
+    with pytest.warns(UserWarning, match="stopped after 5 rounds"):
+        start = rounds_alone(objective, monkeypatch, tol=0.0, max_iter=5,
+                             accept_inaccurate=True)
+    scores = np.asarray(objective.Z @ start.coef).ravel()
+    _, g = objective.loss_and_score_gradient(scores)
+    assert hinge_dual.applies(objective, g)
+    cut = hinge_dual.hinge_dual_cut(objective, scores, 1e-10)
+    assert cut is not None
+    dual_value = objective.C * cut.intercept - 0.5 * float(cut.weights @ cut.weights)
+    assert cut.value == pytest.approx(exact.objective, rel=1e-8)
+    assert dual_value <= exact.objective * (1 + 1e-12)
+    assert (cut.value - dual_value) / cut.value <= 1e-8
+    # the cut's vector is −1 on the relevant items and in [0, 1] on the others
+    y = objective.y
+    assert np.all(cut.g[y == 1] == -1.0)
+    assert np.all((cut.g[y == 0] >= 0) & (cut.g[y == 0] <= 1)) and cut.g[y == 0].sum() > k
+
+
+@pytest.mark.parametrize("c_perf", [0.1, 1.0])
+def test_the_cutting_plane_with_the_solve_certifies_the_same_optimum_sooner(c_perf,
+                                                                           monkeypatch):
+    objective, _ = hinge_regime(c_perf=c_perf)
+    alone = rounds_alone(objective, monkeypatch, tol=1e-8, max_iter=3000)
+    solved = solve_cutting_plane(objective, tol=1e-8)
+    assert alone.status == solved.status == "optimal"
+    assert solved.n_iter == min(hinge_dual.SOLVE_ROUNDS) < alone.n_iter
+    for a, b in ((alone, solved), (solved, alone)):
+        assert a.lower_bound <= b.objective * (1 + 1e-12)
+    assert solved.objective == pytest.approx(alone.objective, rel=2e-8)
+
+
+def test_a_failed_solve_leaves_the_rounds_as_they_were(monkeypatch):
+    objective, _ = hinge_regime(n=1000, d=2000, c_perf=1.0)
+    alone = rounds_alone(objective, monkeypatch, tol=1e-7)
+    monkeypatch.setattr(hinge_dual, "MAX_STEPS", 0)  # every solve gives up
+    failed = solve_cutting_plane(objective, tol=1e-7)
+    assert failed.n_iter == alone.n_iter
+    np.testing.assert_array_equal(failed.coef, alone.coef)
+
+
+def test_the_solve_is_tried_only_for_svmperf_with_no_relevant_item_predicted():
+    objective, _ = hinge_regime()
+    bound = objective.parts[0].bound
+    none_predicted = np.zeros(bound.n)
+    none_predicted[bound.pos] = -1.0
+    some_predicted = none_predicted.copy()
+    some_predicted[bound.pos[0]] = 0.0
+    assert hinge_dual.applies(objective, none_predicted)
+    assert not hinge_dual.applies(objective, some_predicted)
+    X, y = objective.Z, objective.y
+    for other in (RankingObjective(X, y, surrogates.get("prec@k-avg", 0.25), 1.0),
+                  RankingObjective(X, y, surrogates.get("prec@k-svmperf", 5), 1.0,
+                                   groups=np.arange(len(y)) % 2),
+                  RankingObjective(X[:, :10], y, objective.surrogate, 1.0)):
+        assert not hinge_dual.suits(other)
+    assert hinge_dual.suits(objective) and cutting.DUAL_SOLVE_ROUNDS != hinge_dual.SOLVE_ROUNDS
+
+
+def test_dense_features_give_the_same_cut_as_sparse_ones():
+    objective, _ = hinge_regime()
+    dense = RankingObjective(sparse.csr_matrix(objective.Z).toarray(), objective.y,
+                             objective.surrogate, objective.C)
+    start = np.asarray(objective.Z @ np.ones(objective.Z.shape[1])).ravel() * 1e-3
+    a = hinge_dual.hinge_dual_cut(objective, start, 1e-10)
+    b = hinge_dual.hinge_dual_cut(dense, start, 1e-10)
+    assert a is not None and b is not None
+    assert a.value == pytest.approx(b.value, rel=1e-9)
+
+
+def test_a_threshold_held_by_the_sum_is_given_up():
+    """When fewer than k irrelevant items keep a positive weight the sum's bound would hold
+    the threshold below 0, which the solve does not model: it returns None, no cut."""
+    X, _ = make_ranking_data(300, 40, noise=0.3, random_state=1)
+    y = (np.arange(300) < 140).astype(int)  # 140 relevant items, 160 others
+    objective = RankingObjective(X, y, surrogates.get("prec@k-svmperf", 140), 1e-4)
+    scores = -1.0 - np.abs(np.asarray(X @ np.ones(40)))  # every item well below 0
+    assert hinge_dual.hinge_dual_cut(objective, scores, 1e-8) is None
