@@ -72,7 +72,8 @@ ROUNDING = 1e-13
 #: surrogate evaluated on the whole list the share is smaller: there the best point, which
 #: only the search moves, is what the last rounds wait for (on the sparse 50,000 × 50,000
 #: set at SVMperf's C_perf 10 the lower bound was within 1e-6 of the optimum after 170 of
-#: 541 rounds), and a closer step took those 541 rounds to 479.
+#: 541 rounds), and a closer step took those 541 rounds to 479 (measured before the hinge
+#: dual of :mod:`.hinge_dual`, which now ends that solve after 20 rounds).
 LINE_SEARCH_SHARE, LINE_SEARCH_SHARE_WHOLE_LIST = 0.01, 0.003
 #: OCAS's μ, the share of the way from the best point to the master's solution at which the
 #: next cut is taken: for a surrogate that evaluates a segment on its candidates, and for

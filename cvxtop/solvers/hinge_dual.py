@@ -21,16 +21,17 @@ of the cutting plane adds one vertex of ``Q``'s face over them; 479 rounds took 
 ``Σv > k`` its optimality conditions are those of a box-constrained QP: ``v_i = 1`` where
 ``s_i > 0``, ``0`` where ``s_i < 0``, and between where ``s_i = 0`` (``s = Xw``). Given which
 items are tied at 0 (``T``) and which at 1 (``A``), the tied weights solve
-``X_T X_Tᵀ v_T = X_T (X₊ᵀ1 − X_Aᵀ1)`` (``s_T = 0``), by conjugate gradients on products with
-``X_T``. The primal-dual active-set method (Hintermüller, Ito and Kunisch 2002) starts from
-the cutting plane's best point (items within :data:`TIE_SHARE` of the largest score tied)
-and moves the items that violate the guess, until none does. The answer, clipped onto
-``Q``, gives one more cut for the master and its weights a candidate best point: the
-certificate stays the master's, and a solve that fails (no convergence, or ``Σv <= k``,
-where the sum's bound would hold the threshold below 0, a case this solve does not model)
-adds nothing. ``L₀`` is ``k`` plus a positively homogeneous function of the scores, so its
-minimizer is proportional to ``C`` and the tied set the same at every ``C``: on the sparse
-set the solve certifies C_perf 0.1, 1 and 10 alike, after 20 rounds, in about 0.5 s.
+``X_T X_Tᵀ v_T = X_T (X₊ᵀ1 − X_Aᵀ1)`` (``s_T = 0``), by conjugate gradients (Hestenes &
+Stiefel 1952) on products with ``X_T``. The primal-dual active-set method (Hintermüller,
+Ito and Kunisch 2002) starts from the cutting plane's best point (items within
+:data:`TIE_SHARE` of the largest score tied) and moves the items that violate the guess,
+until none does. The answer, clipped onto ``Q``, gives one more cut for the master and its
+weights a candidate best point: the certificate stays the master's, and a solve that fails
+(no convergence, or ``Σv <= k``, where the sum's bound would hold the threshold below 0, a
+case this solve does not model) adds nothing. ``L₀`` is ``k`` plus a positively homogeneous
+function of the scores, so its minimizer is proportional to ``C`` and the tied set the same
+at every ``C``: on the sparse set the solve certifies C_perf 0.1, 1 and 10 alike, after 20
+rounds, in about 0.5 s.
 Where the optimum predicts relevant items too (the UCI sets at SVMperf's grid, except
 letter) the labelings of the best point have ``a > 0`` and the solve is not tried.
 """
