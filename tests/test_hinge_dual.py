@@ -6,12 +6,14 @@ the same optimum in fewer rounds, or, when it fails, runs exactly as without it.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from scipy import sparse
 
 from cvxtop import reference, surrogates
-from cvxtop.datasets import make_ranking_data, make_sparse_ranking_data
+from cvxtop.datasets import make_sparse_ranking_data
 from cvxtop.solvers import cutting_plane as cutting
 from cvxtop.solvers import hinge_dual, solve_cutting_plane
 from cvxtop.solvers.objective import RankingObjective
@@ -26,6 +28,21 @@ def hinge_regime(n: int = 2000, d: int = 1000, c_perf: float = 0.1
     k = int(np.floor(0.5 * y.sum()))
     return RankingObjective(X, y, surrogates.get("prec@k-svmperf", k),
                             svmperf_c(c_perf, k, n)), k
+
+
+def assert_cut_holds(objective: RankingObjective, cut, trials: int = 30) -> None:
+    """``L(s) >= intercept + g·s`` at the cut's own scores and at random scores around
+    them, some with every item's score rounded onto a coarse grid (ties)."""
+    rng = np.random.default_rng(0)
+    scale = float(np.abs(cut.scores).max())
+    for trial in range(trials):
+        s = cut.scores + scale * rng.standard_normal(len(cut.scores)) * 10.0 ** -(trial % 5)
+        if trial % 3 == 0:
+            s = np.round(s / (0.1 * scale)) * 0.1 * scale
+        if trial == 0:
+            s = cut.scores
+        loss, _ = objective.loss_and_score_gradient(s)
+        assert loss >= cut.intercept + float(cut.g @ s) - 1e-12 * max(1.0, abs(loss))
 
 
 def rounds_alone(objective: RankingObjective, monkeypatch, **options):
@@ -72,6 +89,7 @@ def test_the_solve_reaches_the_certified_optimum_at_once(c_perf, monkeypatch):
     assert cut.value == pytest.approx(exact.objective, rel=1e-8)
     assert dual_value <= exact.objective * (1 + 1e-12)
     assert (cut.value - dual_value) / cut.value <= 1e-8
+    assert_cut_holds(objective, cut)
     # the cut's vector is −1 on the relevant items and in [0, 1] on the others
     y = objective.y
     assert np.all(cut.g[y == 1] == -1.0)
@@ -118,22 +136,65 @@ def test_the_solve_is_tried_only_for_svmperf_with_no_relevant_item_predicted():
     assert hinge_dual.suits(objective) and cutting.DUAL_SOLVE_ROUNDS != hinge_dual.SOLVE_ROUNDS
 
 
-def test_dense_features_give_the_same_cut_as_sparse_ones():
+def test_dense_features_give_the_same_cut_as_sparse_ones(monkeypatch):
     objective, _ = hinge_regime()
     dense = RankingObjective(sparse.csr_matrix(objective.Z).toarray(), objective.y,
                              objective.surrogate, objective.C)
-    start = np.asarray(objective.Z @ np.ones(objective.Z.shape[1])).ravel() * 1e-3
+    with pytest.warns(UserWarning, match="stopped after 5 rounds"):
+        rough = rounds_alone(objective, monkeypatch, tol=0.0, max_iter=5,
+                             accept_inaccurate=True)
+    start = np.asarray(objective.Z @ rough.coef).ravel()
     a = hinge_dual.hinge_dual_cut(objective, start, 1e-10)
     b = hinge_dual.hinge_dual_cut(dense, start, 1e-10)
     assert a is not None and b is not None
     assert a.value == pytest.approx(b.value, rel=1e-9)
 
 
-def test_a_threshold_held_by_the_sum_is_given_up():
-    """When fewer than k irrelevant items keep a positive weight the sum's bound would hold
-    the threshold below 0, which the solve does not model: it returns None, no cut."""
-    X, _ = make_ranking_data(300, 40, noise=0.3, random_state=1)
-    y = (np.arange(300) < 140).astype(int)  # 140 relevant items, 160 others
-    objective = RankingObjective(X, y, surrogates.get("prec@k-svmperf", 140), 1e-4)
-    scores = -1.0 - np.abs(np.asarray(X @ np.ones(40)))  # every item well below 0
-    assert hinge_dual.hinge_dual_cut(objective, scores, 1e-8) is None
+def test_a_threshold_held_by_the_sum_lies_below_zero(monkeypatch):
+    """Where fewer than k irrelevant items would keep weight at threshold 0, the sum's bound
+    holds: the tied items share a threshold below 0, the weights sum to k, and the solve
+    still certifies the optimum of the rounds alone."""
+    X, y = make_sparse_ranking_data(1000, 10000, density=0.005, noise=0.5, random_state=1)
+    k = int(np.floor(0.5 * y.sum()))
+    objective = RankingObjective(X, y, surrogates.get("prec@k-svmperf", k),
+                                 svmperf_c(0.1, k, 1000))
+    cuts = []
+    solve = hinge_dual.hinge_dual_cut
+    monkeypatch.setattr(hinge_dual, "hinge_dual_cut",
+                        lambda *args: cuts.append(solve(*args)) or cuts[-1])
+    solved = solve_cutting_plane(objective, tol=1e-8)
+    monkeypatch.setattr(hinge_dual, "hinge_dual_cut", solve)
+    alone = rounds_alone(objective, monkeypatch, tol=1e-8, max_iter=3000)
+    assert len(cuts) == 1 and cuts[0] is not None
+    v = cuts[0].g[y == 0]
+    assert k <= math.fsum(v) <= k + 1e-6  # the bound holds (k = 50 of 900 items)
+    tied = (v > 1e-9) & (v < 1 - 1e-9)
+    threshold = cuts[0].scores[y == 0][tied]
+    assert np.all(threshold < 0) and np.ptp(threshold) <= 1e-6 * np.abs(threshold).max()
+    assert solved.n_iter == 20 < alone.n_iter
+    assert solved.objective == pytest.approx(alone.objective, rel=2e-8)
+    assert_cut_holds(objective, cuts[0])
+    for a, b in ((alone, solved), (solved, alone)):
+        assert a.lower_bound <= b.objective * (1 + 1e-12)
+
+
+def test_more_tied_items_than_features_are_given_up():
+    """With as many tied items as features the tied system is singular: no cut."""
+    X, y = make_sparse_ranking_data(600, 40, density=0.2, noise=0.5, random_state=0)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-svmperf", 10), 1e-3)
+    assert hinge_dual.hinge_dual_cut(objective, np.zeros(600), 1e-8) is None  # all tied
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_weights_are_moved_onto_q(seed):
+    """Clipped to [0, 1] and, if their sum fell below k, raised until it does not (the exact
+    sum of the floats), else left as clipped."""
+    rng = np.random.default_rng(seed)
+    v = rng.random(int(rng.integers(5, 400))) * 1.2 - 0.1
+    k = int(rng.integers(1, len(v)))
+    if seed % 3 == 0:  # a sum just below k, as rounding leaves it
+        v = np.full(len(v), k / len(v) * (1 - 1e-15))
+    moved = hinge_dual._onto_q(v, k)
+    assert np.all((moved >= 0) & (moved <= 1)) and math.fsum(moved) >= k
+    if math.fsum(np.clip(v, 0, 1)) >= k:
+        np.testing.assert_array_equal(moved, np.clip(v, 0, 1))
