@@ -142,16 +142,16 @@ def hinge_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: fl
         if tied.any():
             Z_T = Z_neg[tied]
             v_tied = _tied_weights(Z_T, np.asarray(Z_T @ base).ravel(), v[tied], tol)
-            short = k - int(at_one.sum()) - (v_tied.sum() if v_tied is not None else 0.0)
-            if v_tied is not None and short > 0:  # v_T − θ·M⁻¹1/C: Σv = k at θ < 0
+            if v_tied is None:
+                return None
+            short = k - int(at_one.sum()) - float(v_tied.sum())
+            if short > 0:  # v_T − θ·M⁻¹1/C, with θ < 0 such that Σv = k
                 shift = _tied_weights(Z_T, np.full(len(v_tied), 1.0 / C),
                                       np.zeros(len(v_tied)), tol)
                 if shift is None or not shift.sum() > 0:
                     return None
                 threshold = -short / float(shift.sum())
                 v_tied = v_tied - threshold * shift
-            if v_tied is None:
-                return None
             v[tied] = v_tied
             base = base - np.asarray(Z_T.T @ v_tied).ravel()
         elif at_one.sum() < k:  # nothing tied to make up the sum
