@@ -69,7 +69,7 @@ def callers_thread_count() -> int:
     """Inside :func:`single_threaded_blas`, the most threads any BLAS library of the caller
     had (the parallelism the caller allows, e.g. by ``OMP_NUM_THREADS`` or
     ``threadpoolctl``), capped by the process's CPUs: the threads of the solvers' own
-    parallel products (:mod:`cvxtop.solvers.sparse_products`). Outside it, 1."""
+    parallel products (:mod:`cvxtop.solvers.parallel_products`). Outside it, 1."""
     if not getattr(_depth, "value", 0):
         return 1
     threads = max((n for _, n in getattr(_callers, "value", [])), default=1)

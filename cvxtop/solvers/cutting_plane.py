@@ -56,12 +56,12 @@ from .._threads import single_threaded_blas
 from .._validation import check_fraction
 from ..exceptions import SolverError
 from . import hinge_dual
-from .selection_dual import selection_dual_cut
 from .line_search import line_search as segment_minimum
 from .objective import RankingObjective
-from .result import SolveResult
-from .simplex_qp import FaceCache, solve_simplex_qp
 from .parallel_products import ProductThreads, product_threads
+from .result import SolveResult
+from .selection_dual import selection_dual_cut
+from .simplex_qp import FaceCache, solve_simplex_qp
 
 __all__ = ["solve_cutting_plane"]
 
@@ -427,8 +427,9 @@ def solve_cutting_plane(
 
 def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: float,
                    max_iter: int, solver: str, solver_options: dict[str, Any] | None,
-                   w0: np.ndarray | None, capacity: int, patience: int, step_fraction: float | None,
-                   line_search: bool | None, master: str, accept_inaccurate: bool,
+                   w0: np.ndarray | None, capacity: int, patience: int,
+                   step_fraction: float | None, line_search: bool | None, master: str,
+                   accept_inaccurate: bool,
                    callback: Callable[[int, float, float], None] | None,
                    stop: Callable[[float, float], bool] | None) -> SolveResult:
     """The rounds, with the large products over ``threads`` (:mod:`.parallel_products`)."""

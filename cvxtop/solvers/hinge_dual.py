@@ -29,10 +29,10 @@ Ito and Kunisch 2002) starts from the cutting plane's best point (items within
 :data:`TIE_SHARE` of the largest score tied) and moves the items that violate the guess,
 until none does. The answer, clipped onto ``Q``, gives one more cut for the master and its
 weights a candidate best point: the certificate stays the master's, and a solve that fails
-(no convergence, or as many tied items as features) adds nothing. ``L₀`` is ``k`` plus a positively homogeneous
-function of the scores, so its minimizer is proportional to ``C`` and the tied set the same
-at every ``C``: on the sparse set the solve certifies C_perf 0.1, 1 and 10 alike, after 20
-rounds, in about 0.5 s.
+(no convergence, or as many tied items as features) adds nothing. ``L₀`` is ``k`` plus a
+positively homogeneous function of the scores, so its minimizer is proportional to ``C``
+and the tied set the same at every ``C``: on the sparse set the solve certifies C_perf
+0.1, 1 and 10 alike, after 20 rounds, in about 0.5 s.
 Where the optimum predicts relevant items too (the UCI sets at SVMperf's grid, except
 letter) the labelings of the best point have ``a > 0`` and the solve is not tried.
 """

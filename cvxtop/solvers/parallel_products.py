@@ -104,20 +104,18 @@ class BlockedSparse:
         return total
 
     def __matmul__(self, w: np.ndarray) -> np.ndarray:
-        w = np.asarray(w, dtype=np.float64)
-        if w.ndim != 1:
-            raise ValueError(f"w must be a vector, got shape {w.shape}")
-        if self.format == "csr":
-            return self._gather(self._blocks, w)
-        return self._scatter(self._blocks, w)
+        return self._product(w, "w", self._blocks, gather=self.format == "csr")
 
     def _rmatvec(self, g: np.ndarray) -> np.ndarray:
-        g = np.asarray(g, dtype=np.float64)
-        if g.ndim != 1:
-            raise ValueError(f"g must be a vector, got shape {g.shape}")
-        if self.format == "csr":
-            return self._scatter(self._transposes, g)
-        return self._gather(self._transposes, g)
+        return self._product(g, "g", self._transposes, gather=self.format == "csc")
+
+    def _product(self, x: np.ndarray, name: str, blocks: list, gather: bool) -> np.ndarray:
+        """``blocks`` times the vector ``x``: each block writes its part of the result
+        (``gather``) or a whole result to add."""
+        x = np.asarray(x, dtype=np.float64)
+        if x.ndim != 1:
+            raise ValueError(f"{name} must be a vector, got shape {x.shape}")
+        return self._gather(blocks, x) if gather else self._scatter(blocks, x)
 
 
 class _Transposed:
