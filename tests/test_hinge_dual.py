@@ -198,3 +198,27 @@ def test_weights_are_moved_onto_q(seed):
     assert np.all((moved >= 0) & (moved <= 1)) and math.fsum(moved) >= k
     if math.fsum(np.clip(v, 0, 1)) >= k:
         np.testing.assert_array_equal(moved, np.clip(v, 0, 1))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_problems_reach_one_certified_optimum_with_or_without_the_solve(seed,
+                                                                              monkeypatch):
+    """Random sparse and dense problems, k and C (both regimes: the optimum predicting no
+    relevant item, or some): tried after 3 rounds or never, the certified optima agree and
+    each run's lower bound lies below the other's objective."""
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(150, 400)), int(rng.integers(32, 300))
+    X, y = make_sparse_ranking_data(n, d, density=float(rng.choice([0.05, 0.2])),
+                                    noise=0.5, random_state=seed)
+    if seed % 2:
+        X = X.toarray()
+    k = int(rng.integers(1, int(y.sum()) + 1))
+    C = svmperf_c(float(rng.choice([0.1, 1.0, 10.0])), k, n)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-svmperf", k), C)
+    monkeypatch.setattr(hinge_dual, "SOLVE_ROUNDS", frozenset({3, 10}))
+    tried = solve_cutting_plane(objective, tol=1e-8, max_iter=3000)
+    alone = rounds_alone(objective, monkeypatch, tol=1e-8, max_iter=3000)
+    assert tried.status == alone.status == "optimal"
+    for a, b in ((tried, alone), (alone, tried)):
+        assert a.lower_bound <= b.objective * (1 + 1e-12)
+    assert tried.objective == pytest.approx(alone.objective, rel=2e-8)
