@@ -40,7 +40,8 @@ of the optimum's face, which has about d of them); after :data:`DUAL_SOLVE_ROUND
 the dual is also solved over the items (:mod:`.selection_dual`), and its answer joins the
 store as one more valid cut, with its weights as a candidate best point. The same holds
 for prec@k-svmperf where the best point's labeling predicts no relevant item: its hinge
-part is solved over the irrelevant items (:mod:`.hinge_dual`).
+part is solved over the irrelevant items, and prec@k-struct's dual over the items
+(:mod:`.box_dual`).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ from .. import _cvxpy
 from .._threads import single_threaded_blas
 from .._validation import check_fraction
 from ..exceptions import SolverError
-from . import hinge_dual
+from . import box_dual
 from .line_search import line_search as segment_minimum
 from .objective import RankingObjective
 from .parallel_products import ProductThreads, product_threads
@@ -73,7 +74,7 @@ ROUNDING = 1e-13
 #: only the search moves, is what the last rounds wait for (on the sparse 50,000 × 50,000
 #: set at SVMperf's C_perf 10 the lower bound was within 1e-6 of the optimum after 170 of
 #: 541 rounds), and a closer step took those 541 rounds to 479 (measured before the hinge
-#: dual of :mod:`.hinge_dual`, which now ends that solve after 20 rounds).
+#: dual of :mod:`.box_dual`, which now ends that solve after 20 rounds).
 LINE_SEARCH_SHARE, LINE_SEARCH_SHARE_WHOLE_LIST = 0.01, 0.003
 #: OCAS's μ, the share of the way from the best point to the master's solution at which the
 #: next cut is taken: for a surrogate that evaluates a segment on its candidates, and for
@@ -93,7 +94,8 @@ STORE_BYTES = 256 * 2**20
 #: Rounds after which prec@k-avg's or -max's dual is solved over the items from the best
 #: point (:mod:`.selection_dual`), while the gap is above ``tol``: its cut closes the gap at
 #: once where the rounds would add one vertex of the optimum's face at a time.
-#: prec@k-svmperf's hinge part has its own rounds (:data:`.hinge_dual.SOLVE_ROUNDS`).
+#: prec@k-svmperf's hinge part and prec@k-struct have their own rounds
+#: (:data:`.box_dual.SOLVE_ROUNDS`).
 DUAL_SOLVE_ROUNDS = frozenset({50, 150, 400, 1000})
 #: The relative gap the dual solve aims at when the rounds' own ``tol`` is zero.
 DUAL_SOLVE_TOL = 1e-8
@@ -453,7 +455,7 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
     # seen at best is already the final one)
     exact_scores = True
     dual_solves = True  # whether the dual solve over the items may still be tried
-    dual_rounds = hinge_dual.SOLVE_ROUNDS if hinge_dual.suits(objective) else DUAL_SOLVE_ROUNDS
+    dual_rounds = box_dual.SOLVE_ROUNDS if box_dual.suits(objective) else DUAL_SOLVE_ROUNDS
     query, query_s = best, best_s
     upper, lower, gap = np.inf, -np.inf, np.inf
     best_oracle = None  # L and a score subgradient at the best point, once known
@@ -469,9 +471,8 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
                 and (upper - lower) > tol * max(abs(upper), 1e-12):
             # (a caller that stops the rounds itself passes tol = 0: its cut then aims at 1e-8)
             aim = tol if tol > 0 else DUAL_SOLVE_TOL
-            cut = hinge_dual.hinge_dual_cut(objective, best_s, aim) \
-                if hinge_dual.applies(objective, best_oracle[1]) \
-                else selection_dual_cut(objective, best, aim)
+            cut = box_dual.box_dual_cut(objective, best_s, best_oracle[1], aim) \
+                if box_dual.suits(objective) else selection_dual_cut(objective, best, aim)
             dual_solves = cut is not None  # after a failed solve, the rounds alone
             if cut is not None:  # a near-optimal dual point: its cut, and its weights
                 bundle.add(cut.h, cut.g, cut.intercept)

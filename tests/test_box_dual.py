@@ -1,5 +1,5 @@
-"""prec@k-svmperf's hinge part solved over the irrelevant items
-(cvxtop.solvers.hinge_dual): every point of Q gives a cut valid at every score vector
+"""prec@k-svmperf's hinge part solved over the irrelevant items, and prec@k-struct's dual
+over the items (cvxtop.solvers.box_dual): every point of Q gives a cut valid at every score vector
 (checked against the brute-force definition, ties included), the solve's value is the
 certified optimum and its gap closes at once, and the cutting plane that adds it certifies
 the same optimum in fewer rounds, or, when it fails, runs exactly as without it."""
@@ -15,7 +15,7 @@ from scipy import sparse
 from cvxtop import reference, surrogates
 from cvxtop.datasets import make_sparse_ranking_data
 from cvxtop.solvers import cutting_plane as cutting
-from cvxtop.solvers import hinge_dual, solve_cutting_plane
+from cvxtop.solvers import box_dual, solve_cutting_plane
 from cvxtop.solvers.objective import RankingObjective
 from cvxtop.surrogates.prec_svmperf import svmperf_c
 
@@ -47,7 +47,7 @@ def assert_cut_holds(objective: RankingObjective, cut, trials: int = 30) -> None
 
 def rounds_alone(objective: RankingObjective, monkeypatch, **options):
     with monkeypatch.context() as patch:
-        patch.setattr(hinge_dual, "SOLVE_ROUNDS", frozenset())
+        patch.setattr(box_dual, "SOLVE_ROUNDS", frozenset())
         return solve_cutting_plane(objective, **options)
 
 
@@ -82,8 +82,8 @@ def test_the_solve_reaches_the_certified_optimum_at_once(c_perf, monkeypatch):
                              accept_inaccurate=True)
     scores = np.asarray(objective.Z @ start.coef).ravel()
     _, g = objective.loss_and_score_gradient(scores)
-    assert hinge_dual.applies(objective, g)
-    cut = hinge_dual.hinge_dual_cut(objective, scores, 1e-10)
+    assert box_dual.applies(objective, g)
+    cut = box_dual.hinge_dual_cut(objective, scores, 1e-10)
     assert cut is not None
     dual_value = objective.C * cut.intercept - 0.5 * float(cut.weights @ cut.weights)
     assert cut.value == pytest.approx(exact.objective, rel=1e-8)
@@ -103,7 +103,7 @@ def test_the_cutting_plane_with_the_solve_certifies_the_same_optimum_sooner(c_pe
     alone = rounds_alone(objective, monkeypatch, tol=1e-8, max_iter=3000)
     solved = solve_cutting_plane(objective, tol=1e-8)
     assert alone.status == solved.status == "optimal"
-    assert solved.n_iter == min(hinge_dual.SOLVE_ROUNDS) < alone.n_iter
+    assert solved.n_iter == min(box_dual.SOLVE_ROUNDS) < alone.n_iter
     for a, b in ((alone, solved), (solved, alone)):
         assert a.lower_bound <= b.objective * (1 + 1e-12)
     assert solved.objective == pytest.approx(alone.objective, rel=2e-8)
@@ -112,7 +112,7 @@ def test_the_cutting_plane_with_the_solve_certifies_the_same_optimum_sooner(c_pe
 def test_a_failed_solve_leaves_the_rounds_as_they_were(monkeypatch):
     objective, _ = hinge_regime(n=1000, d=2000, c_perf=1.0)
     alone = rounds_alone(objective, monkeypatch, tol=1e-7)
-    monkeypatch.setattr(hinge_dual, "MAX_STEPS", 0)  # every solve gives up
+    monkeypatch.setattr(box_dual, "MAX_STEPS", 0)  # every solve gives up
     failed = solve_cutting_plane(objective, tol=1e-7)
     assert failed.n_iter == alone.n_iter
     np.testing.assert_array_equal(failed.coef, alone.coef)
@@ -125,15 +125,15 @@ def test_the_solve_is_tried_only_for_svmperf_with_no_relevant_item_predicted():
     none_predicted[bound.pos] = -1.0
     some_predicted = none_predicted.copy()
     some_predicted[bound.pos[0]] = 0.0
-    assert hinge_dual.applies(objective, none_predicted)
-    assert not hinge_dual.applies(objective, some_predicted)
+    assert box_dual.applies(objective, none_predicted)
+    assert not box_dual.applies(objective, some_predicted)
     X, y = objective.Z, objective.y
     for other in (RankingObjective(X, y, surrogates.get("prec@k-avg", 0.25), 1.0),
                   RankingObjective(X, y, surrogates.get("prec@k-svmperf", 5), 1.0,
                                    groups=np.arange(len(y)) % 2),
                   RankingObjective(X[:, :10], y, objective.surrogate, 1.0)):
-        assert not hinge_dual.suits(other)
-    assert hinge_dual.suits(objective) and cutting.DUAL_SOLVE_ROUNDS != hinge_dual.SOLVE_ROUNDS
+        assert not box_dual.suits(other)
+    assert box_dual.suits(objective) and cutting.DUAL_SOLVE_ROUNDS != box_dual.SOLVE_ROUNDS
 
 
 def test_dense_features_give_the_same_cut_as_sparse_ones(monkeypatch):
@@ -144,8 +144,8 @@ def test_dense_features_give_the_same_cut_as_sparse_ones(monkeypatch):
         rough = rounds_alone(objective, monkeypatch, tol=0.0, max_iter=5,
                              accept_inaccurate=True)
     start = np.asarray(objective.Z @ rough.coef).ravel()
-    a = hinge_dual.hinge_dual_cut(objective, start, 1e-10)
-    b = hinge_dual.hinge_dual_cut(dense, start, 1e-10)
+    a = box_dual.hinge_dual_cut(objective, start, 1e-10)
+    b = box_dual.hinge_dual_cut(dense, start, 1e-10)
     assert a is not None and b is not None
     assert a.value == pytest.approx(b.value, rel=1e-9)
 
@@ -159,11 +159,11 @@ def test_a_threshold_held_by_the_sum_lies_below_zero(monkeypatch):
     objective = RankingObjective(X, y, surrogates.get("prec@k-svmperf", k),
                                  svmperf_c(0.1, k, 1000))
     cuts = []
-    solve = hinge_dual.hinge_dual_cut
-    monkeypatch.setattr(hinge_dual, "hinge_dual_cut",
+    solve = box_dual.hinge_dual_cut
+    monkeypatch.setattr(box_dual, "hinge_dual_cut",
                         lambda *args: cuts.append(solve(*args)) or cuts[-1])
     solved = solve_cutting_plane(objective, tol=1e-8)
-    monkeypatch.setattr(hinge_dual, "hinge_dual_cut", solve)
+    monkeypatch.setattr(box_dual, "hinge_dual_cut", solve)
     alone = rounds_alone(objective, monkeypatch, tol=1e-8, max_iter=3000)
     assert len(cuts) == 1 and cuts[0] is not None
     v = cuts[0].g[y == 0]
@@ -182,7 +182,7 @@ def test_more_tied_items_than_features_are_given_up():
     """With as many tied items as features the tied system is singular: no cut."""
     X, y = make_sparse_ranking_data(600, 40, density=0.2, noise=0.5, random_state=0)
     objective = RankingObjective(X, y, surrogates.get("prec@k-svmperf", 10), 1e-3)
-    assert hinge_dual.hinge_dual_cut(objective, np.zeros(600), 1e-8) is None  # all tied
+    assert box_dual.hinge_dual_cut(objective, np.zeros(600), 1e-8) is None  # all tied
 
 
 @pytest.mark.parametrize("seed", range(30))
@@ -194,7 +194,7 @@ def test_weights_are_moved_onto_q(seed):
     k = int(rng.integers(1, len(v)))
     if seed % 3 == 0:  # a sum just below k, as rounding leaves it
         v = np.full(len(v), k / len(v) * (1 - 1e-15))
-    moved = hinge_dual._onto_q(v, k)
+    moved = box_dual._onto_q(v, k)
     assert np.all((moved >= 0) & (moved <= 1)) and math.fsum(moved) >= k
     if math.fsum(np.clip(v, 0, 1)) >= k:
         np.testing.assert_array_equal(moved, np.clip(v, 0, 1))
@@ -215,10 +215,61 @@ def test_random_problems_reach_one_certified_optimum_with_or_without_the_solve(s
     k = int(rng.integers(1, int(y.sum()) + 1))
     C = svmperf_c(float(rng.choice([0.1, 1.0, 10.0])), k, n)
     objective = RankingObjective(X, y, surrogates.get("prec@k-svmperf", k), C)
-    monkeypatch.setattr(hinge_dual, "SOLVE_ROUNDS", frozenset({3, 10}))
+    monkeypatch.setattr(box_dual, "SOLVE_ROUNDS", frozenset({3, 10}))
     tried = solve_cutting_plane(objective, tol=1e-8, max_iter=3000)
     alone = rounds_alone(objective, monkeypatch, tol=1e-8, max_iter=3000)
     assert tried.status == alone.status == "optimal"
     for a, b in ((tried, alone), (alone, tried)):
         assert a.lower_bound <= b.objective * (1 + 1e-12)
     assert tried.objective == pytest.approx(alone.objective, rel=2e-8)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_struct_reaches_one_certified_optimum_with_or_without_its_dual(seed, monkeypatch):
+    """prec@k-struct (Kar et al. 2015 eq. (3)), whose dual over the items is a box with one
+    equality sum: tried after 3 rounds or never, on random sparse and dense problems, the
+    certified optima agree; its cut holds at perturbed and tied scores."""
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(150, 400)), int(rng.integers(32, 300))
+    X, y = make_sparse_ranking_data(n, d, density=float(rng.choice([0.05, 0.2])),
+                                    noise=0.5, random_state=seed)
+    if seed % 2:
+        X = X.toarray()
+    k = int(rng.integers(1, int(y.sum()) + 1))
+    objective = RankingObjective(X, y, surrogates.get("prec@k-struct", k),
+                                 float(rng.choice([0.01, 0.1, 1.0])))
+    cuts = []
+    solve = box_dual.struct_dual_cut
+    monkeypatch.setattr(box_dual, "struct_dual_cut",
+                        lambda *args: cuts.append(solve(*args)) or cuts[-1])
+    monkeypatch.setattr(box_dual, "SOLVE_ROUNDS", frozenset({3, 10}))
+    tried = solve_cutting_plane(objective, tol=1e-8, max_iter=3000)
+    alone = rounds_alone(objective, monkeypatch, tol=1e-8, max_iter=3000)
+    assert tried.status == alone.status == "optimal"
+    for a, b in ((tried, alone), (alone, tried)):
+        assert a.lower_bound <= b.objective * (1 + 1e-12)
+    assert tried.objective == pytest.approx(alone.objective, rel=2e-8)
+    for cut in cuts:
+        if cut is not None:
+            v = cut.g + objective.y
+            assert np.all((v >= 0) & (v <= 1)) and math.fsum(v) == pytest.approx(k, abs=1e-9)
+            assert_cut_holds(objective, cut)
+
+
+def test_struct_on_sparse_wide_data_is_certified_at_its_dual(monkeypatch):
+    X, y = make_sparse_ranking_data(2000, 1000, density=0.02, noise=0.5, random_state=0)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-struct", 0.25), 1e-3)
+    solved = solve_cutting_plane(objective, tol=1e-8)
+    alone = rounds_alone(objective, monkeypatch, tol=1e-8, max_iter=3000)
+    assert solved.n_iter == min(box_dual.SOLVE_ROUNDS) < alone.n_iter
+    assert solved.objective == pytest.approx(alone.objective, rel=2e-8)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_struct_weights_are_moved_onto_the_box_with_sum_k(seed):
+    rng = np.random.default_rng(seed)
+    v = rng.random(int(rng.integers(5, 300))) * 1.4 - 0.2
+    k = int(rng.integers(1, len(v)))
+    moved = box_dual._onto_sum(v, k)
+    assert np.all((moved >= 0) & (moved <= 1))
+    assert math.fsum(moved) == pytest.approx(k, abs=1e-12 * len(v))
