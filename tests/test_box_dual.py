@@ -14,8 +14,8 @@ from scipy import sparse
 
 from cvxtop import reference, surrogates
 from cvxtop.datasets import make_sparse_ranking_data
-from cvxtop.solvers import cutting_plane as cutting
 from cvxtop.solvers import box_dual, solve_cutting_plane
+from cvxtop.solvers import cutting_plane as cutting
 from cvxtop.solvers.objective import RankingObjective
 from cvxtop.surrogates.prec_svmperf import svmperf_c
 
@@ -118,7 +118,7 @@ def test_a_failed_solve_leaves_the_rounds_as_they_were(monkeypatch):
     np.testing.assert_array_equal(failed.coef, alone.coef)
 
 
-def test_the_solve_is_tried_only_for_svmperf_with_no_relevant_item_predicted():
+def test_the_solve_is_tried_for_struct_and_for_svmperf_with_no_relevant_item_predicted():
     objective, _ = hinge_regime()
     bound = objective.parts[0].bound
     none_predicted = np.zeros(bound.n)
@@ -134,6 +134,8 @@ def test_the_solve_is_tried_only_for_svmperf_with_no_relevant_item_predicted():
                   RankingObjective(X[:, :10], y, objective.surrogate, 1.0)):
         assert not box_dual.suits(other)
     assert box_dual.suits(objective) and cutting.DUAL_SOLVE_ROUNDS != box_dual.SOLVE_ROUNDS
+    struct = RankingObjective(X, y, surrogates.get("prec@k-struct", 5), 1.0)
+    assert box_dual.applies(struct, none_predicted) and box_dual.applies(struct, some_predicted)
 
 
 def test_dense_features_give_the_same_cut_as_sparse_ones(monkeypatch):
@@ -194,7 +196,7 @@ def test_weights_are_moved_onto_q(seed):
     k = int(rng.integers(1, len(v)))
     if seed % 3 == 0:  # a sum just below k, as rounding leaves it
         v = np.full(len(v), k / len(v) * (1 - 1e-15))
-    moved = box_dual._onto_q(v, k)
+    moved = box_dual._onto_box_sum(v, k, equality=False)
     assert np.all((moved >= 0) & (moved <= 1)) and math.fsum(moved) >= k
     if math.fsum(np.clip(v, 0, 1)) >= k:
         np.testing.assert_array_equal(moved, np.clip(v, 0, 1))
@@ -267,6 +269,6 @@ def test_struct_weights_are_moved_onto_the_box_with_sum_k(seed):
     rng = np.random.default_rng(seed)
     v = rng.random(int(rng.integers(5, 300))) * 1.4 - 0.2
     k = int(rng.integers(1, len(v)))
-    moved = box_dual._onto_sum(v, k)
+    moved = box_dual._onto_box_sum(v, k, equality=True)
     assert np.all((moved >= 0) & (moved <= 1))
     assert math.fsum(moved) == pytest.approx(k, abs=1e-12 * len(v))

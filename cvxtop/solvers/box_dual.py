@@ -126,17 +126,20 @@ def _tied_weights(Z_T, rhs: np.ndarray, start: np.ndarray, rtol: float
     return solution if info == 0 else None
 
 
-def _onto_q(v: np.ndarray, k: int) -> np.ndarray:
-    """``v`` clipped to ``[0, 1]`` and, if its sum is below ``k`` plus a margin far above
-    the rounding of a sum (where the sum's bound holds, the solve's ``Σv = k`` is only as
-    exact as its floats), raised towards 1 until it is not: a point of ``Q``, so that its
-    cut is valid. Sums are taken exactly (``math.fsum``)."""
+def _onto_box_sum(v: np.ndarray, k: int, equality: bool) -> np.ndarray:
+    """``v`` clipped to ``[0, 1]``, its sum then brought to ``k`` (``equality``: scaled down
+    from above, raised towards 1 from below; a point of the box with ``Σv = k`` up to
+    rounding) or to at least ``k`` plus a margin far above the rounding of a sum (raised
+    towards 1: a point of ``Q``, so that its cut is valid, where the solve's ``Σv = k`` is
+    only as exact as its floats). Sums are taken exactly (``math.fsum``)."""
     v = np.clip(v, 0.0, 1.0)
-    margin = 1e-12 * len(v)
-    short = k + margin - math.fsum(v)
-    if short > 0:
+    total = math.fsum(v)
+    if equality and total > k:
+        return v * (k / total)
+    margin = 0.0 if equality else 1e-12 * len(v)
+    if total < k + margin:
         room = 1.0 - v
-        v = v + room * min(1.0, (short + margin) / math.fsum(room))
+        v = v + room * min(1.0, (k + 2 * margin - total) / math.fsum(room))
     return v
 
 
@@ -204,19 +207,8 @@ def hinge_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: fl
     if v is None:
         return None
     g = np.zeros(bound.n)
-    g[pos], g[neg] = -1.0, _onto_q(v, bound.k)
+    g[pos], g[neg] = -1.0, _onto_box_sum(v, bound.k, equality=False)
     return dual_cut(objective, g, float(bound.k))
-
-
-def _onto_sum(v: np.ndarray, k: int) -> np.ndarray:
-    """``v`` clipped to ``[0, 1]`` with its sum moved to ``k`` (scaled down from above,
-    raised towards 1 from below): a point of ``{0 <= v <= 1, Σv = k}`` up to rounding."""
-    v = np.clip(v, 0.0, 1.0)
-    total = math.fsum(v)
-    if total > k:
-        return v * (k / total)
-    room = 1.0 - v
-    return v + room * ((k - total) / math.fsum(room)) if total < k else v
 
 
 def struct_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: float
@@ -239,5 +231,5 @@ def struct_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: f
                          augmented, centre, tie, tol)
     if v is None:
         return None
-    v = _onto_sum(v, k)
+    v = _onto_box_sum(v, k, equality=True)
     return dual_cut(objective, v - y, float(c @ v))

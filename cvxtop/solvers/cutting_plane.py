@@ -455,7 +455,8 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
     # seen at best is already the final one)
     exact_scores = True
     dual_solves = True  # whether the dual solve over the items may still be tried
-    dual_rounds = box_dual.SOLVE_ROUNDS if box_dual.suits(objective) else DUAL_SOLVE_ROUNDS
+    box = box_dual.suits(objective)  # whether its dual over the items is a box with one sum
+    dual_rounds = box_dual.SOLVE_ROUNDS if box else DUAL_SOLVE_ROUNDS
     query, query_s = best, best_s
     upper, lower, gap = np.inf, -np.inf, np.inf
     best_oracle = None  # L and a score subgradient at the best point, once known
@@ -472,7 +473,7 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
             # (a caller that stops the rounds itself passes tol = 0: its cut then aims at 1e-8)
             aim = tol if tol > 0 else DUAL_SOLVE_TOL
             cut = box_dual.box_dual_cut(objective, best_s, best_oracle[1], aim) \
-                if box_dual.suits(objective) else selection_dual_cut(objective, best, aim)
+                if box else selection_dual_cut(objective, best, aim)
             dual_solves = cut is not None  # after a failed solve, the rounds alone
             if cut is not None:  # a near-optimal dual point: its cut, and its weights
                 bundle.add(cut.h, cut.g, cut.intercept)
