@@ -66,8 +66,10 @@ def test_sgd_stops_at_the_first_certified_checkpoint(data):
     exact = TopRanker("prec@k-struct", C=0.01).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
+        # batches of 250 (the whole list would be one block, whose epochs are cutting-plane
+        # rounds that stop at any round: cvxtop.solvers.one_block)
         model = TopRanker("prec@k-struct", C=0.01, solver="sgd", epochs=200, tol=0.02,
-                          random_state=0).fit(X, y)
+                          batch_size=250, random_state=0).fit(X, y)
     assert model.n_iter_ < 200 and is_checkpoint(model.n_iter_, 200)
     assert model.status_ == "converged" and model.gap_ <= 0.02
     assert model.objective_ - exact.objective_ <= model.gap_ * abs(model.objective_) + 1e-9

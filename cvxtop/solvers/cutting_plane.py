@@ -18,12 +18,17 @@ best objective seen is an upper bound, and the method stops when the relative ga
 them is at most ``tol``.
 
 Where the next cut is taken follows OCAS (Franc & Sonnenburg 2008), which needs far fewer
-rounds than taking it at the master solution (plain BMRM): the best point ``w_b`` moves to the
-minimizer of the objective on the segment towards ``w_c`` (a line search, :mod:`.line_search`,
-using the surrogate's values and subgradients and no extra matrix product, since the scores
-are affine in the step; it stops once its step is provably within
-:data:`LINE_SEARCH_SHARE` of the current gap of the exact one), and the next cut is taken
-at ``w_b + μ(w_c − w_b)``.
+rounds than taking it at the master solution (plain BMRM): the next cut is taken at
+``w_b + μ(w_c − w_b)``, between the best point ``w_b`` and the master's ``w_c``, and the best
+point moves to a query that improves on it. OCAS also moves the best point to the minimizer
+of the objective on the segment towards ``w_c`` every round (a line search,
+:mod:`.line_search`, using the surrogate's values and subgradients and no extra matrix
+product, since the scores are affine in the step; it stops once its step is provably within
+:data:`LINE_SEARCH_SHARE` of the current gap of the exact one). Its four or five surrogate
+evaluations cost more than a round itself until the products with the cut store dominate a
+round (:data:`SEARCH_STORE_RATIO`), so by default it starts only then. A query whose cut
+the store holds already lies where the model is exact; the store refuses the repeat, and
+the master's point itself is queried next.
 
 The master is a small QP over the simplex in the Gram matrix ``G = HᵀH`` of the cuts, kept
 up to date as cuts come and go (one product ``Hᵀh`` per round), and solved by a warm-started
@@ -77,17 +82,17 @@ ROUNDING = 1e-13
 #: dual of :mod:`.box_dual`, which now ends that solve after 20 rounds).
 LINE_SEARCH_SHARE, LINE_SEARCH_SHARE_WHOLE_LIST = 0.01, 0.003
 #: OCAS's μ, the share of the way from the best point to the master's solution at which the
-#: next cut is taken: for a surrogate that evaluates a segment on its candidates, and for
-#: one evaluated on the whole list (where the best point first moves only when a query
-#: improves on it, and a longer step finds better points sooner).
-STEP_FRACTION, STEP_FRACTION_WHOLE_LIST = 0.1, 0.2
-#: For a surrogate evaluated on the whole list, the line search starts once a round's two
-#: products with the cut store read this many numbers per item of the list (the store's
-#: slots in use times its row length, against 50 n): from there a round costs enough more
-#: than the search's evaluations (about four oracle calls) that the rounds it saves pay for
-#: them. On the sparse 50,000 × 50,000 set it starts after 50 rounds; on MAGIC, spambase
-#: and letter it would take 4,000 or more cuts (never within the default 2,000 rounds), and
-#: on the lists of ``benchmarks/grouped_exact.py`` (d = 10) millions.
+#: next cut is taken (the best point moves only to a query that improves on it until the
+#: line search starts, and a longer step than OCAS's 0.1 finds better points sooner).
+STEP_FRACTION = 0.2
+#: The line search starts once a round's two products with the cut store read this many
+#: numbers per item of the list (the store's slots in use times its row length, against
+#: 50 n): from there a round costs enough more than the search's evaluations (about four
+#: oracle calls on the whole list; on the candidates of :mod:`.line_search` about 50 µs
+#: each) that the rounds it saves pay for them. On the sparse 50,000 × 50,000 set it
+#: starts after 50 rounds; on MAGIC, spambase and letter it would take 4,000 or more cuts
+#: (never within the default 2,000 rounds), and on the lists of
+#: ``benchmarks/grouped_exact.py`` (d = 10) millions.
 SEARCH_STORE_RATIO = 50
 #: Memory for stored cuts (d × slots doubles) before stale cuts are aggregated.
 STORE_BYTES = 256 * 2**20
@@ -269,10 +274,13 @@ class _CutBundle:
         self.idle[:m], self.lam[:m] = idle, lam
         return m
 
-    def add(self, h: np.ndarray, g: np.ndarray, offset: float) -> None:
-        """Add the cut ``b_c + h·w`` with ``h = Zᵀg``."""
+    def add(self, h: np.ndarray, g: np.ndarray, offset: float, refuse_repeat: bool = True
+            ) -> bool:
+        """Add the cut ``b_c + h·w`` with ``h = Zᵀg``, unless ``refuse_repeat`` and the store
+        holds it already; whether it was added."""
         slot = self._free_slot()
-        self.cuts[slot], self.b[slot] = (g if self.scores else h), offset
+        row = g if self.scores else h
+        self.cuts[slot], self.b[slot] = row, offset
         self.faces.rewritten(slot)
         self.active[slot], self.idle[slot] = True, 0
         used = self.used
@@ -280,7 +288,27 @@ class _CutBundle:
         # h_cᵀh for every stored cut: O(row·slots), the one product with the rows
         column[:used] = self.threads.rows_times(
             self.cuts[:used], np.asarray(self.Z @ h).ravel() if self.scores else h)
+        if refuse_repeat and self._repeats(slot, row, offset, column):
+            self.active[slot] = False
+            return False
         self.G[:, slot] = self.G[slot, :] = column
+        return True
+
+    def _repeats(self, slot: int, row: np.ndarray, offset: float, column: np.ndarray
+                 ) -> bool:
+        """Whether an active cut other than ``slot`` has the same row and intercept (to
+        rounding): a query on a piece of ``L`` the model holds already gives that piece's
+        cut again. Found through the Gram column (``h_c·h = ‖h‖² = ‖h_c‖²``) and confirmed
+        on the rows themselves."""
+        used = len(column) if self.used == 0 else self.used
+        norm = column[slot]
+        close = 1e-12 * max(norm, 1e-300)
+        diagonal = np.diag(self.G)[:used]
+        same = self.active[:used] & (np.abs(column[:used] - norm) <= close) \
+            & (np.abs(diagonal - norm) <= close) \
+            & (np.abs(self.b[:used] - offset) <= 1e-12 * max(1.0, abs(offset)))
+        same[slot] = False
+        return any(np.array_equal(self.cuts[c], row) for c in np.flatnonzero(same))
 
     def aggregate_line(self, w: np.ndarray, d: np.ndarray, w_c: np.ndarray, C: float
                        ) -> tuple[float, float]:
@@ -388,18 +416,15 @@ def solve_cutting_plane(
         come back: on Spambase pAp@k-ts (d = 57) at C = 1 and 10, 10 rounds left the gap
         stuck near 1e-6 after 2000 rounds, where 100 certify it in 545 and 607.
     step_fraction : float, optional
-        OCAS's μ: the next cut is taken at ``w_b + μ(w_c − w_b)``; by default
-        :data:`STEP_FRACTION` where the surrogate evaluates a segment on its candidates
-        (:attr:`RankingObjective.restricted_segment`: prec@k's struct, max and avg on one
-        list), :data:`STEP_FRACTION_WHOLE_LIST` elsewhere.
+        OCAS's μ: the next cut is taken at ``w_b + μ(w_c − w_b)`` (:data:`STEP_FRACTION` by
+        default).
     line_search : bool, optional
         Whether the best point moves to the minimizer of the objective on the segment towards
         ``w_c`` every round (OCAS), or only to a query that improves on it. By default
-        (``None``) it does where the segment is evaluated on its candidates; elsewhere each
-        of the search's evaluations is an oracle call over the whole list, about four a
-        round, and the search starts only once the store's products make a round dearer
-        (:data:`SEARCH_STORE_RATIO`): on the UCI sets and grouped lists the rounds it saves
-        cost less than it does (``benchmarks/svmperf_head_to_head.py``,
+        (``None``) the search starts once the store's products make a round dearer than its
+        evaluations (:data:`SEARCH_STORE_RATIO`): on the UCI sets, dense synthetic data up
+        to 10⁶ × 50 and grouped lists the rounds it saves cost less than it does
+        (``benchmarks/exact_scaling.py``, ``benchmarks/svmperf_head_to_head.py``,
         ``benchmarks/grouped_exact.py``), on sparse data with 50,000 features more.
     master : {"active-set", "cvxpy"}
         The master's solver: the warm-started active-set method of :mod:`.simplex_qp`
@@ -437,14 +462,12 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
     """The rounds, with the large products over ``threads`` (:mod:`.parallel_products`)."""
     Z, C = threads.operator(objective.Z), objective.C
     d = Z.shape[1]
-    searched = objective.restricted_segment if line_search is None else line_search
     if step_fraction is None:
-        step_fraction = STEP_FRACTION if objective.restricted_segment \
-            else STEP_FRACTION_WHOLE_LIST
+        step_fraction = STEP_FRACTION
     share = LINE_SEARCH_SHARE if objective.restricted_segment \
         else LINE_SEARCH_SHARE_WHOLE_LIST
-    # by the rule (line_search None) a whole-list search starts once the store is dear
-    search_later = line_search is None and not searched
+    # by the rule (line_search None) the search starts once the store is dear
+    searched, search_later = bool(line_search), line_search is None
     bundle = _CutBundle(Z, capacity, patience, master, solver, solver_options, threads)
     if w0 is None:  # the zero model's scores need no product
         best, best_s = np.zeros(d), np.zeros(Z.shape[0])
@@ -457,7 +480,7 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
     dual_solves = True  # whether the dual solve over the items may still be tried
     box = box_dual.suits(objective)  # whether its dual over the items is a box with one sum
     dual_rounds = box_dual.SOLVE_ROUNDS if box else DUAL_SOLVE_ROUNDS
-    query, query_s = best, best_s
+    query, query_s, mu = best, best_s, 0.0
     upper, lower, gap = np.inf, -np.inf, np.inf
     best_oracle = None  # L and a score subgradient at the best point, once known
     for it in range(1, max_iter + 1):
@@ -467,7 +490,11 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
             upper, best, best_s, best_oracle = value, query, query_s, (loss, g)
             exact_scores = it == 1
         h = Z.T @ g
-        bundle.add(h, g, loss - float(h @ query))
+        # a cut the store holds already is refused, and the master's point is queried next;
+        # a repeat there too means the model is exact at that point, and only the master's
+        # own inaccuracy (the cvxpy master's interior-point answer) leaves a gap: that cut
+        # is stored again, which changes the master's problem
+        new_cut = bundle.add(h, g, loss - float(h @ query), refuse_repeat=mu < 1.0)
         if it in dual_rounds and dual_solves \
                 and (upper - lower) > tol * max(abs(upper), 1e-12):
             # (a caller that stops the rounds itself passes tol = 0: its cut then aims at 1e-8)
@@ -511,8 +538,9 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
                                method="cutting-plane", n_iter=it, lower_bound=lower, gap=gap,
                                message=f"the caller's rule stopped after {it} rounds, relative "
                                        f"gap {gap:.2e}")
-        query = best + step_fraction * (w_c - best)
-        query_s = best_s + step_fraction * (s_c - best_s)
+        mu = step_fraction if new_cut else 1.0
+        query = best + mu * (w_c - best)
+        query_s = best_s + mu * (s_c - best_s)
     upper, lower, gap = _final_bounds(objective, best, lower, upper, exact_scores)
     message = f"cutting plane stopped after {max_iter} rounds with relative gap {gap:.2e}"
     if not accept_inaccurate:

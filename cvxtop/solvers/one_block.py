@@ -8,8 +8,9 @@ OCAS's query points (:mod:`.cutting_plane`). So when the data make one batch (wi
 ``batch_size="auto"``, up to 100,000 items: :func:`.minimize.resolve_batch_size`), or the
 surrogate does not split into batches (:attr:`cvxtop.surrogates.base.Surrogate.splits`:
 pAp@k's ``k`` irrelevant items are the list's top ``k``, and a batch of it sees others),
-an epoch is one round of that engine: one pass over the data for the cut (two products), a
-line search on the scores and a small master QP on the cuts' Gram matrix.
+an epoch is one round of that engine: one pass over the data for the cut (two products) and
+a small master QP on the cuts' Gram matrix (and, once the cut store dominates a round, a
+line search on the scores).
 
 Each round certifies its own gap (the master's dual value is a lower bound on the whole
 problem, since no batch bias is involved), so the run stops as soon as the gap is at most
