@@ -9,6 +9,7 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
+from cvxtop.solvers import simplex_qp
 from cvxtop.solvers.simplex_qp import solve_simplex_qp
 
 
@@ -24,8 +25,17 @@ def value(Q, c, lam):
     return 0.5 * lam @ Q @ lam - c @ lam
 
 
+@pytest.fixture(params=["bordered", "fresh", "fresh, then bordered"])
+def faces(request, monkeypatch):
+    """Each face solved by the bordered factorization, afresh (the default for faces of up
+    to DIRECT_FACE indices), or afresh until the face grows past 6 indices."""
+    limit = {"bordered": 0, "fresh": 10**6, "fresh, then bordered": 3}[request.param]
+    monkeypatch.setattr(simplex_qp, "DIRECT_FACE", limit)
+    return request.param
+
+
 @pytest.mark.parametrize("shape", ["full rank", "rank deficient", "repeated cuts"])
-def test_matches_cvxpy_and_is_feasible(shape):
+def test_matches_cvxpy_and_is_feasible(shape, faces):
     rng = np.random.default_rng(0)
     for trial in range(30):
         m = int(rng.integers(2, 60))
@@ -43,7 +53,7 @@ def test_matches_cvxpy_and_is_feasible(shape):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_nearly_repeated_cuts_from_a_random_support_match_cvxpy(seed):
+def test_nearly_repeated_cuts_from_a_random_support_match_cvxpy(seed, faces):
     """Cuts equal up to 1e-7 and a warm start on d + 1 random cuts make nearly singular
     faces; the bordered solves then lose accuracy (one such case ended with λ summing to
     −81,041) and must be redone afresh."""
@@ -68,9 +78,8 @@ def test_nearly_repeated_cuts_from_a_random_support_match_cvxpy(seed):
 
 def test_many_support_changes_refactor_and_match_cvxpy():
     """From a vertex, a full-rank problem with 150 cuts frees far more indices than
-    ``MAX_BORDER``, so the base face is refactored along the way."""
-    from cvxtop.solvers import simplex_qp
-
+    ``MAX_BORDER``, so the base face is refactored along the way (after fresh solves of
+    the first ``2·DIRECT_FACE`` faces)."""
     rng = np.random.default_rng(7)
     H = rng.standard_normal((160, 150))
     c = 0.1 * rng.standard_normal(150)
@@ -167,6 +176,7 @@ def test_a_sequence_of_growing_masters_reuses_its_factored_face(d, monkeypatch):
     rewritten row of the face (a cut store's aggregation) drops the cached face."""
     import cvxtop.solvers.simplex_qp as module
 
+    monkeypatch.setattr(module, "DIRECT_FACE", 0)  # the bordered factorization only
     factored = {"count": 0}
     factor = module._FaceMinimizers._factor
 
@@ -194,3 +204,32 @@ def test_a_sequence_of_growing_masters_reuses_its_factored_face(d, monkeypatch):
     support = int(np.flatnonzero(lam)[0])
     cache.rewritten(support)
     assert cache.faces is None
+
+
+def test_small_faces_are_solved_afresh_and_large_ones_switch_to_borders(monkeypatch):
+    """From a vertex, faces of up to 2·DIRECT_FACE indices are solved afresh; a face that
+    grows past that switches to the bordered factorization, with the same answer."""
+    calls = {"fresh": 0, "bordered": 0}
+    fresh, factor = simplex_qp._DirectFaces.minimizer, simplex_qp._FaceMinimizers._factor
+
+    def counted_fresh(self):
+        calls["fresh"] += 1
+        return fresh(self)
+
+    def counted_factor(self, base):
+        calls["bordered"] += 1
+        return factor(self, base)
+
+    monkeypatch.setattr(simplex_qp._DirectFaces, "minimizer", counted_fresh)
+    monkeypatch.setattr(simplex_qp._FaceMinimizers, "_factor", counted_factor)
+    rng = np.random.default_rng(9)
+    H = rng.standard_normal((160, 150))
+    c = 0.1 * rng.standard_normal(150)
+    Q = H.T @ H
+    lam = solve_simplex_qp(Q, c)
+    assert np.count_nonzero(lam) > 2 * simplex_qp.DIRECT_FACE
+    assert calls["fresh"] > 0 and calls["bordered"] > 0
+    best = reference(H, c)
+    assert value(Q, c, lam) <= best + 1e-9 * max(1.0, abs(best))
+    monkeypatch.setattr(simplex_qp, "DIRECT_FACE", 0)
+    np.testing.assert_allclose(solve_simplex_qp(Q, c), lam, atol=1e-9)

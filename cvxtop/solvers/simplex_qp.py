@@ -42,6 +42,10 @@ MAX_BORDER = 40
 #: as the face's minimizer without a fresh factorization (the returned point is feasible
 #: either way, so the caller's bound stays rigorous; this only decides its accuracy).
 FACE_RTOL = 1e-13
+#: Faces of at most this many indices are solved afresh at every iteration
+#: (:class:`_DirectFaces`); larger ones by the bordered factorization of
+#: :class:`_FaceMinimizers`.
+DIRECT_FACE = int(__import__("os").environ.get("DIRECT_FACE", "40"))
 
 
 def _start(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None,
@@ -185,6 +189,40 @@ class _FaceMinimizers:
         return lam
 
 
+class _DirectFaces:
+    """Minimizers of ``½λᵀ(Q + rI)λ − cᵀλ`` on faces by an LU solve of each face's KKT
+    system afresh: on a face of a few dozen indices one solve (a few microseconds) costs
+    less than the bordered updates of :class:`_FaceMinimizers` that each join or leave
+    would make."""
+
+    n_borders = 0
+
+    def __init__(self, Q: np.ndarray, c: np.ndarray, ridge: float, free: np.ndarray) -> None:
+        self.Q, self.c, self.ridge = Q, c, ridge
+        self.free = free
+
+    def change(self, index: int, free: np.ndarray) -> None:
+        """The face is now ``free`` (nothing is factored in advance)."""
+        self.free = free
+
+    join = leave = refactor = change
+
+    def minimizer(self) -> np.ndarray:
+        """The face's minimizer (zero off the face)."""
+        F = self.free.nonzero()[0]
+        m = len(F)
+        K = np.empty((m + 1, m + 1))
+        K[:m, :m] = self.Q.take(F, 0).take(F, 1)
+        K.reshape(-1)[:m * (m + 2):m + 2] += self.ridge
+        K[:m, m] = K[m, :m] = 1.0
+        K[m, m] = 0.0
+        rhs = np.empty(m + 1)
+        rhs[:m], rhs[m] = self.c.take(F), 1.0
+        lam = np.zeros(len(self.c))
+        lam[F] = _GESV(K, rhs, overwrite_a=True, overwrite_b=True)[2][:m]
+        return lam
+
+
 class FaceCache:
     """The factored face a solve ended on, kept for the next solve of a problem that grew by
     new indices (a cut store's next master): that solve starts on the same face when its
@@ -209,6 +247,14 @@ class FaceCache:
         return None
 
 
+def _faces(Q: np.ndarray, c: np.ndarray, ridge: float, free: np.ndarray
+           ) -> _DirectFaces | _FaceMinimizers:
+    """Fresh solves for a small face, the bordered factorization for a large one."""
+    if np.count_nonzero(free) <= DIRECT_FACE:
+        return _DirectFaces(Q, c, ridge, free)
+    return _FaceMinimizers(Q, c, ridge, free)
+
+
 def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = None,
                      max_iter: int = 1000, allowed: np.ndarray | None = None,
                      cache: FaceCache | None = None) -> np.ndarray | None:
@@ -225,20 +271,22 @@ def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = Non
         lam = np.zeros(len(c))
         lam[index] = _at_most_two(Q[np.ix_(index, index)], c[index])
         return lam
-    diagonal = np.diag(Q)[allowed]
-    ridge = RIDGE * max(1.0, float(diagonal.max()))
+    diagonal = Q.diagonal()[allowed]
+    largest = float(diagonal.max())
+    ridge = RIDGE * max(1.0, largest)
     lam = _start(Q, c, lam0, allowed)
     free = lam > 0
-    scale = max(1.0, float(np.abs(c[allowed]).max()), float(diagonal.max()))
+    scale = max(1.0, float(np.abs(c[allowed]).max()), largest)
+    barred = ~allowed
     faces = cache.reusable(ridge, free) if cache is not None else None
     if faces is None:
-        faces = _FaceMinimizers(Q, c, ridge, free)
+        faces = _faces(Q, c, ridge, free)
     else:
         faces.Q, faces.c = Q, c  # the same entries on the face, in the grown problem
     stationary = False  # whether λ minimizes the objective on its current face
     entering = -1  # the index freed last, until the next step
     for _ in range(max_iter):
-        F = np.flatnonzero(free)
+        F = free.nonzero()[0]
         if not stationary:
             face = faces.minimizer()
             if faces.n_borders and (not abs(face.sum() - 1.0) <= 1e-9
@@ -250,40 +298,50 @@ def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = Non
                 faces.refactor(free)
                 face = faces.minimizer()
             entering = -1
-            p = face[F] - lam[F]
+            lam_F = lam[F]
+            p = face[F] - lam_F
             if np.abs(p).max() > 1e-15 * max(1.0, float(lam.max())):
-                shrinking = p < 0
-                ratios = np.full(len(F), np.inf)
-                ratios[shrinking] = -lam[F][shrinking] / p[shrinking]
-                blocking = int(ratios.argmin())
-                step = min(1.0, float(ratios[blocking]))
-                lam[F] += step * p
-                if step < 1.0:
-                    lam[F[blocking]] = 0.0
-                    free[F[blocking]] = False
-                    faces.leave(int(F[blocking]), free)
+                # the longest step towards the face's minimizer that keeps λ >= 0
+                step, blocking = 1.0, -1
+                shrinking = (p < 0).nonzero()[0]
+                if len(shrinking):
+                    ratios = lam_F[shrinking] / -p[shrinking]
+                    first = int(ratios.argmin())
+                    if ratios[first] < 1.0:
+                        step, blocking = float(ratios[first]), int(F[shrinking[first]])
+                lam[F] = lam_F + step * p
+                if blocking >= 0:
+                    lam[blocking] = 0.0
+                    free[blocking] = False
+                    faces.leave(blocking, free)
                 np.maximum(lam, 0.0, out=lam)
                 lam /= lam.sum()
-                stationary = step == 1.0  # a full step reaches the face's minimizer
+                stationary = blocking < 0  # a full step reaches the face's minimizer
                 continue
-        grad = Q @ lam + ridge * lam - c
-        nu = float(grad[F].sum()) / len(F)  # on the face's minimizer grad_F = ν·1
-        multipliers = np.where(allowed, grad - nu, np.inf)
-        multipliers[F] = 0.0
-        worst = int(multipliers.argmin())
-        if multipliers[worst] >= -1e-13 * scale:
+        grad = Q @ lam
+        grad += ridge * lam
+        grad -= c
+        grad -= float(grad[F].sum()) / len(F)  # on the face's minimizer grad_F = ν·1
+        spread = float(np.abs(grad[F]).max())
+        grad[barred] = np.inf  # the multipliers of the bounds λ_i >= 0
+        grad[F] = 0.0
+        worst = int(grad.argmin())
+        if grad[worst] >= -1e-13 * scale:
             # a KKT point: the multipliers off the face are not negative, and on it the
             # gradient is constant (to rounding); a bordered solve is confirmed afresh when
             # it is not
-            if not faces.n_borders or np.abs(grad[F] - nu).max() <= FACE_RTOL * scale:
+            if not faces.n_borders or spread <= FACE_RTOL * scale:
                 if cache is not None:
-                    cache.faces = faces
+                    cache.faces = faces if isinstance(faces, _FaceMinimizers) else None
                 return lam
             faces.refactor(free)
             stationary = False
             continue
         free[worst] = True
-        faces.join(worst, free)
+        if isinstance(faces, _DirectFaces) and len(F) >= 2 * DIRECT_FACE:
+            faces = _FaceMinimizers(Q, c, ridge, free)
+        else:
+            faces.join(worst, free)
         entering, stationary = worst, False
     if cache is not None:
         cache.faces = None
