@@ -480,18 +480,22 @@ def test_line_search_runs_where_the_segment_is_restricted():
         assert not RankingObjective(X, y, surrogates.get(name, 3), 1.0).restricted_segment
 
 
-@pytest.mark.parametrize("name, flag, ratio, searched", [
-    ("prec@k-avg", None, 50, False), ("prec@k-svmperf", None, 50, False),
-    ("prec@k-avg", False, 50, False), ("prec@k-svmperf", True, 50, True),
-    ("prec@k-avg", True, 50, True),
+@pytest.mark.parametrize("name, flag, ratio, features, searched", [
+    ("prec@k-avg", None, 50, 500, False), ("prec@k-svmperf", None, 50, 500, False),
+    ("prec@k-avg", False, 50, 500, False), ("prec@k-svmperf", True, 50, 500, True),
+    ("prec@k-avg", True, 50, 500, True),
     # by default a search starts once the store's rows hold ratio·n numbers, whether the
     # segment is evaluated on its candidates or on the whole list
-    ("prec@k-svmperf", None, 0.1, True), ("prec@k-svmperf", False, 0.1, False),
-    ("prec@k-avg", None, 0.1, True)])
-def test_the_line_search_runs_as_asked(name, flag, ratio, searched, monkeypatch):
+    ("prec@k-svmperf", None, 0.1, 500, True), ("prec@k-svmperf", False, 0.1, 500, False),
+    ("prec@k-avg", None, 0.1, 500, True),
+    # and on the candidates from the first round once X holds `features` numbers an item
+    ("prec@k-avg", None, 50, 4, True), ("prec@k-avg", False, 50, 4, False),
+    ("prec@k-svmperf", None, 50, 4, False)])
+def test_the_line_search_runs_as_asked(name, flag, ratio, features, searched, monkeypatch):
     import cvxtop.solvers.cutting_plane as cp_module
 
     monkeypatch.setattr(cp_module, "SEARCH_STORE_RATIO", ratio)
+    monkeypatch.setattr(cp_module, "SEARCH_FEATURES", features)  # the data have d = 4
     X, y = ranking_data(3)
     obj = RankingObjective(X, y, surrogates.get(name, 0.25), 10.0)
     calls = []

@@ -56,6 +56,7 @@ from typing import Any, Callable
 
 import cvxpy as cp
 import numpy as np
+import scipy.sparse as sp
 
 from .. import _cvxpy
 from .._threads import single_threaded_blas
@@ -94,6 +95,14 @@ STEP_FRACTION = 0.2
 #: (never within the default 2,000 rounds), and on the lists of
 #: ``benchmarks/grouped_exact.py`` (d = 10) millions.
 SEARCH_STORE_RATIO = 50
+#: Where the segment is evaluated on its candidates, the search costs about two passes over
+#: the scores and a few evaluations of 50 µs (0.3 ms at n = 10⁴), and it runs from the first
+#: round once ``Z`` holds this many numbers per item: there it is under a tenth of a round's
+#: products, and the best point it finds is also the dual solve's start
+#: (:mod:`.selection_dual`). Measured on prec@k-avg at C = 1, ``make_ranking_data(10⁴, d)``
+#: with two seeds each, searching against not: d = 300 0.93 / 0.84 s, d = 500 1.3 / 1.5 s,
+#: d = 700 1.5 / 2.5 s, d = 1,000 2.6 / 3.0 s, d = 1,500 4.6 / 4.9 s.
+SEARCH_FEATURES = 500
 #: Memory for stored cuts (d × slots doubles) before stale cuts are aggregated.
 STORE_BYTES = 256 * 2**20
 #: Rounds after which prec@k-avg's or -max's dual is solved over the items from the best
@@ -149,6 +158,13 @@ def _cvxpy_master(G: np.ndarray, c: np.ndarray, solver: str,
         raise SolverError("the cutting-plane master returned no usable solution",
                           status=str(problem.status))
     return _polish(value / total, G, c)
+
+
+def _numbers_per_item(Z: Any) -> float:
+    """The numbers ``Z`` stores per item (its features when dense, its nonzeros per row when
+    sparse): what a product with it reads per item."""
+    stored = Z.nnz if sp.issparse(Z) else Z.size
+    return stored / max(Z.shape[0], 1)
 
 
 def in_score_space(n_items: int, n_features: int) -> bool:
@@ -422,8 +438,10 @@ def solve_cutting_plane(
         Whether the best point moves to the minimizer of the objective on the segment towards
         ``w_c`` every round (OCAS), or only to a query that improves on it. By default
         (``None``) the search starts once the store's products make a round dearer than its
-        evaluations (:data:`SEARCH_STORE_RATIO`): on the UCI sets, dense synthetic data up
-        to 10⁶ × 50 and grouped lists the rounds it saves cost less than it does
+        evaluations (:data:`SEARCH_STORE_RATIO`), and on the candidates of prec@k's
+        surrogates from the first round when ``Z`` is wide (:data:`SEARCH_FEATURES`): on the
+        UCI sets, dense synthetic data up to 10⁶ × 50 and grouped lists the rounds it saves
+        cost less than it does
         (``benchmarks/exact_scaling.py``, ``benchmarks/svmperf_head_to_head.py``,
         ``benchmarks/grouped_exact.py``), on sparse data with 50,000 features more.
     master : {"active-set", "cvxpy"}
@@ -468,6 +486,9 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
         else LINE_SEARCH_SHARE_WHOLE_LIST
     # by the rule (line_search None) the search starts once the store is dear
     searched, search_later = bool(line_search), line_search is None
+    if search_later and objective.restricted_segment \
+            and _numbers_per_item(objective.Z) >= SEARCH_FEATURES:
+        searched, search_later = True, False
     bundle = _CutBundle(Z, capacity, patience, master, solver, solver_options, threads)
     if w0 is None:  # the zero model's scores need no product
         best, best_s = np.zeros(d), np.zeros(Z.shape[0])
