@@ -207,3 +207,41 @@ def test_the_tied_rows_gram_kept_across_steps_is_the_full_product(seed):
         B = np.vstack([X[items], rng.standard_normal((1, 12))])
         np.testing.assert_allclose(dual._tied_gram(items, B), B @ B.T, rtol=1e-12,
                                    atol=1e-12)
+
+
+@pytest.mark.parametrize("seed, C", [(1, 1.0), (2, 1.0), (1, 10.0)])
+def test_a_diverging_guess_is_given_up_early(seed, C, monkeypatch):
+    """Without the rule (DIVERGING = inf) some proximal problems run all INNER_STEPS steps
+    and fail; with it those guesses are given up within a few steps, the solve takes fewer
+    steps in all, and its cut is as good (within tol of the certified optimum)."""
+    X, y = make_ranking_data(1000, 40, noise=0.3, random_state=seed)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-avg", 0.25), C)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start = cutting.solve_cutting_plane(objective, max_iter=50,
+                                            accept_inaccurate=True).coef
+    exact = cutting.solve_cutting_plane(objective, tol=1e-9).objective
+    runs = {}
+    for growth in (float("inf"), selection_dual.DIVERGING):
+        monkeypatch.setattr(selection_dual, "DIVERGING", growth)
+        steps = []
+        active_set = SelectionDual._active_set
+
+        def counted(self, guess, rho, centre):
+            before = self.steps
+            found = active_set(self, guess, rho, centre)
+            steps.append((self.steps - before, found is not None))
+            return found
+
+        monkeypatch.setattr(SelectionDual, "_active_set", counted)
+        cut = selection_dual_cut(objective, start, 1e-6)
+        monkeypatch.setattr(SelectionDual, "_active_set", active_set)
+        assert cut is not None
+        lower = C * cut.intercept - 0.5 * float(cut.weights @ cut.weights)
+        assert lower <= exact * (1 + 1e-12) and cut.value >= exact * (1 - 1e-12)
+        assert cut.value - exact <= 1e-6 * abs(exact) + 1e-12
+        runs[growth] = steps
+    unchecked, checked = runs[float("inf")], runs[selection_dual.DIVERGING]
+    assert any(n == selection_dual.INNER_STEPS and not ok for n, ok in unchecked)
+    assert not any(n == selection_dual.INNER_STEPS for n, _ in checked)
+    assert sum(n for n, _ in checked) < sum(n for n, _ in unchecked)

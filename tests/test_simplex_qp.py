@@ -212,9 +212,9 @@ def test_small_faces_are_solved_afresh_and_large_ones_switch_to_borders(monkeypa
     calls = {"fresh": 0, "bordered": 0}
     fresh, factor = simplex_qp._DirectFaces.minimizer, simplex_qp._FaceMinimizers._factor
 
-    def counted_fresh(self):
+    def counted_fresh(self, F):
         calls["fresh"] += 1
-        return fresh(self)
+        return fresh(self, F)
 
     def counted_factor(self, base):
         calls["bordered"] += 1
@@ -233,3 +233,20 @@ def test_small_faces_are_solved_afresh_and_large_ones_switch_to_borders(monkeypa
     assert value(Q, c, lam) <= best + 1e-9 * max(1.0, abs(best))
     monkeypatch.setattr(simplex_qp, "DIRECT_FACE", 0)
     np.testing.assert_allclose(solve_simplex_qp(Q, c), lam, atol=1e-9)
+
+
+def test_a_warm_start_off_its_face_minimizer_is_solved(faces):
+    """A warm start is checked by its gradient before any solve; a start that is not its
+    face's minimizer (a random point of the simplex) is solved on that face first."""
+    rng = np.random.default_rng(10)
+    for trial in range(20):
+        m = int(rng.integers(3, 50))
+        H = rng.standard_normal((max(2, m // 3), m))
+        c = rng.standard_normal(m)
+        Q = H.T @ H
+        start = rng.random(m) * (rng.random(m) < 0.5)
+        start[0] += 0.1
+        lam = solve_simplex_qp(Q, c, start)
+        assert np.all(lam >= 0) and lam.sum() == pytest.approx(1.0, abs=1e-14)
+        best = reference(H, c)
+        assert value(Q, c, lam) <= best + 1e-9 * max(1.0, abs(best))

@@ -180,8 +180,8 @@ class _FaceMinimizers:
         face[self.index[:t]] = self.added[:t]
         return bool(np.array_equal(face, free))
 
-    def minimizer(self) -> np.ndarray:
-        """The face's minimizer (zero off the face)."""
+    def minimizer(self, F: np.ndarray) -> np.ndarray:
+        """The face's minimizer at its indices ``F`` (in increasing order)."""
         lam = np.zeros(len(self.c))
         t = self.n_borders
         z = self.z0
@@ -191,7 +191,7 @@ class _FaceMinimizers:
         lam[self.base] = z[:-1]
         if t:
             lam[self.index[:t]] = np.where(self.added[:t], y, 0.0)
-        return lam
+        return lam[F]
 
 
 class _DirectFaces:
@@ -206,26 +206,24 @@ class _DirectFaces:
         self.Q, self.c, self.ridge = Q, c, ridge
         self.free = free
 
-    def change(self, index: int, free: np.ndarray) -> None:
+    def refactor(self, free: np.ndarray) -> None:
         """The face is now ``free`` (nothing is factored in advance)."""
         self.free = free
 
-    join = leave = refactor = change
+    def join(self, index: int, free: np.ndarray) -> None:
+        self.free = free
 
-    def minimizer(self) -> np.ndarray:
-        """The face's minimizer (zero off the face)."""
-        F = self.free.nonzero()[0]
+    leave = join
+
+    def minimizer(self, F: np.ndarray) -> np.ndarray:
+        """The face's minimizer at its indices ``F`` (in increasing order)."""
         m = len(F)
-        K = np.empty((m + 1, m + 1))
+        K = np.ones((m + 1, m + 1))
         K[:m, :m] = self.Q.take(F, 0).take(F, 1)
         K.reshape(-1)[:m * (m + 2):m + 2] += self.ridge
-        K[:m, m] = K[m, :m] = 1.0
         K[m, m] = 0.0
-        rhs = np.empty(m + 1)
-        rhs[:m], rhs[m] = self.c.take(F), 1.0
-        lam = np.zeros(len(self.c))
-        lam[F] = _GESV(K, rhs, overwrite_a=True, overwrite_b=True)[2][:m]
-        return lam
+        return _GESV(K, np.append(self.c.take(F), 1.0), overwrite_a=True,
+                     overwrite_b=True)[2][:m]
 
 
 class FaceCache:
@@ -283,66 +281,73 @@ def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = Non
     free = lam > 0
     scale = max(1.0, float(np.abs(c[allowed]).max()), largest)
     barred = ~allowed
+    barred_any = bool(barred.any())
     faces = cache.reusable(ridge, free) if cache is not None else None
     if faces is None:
         faces = _faces(Q, c, ridge, free)
     else:
         faces.Q, faces.c = Q, c  # the same entries on the face, in the grown problem
-    stationary = False  # whether λ minimizes the objective on its current face
+    # whether λ minimizes the objective on its current face: a warm start is often the last
+    # answer, whose face only gained indices, and the gradient is checked before any solve
+    stationary = lam0 is not None
+    trusted = False  # whether λ is an unbordered solve's minimizer of its face
     entering = -1  # the index freed last, until the next step
     for _ in range(max_iter):
         F = free.nonzero()[0]
         if not stationary:
-            face = faces.minimizer()
-            if faces.n_borders and (not abs(face.sum() - 1.0) <= 1e-9
-                                  or entering >= 0 and face[entering] <= 0):
+            face = faces.minimizer(F)
+            if faces.n_borders and (not abs(face.sum() - 1.0) <= 1e-9 or entering >= 0
+                                  and face[np.searchsorted(F, entering)] <= 0):
                 # Near a singular face (more cuts than the rank of Q, or nearly equal cuts)
                 # the bordered solve can lose accuracy: its minimizer leaves the plane
                 # Σλ = 1, or an index freed for its negative multiplier does not grow (and
                 # would leave again at once). Then the face is solved afresh.
                 faces.refactor(free)
-                face = faces.minimizer()
-            entering = -1
-            lam_F = lam[F]
-            p = face[F] - lam_F
-            if np.abs(p).max() > 1e-15 * max(1.0, float(lam.max())):
-                # the longest step towards the face's minimizer that keeps λ >= 0
-                step, blocking = 1.0, -1
-                shrinking = (p < 0).nonzero()[0]
-                if len(shrinking):
-                    ratios = lam_F[shrinking] / -p[shrinking]
-                    first = int(ratios.argmin())
-                    if ratios[first] < 1.0:
-                        step, blocking = float(ratios[first]), int(F[shrinking[first]])
-                lam[F] = lam_F + step * p
-                if blocking >= 0:
+                face = faces.minimizer(F)
+            entering, trusted = -1, not faces.n_borders
+            # the longest step towards the face's minimizer that keeps λ >= 0
+            lam_F = lam.take(F)
+            p = face - lam_F
+            shrinking = (p < 0).nonzero()[0]
+            if len(shrinking):
+                ratios = lam_F[shrinking] / -p[shrinking]
+                first = int(ratios.argmin())
+                if ratios[first] < 1.0:
+                    step = float(ratios[first])
+                    blocking = int(F[shrinking[first]])
+                    lam_F += step * p
+                    np.maximum(lam_F, 0.0, out=lam_F)
+                    lam[F] = lam_F
                     lam[blocking] = 0.0
-                    free[blocking] = False
+                    lam /= lam.sum()
+                    free[blocking], trusted = False, False
                     faces.leave(blocking, free)
-                np.maximum(lam, 0.0, out=lam)
-                lam /= lam.sum()
-                stationary = blocking < 0  # a full step reaches the face's minimizer
-                continue
+                    continue
+            np.maximum(face, 0.0, out=face)
+            lam[F] = face / face.sum()  # a full step reaches the face's minimizer
+            stationary = True
+            continue
         grad = Q @ lam
         grad += ridge * lam
         grad -= c
-        grad -= float(grad[F].sum()) / len(F)  # on the face's minimizer grad_F = ν·1
-        spread = float(np.abs(grad[F]).max())
-        grad[barred] = np.inf  # the multipliers of the bounds λ_i >= 0
-        grad[F] = 0.0
+        grad_F = grad.take(F)
+        nu = float(grad_F.sum()) / len(F)  # on the face's minimizer grad_F = ν·1
+        grad[F] = np.inf
+        if barred_any:
+            grad[barred] = np.inf  # the multipliers of the bounds λ_i >= 0 are grad − ν
         worst = int(grad.argmin())
-        if grad[worst] >= -1e-13 * scale:
+        if grad[worst] - nu >= -1e-13 * scale:
             # a KKT point: the multipliers off the face are not negative, and on it the
-            # gradient is constant (to rounding); a bordered solve is confirmed afresh when
-            # it is not
-            if not faces.n_borders or spread <= FACE_RTOL * scale:
+            # gradient is constant (to rounding); a bordered solve or a warm start is
+            # confirmed by a solve afresh when it is not
+            if trusted or float(np.abs(grad_F - nu).max()) <= FACE_RTOL * scale:
                 if cache is not None:
                     cache.faces = faces if isinstance(faces, _FaceMinimizers) else None
                 return lam
             faces.refactor(free)
             stationary = False
             continue
-        free[worst] = True
+        free[worst], trusted = True, False
         if isinstance(faces, _DirectFaces) and len(F) >= 2 * DIRECT_FACE:
             faces = _FaceMinimizers(Q, c, ridge, free)
         else:
