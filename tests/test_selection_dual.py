@@ -245,3 +245,20 @@ def test_a_diverging_guess_is_given_up_early(seed, C, monkeypatch):
     assert any(n == selection_dual.INNER_STEPS and not ok for n, ok in unchecked)
     assert not any(n == selection_dual.INNER_STEPS for n, _ in checked)
     assert sum(n for n, _ in checked) < sum(n for n, _ in unchecked)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_class_sums_updated_by_the_rows_that_moved_equal_fresh_sums(sparse):
+    """A class's row sum is updated by the rows that joined or left its mask (few) or
+    recomputed (many); either way it is the sum of the masked rows."""
+    X, y, objective = instance(5, n=300, d=40)
+    Z = sp.csr_matrix(X) if sparse else X
+    dual = SelectionDual(Z, y, objective.ks[0], 1.0, objective.surrogate)
+    rng = np.random.default_rng(6)
+    for kind, items in (("neg", dual.neg), ("pos", dual.pos)):
+        mask = rng.random(len(items)) < 0.5
+        for step in range(12):
+            flips = rng.choice(len(items), 2 if step % 4 else len(items) // 2, replace=False)
+            mask[flips] = ~mask[flips]
+            np.testing.assert_allclose(dual._class_sum(kind, mask), X[items[mask]].sum(axis=0),
+                                       rtol=1e-12, atol=1e-12)

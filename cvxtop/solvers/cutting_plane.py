@@ -203,6 +203,7 @@ class _CutBundle:
         # memory until a cut is written to them, and the store then does not copy its rows
         # as it grows (at 50,000 features a doubling copied up to 200 MB).
         self.cuts = np.zeros((self.limit, self.row))
+        self._used = 0  # one past the last slot in use (:attr:`used`)
         self._allocate(capacity)
 
     def _allocate(self, capacity: int) -> None:
@@ -219,7 +220,11 @@ class _CutBundle:
     @property
     def used(self) -> int:
         """One past the last slot in use: products with the cuts stop there."""
-        return int(np.flatnonzero(self.active)[-1]) + 1 if self.active.any() else 0
+        return self._used
+
+    def _recount(self) -> None:
+        in_use = self.active.nonzero()[0]
+        self._used = int(in_use[-1]) + 1 if len(in_use) else 0
 
     def combination(self, weights: np.ndarray) -> np.ndarray:
         """``H @ weights`` for weights that vanish on free slots, over their support."""
@@ -253,6 +258,7 @@ class _CutBundle:
             # point, is unchanged and the next master starts there
             self.lam[keep] = weight
         self._compact()
+        self._recount()
 
     def _compact(self) -> None:
         """Move the cuts in use to the first slots, so that the products, which run up to
@@ -299,13 +305,14 @@ class _CutBundle:
         self.cuts[slot], self.b[slot] = row, offset
         self.faces.rewritten(slot)
         self.active[slot], self.idle[slot] = True, 0
-        used = self.used
+        used = self._used = max(self._used, slot + 1)
         column = np.zeros(len(self.b))
         # h_cᵀh for every stored cut: O(row·slots), the one product with the rows
         column[:used] = self.threads.rows_times(
             self.cuts[:used], np.asarray(self.Z @ h).ravel() if self.scores else h)
         if refuse_repeat and self._repeats(slot, row, offset, column):
             self.active[slot] = False
+            self._recount()
             return False
         self.G[:, slot] = self.G[slot, :] = column
         return True
@@ -316,15 +323,12 @@ class _CutBundle:
         rounding): a query on a piece of ``L`` the model holds already gives that piece's
         cut again. Found through the Gram column (``h_c·h = ‖h‖² = ‖h_c‖²``) and confirmed
         on the rows themselves."""
-        used = len(column) if self.used == 0 else self.used
         norm = column[slot]
         close = 1e-12 * max(norm, 1e-300)
-        diagonal = np.diag(self.G)[:used]
-        same = self.active[:used] & (np.abs(column[:used] - norm) <= close) \
-            & (np.abs(diagonal - norm) <= close) \
-            & (np.abs(self.b[:used] - offset) <= 1e-12 * max(1.0, abs(offset)))
-        same[slot] = False
-        return any(np.array_equal(self.cuts[c], row) for c in np.flatnonzero(same))
+        near = (np.abs(column[:self._used] - norm) <= close).nonzero()[0]
+        return any(c != slot and self.active[c] and abs(self.G[c, c] - norm) <= close
+                   and abs(self.b[c] - offset) <= 1e-12 * max(1.0, abs(offset))
+                   and np.array_equal(self.cuts[c], row) for c in near)
 
     def aggregate_line(self, w: np.ndarray, d: np.ndarray, w_c: np.ndarray, C: float
                        ) -> tuple[float, float]:

@@ -209,6 +209,7 @@ class SelectionDual:
         squares = X.multiply(X).sum() if sp.issparse(X) else np.einsum("ij,ij->", X, X)
         self.row_scale = C * C * float(squares) / X.shape[0]
         self.steps = 0  # active-set steps of the current solve
+        self._sums: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # by class: its last sum
         # the Gram matrix of the last step's tied rows, by item: a step changes at most
         # max_moves of them, so the next one computes the products of its new rows only
         self._gram_items = np.zeros(0, dtype=np.int64)
@@ -231,6 +232,23 @@ class SelectionDual:
         indicator = np.zeros(self.X.shape[0])
         indicator[index] = 1.0
         return self.X.T @ indicator
+
+    def _class_sum(self, kind: str, mask: np.ndarray) -> np.ndarray:
+        """The sum of the rows of the class ``kind`` (``"neg"`` or ``"pos"``) at ``mask``,
+        updated from that class's last sum by the rows that joined or left it when they are
+        few (a step moves at most ``max_moves`` items of each kind)."""
+        items = self.neg if kind == "neg" else self.pos
+        last = self._sums.get(kind)
+        if last is not None:
+            changed = (mask != last[0]).nonzero()[0]
+            if 8 * len(changed) < len(items):
+                joined, left = changed[mask[changed]], changed[~mask[changed]]
+                total = last[1] + self._row_sum(items[joined]) - self._row_sum(items[left])
+                self._sums[kind] = (mask.copy(), total)
+                return total
+        total = self._row_sum(items[mask])
+        self._sums[kind] = (mask.copy(), total)
+        return total
 
     def weights(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
         """``w = −C(X₋ᵀu − X₊ᵀv)``."""
@@ -258,8 +276,8 @@ class SelectionDual:
         F, G = np.flatnonzero(guess.tied_neg), np.flatnonzero(guess.tied_pos)
         nf, ng, n_cap = len(F), len(G), int(guess.at_cap.sum())
         u_bar, v_bar, z_bar = centre
-        w0 = -C * self._row_sum(self.neg[guess.at_one])
-        r = self._row_sum(self.pos[guess.at_cap])
+        w0 = -C * self._class_sum("neg", guess.at_one)
+        r = self._class_sum("pos", guess.at_cap)
         X_tied_neg, X_tied_pos = self.X[self.neg[F]], self.X[self.pos[G]]
         B = sp.vstack([X_tied_neg, X_tied_pos, sp.csr_matrix(r[None, :])], format="csr") \
             if sp.issparse(self.X) else np.vstack([X_tied_neg, X_tied_pos, r[None, :]])
