@@ -40,7 +40,7 @@ class Benchmark:
 
 
 SUITE = (
-    Benchmark("exact_scaling", "exact engines: time against n, d and k; MAGIC and 100k x 50"),
+    Benchmark("exact_scaling", "exact engines: time against n, d and k; the UCI sets and 100k x 50"),
     Benchmark("svmperf_head_to_head", "prec@k-svmperf against SVMperf built from source "
               "(CVXTOP_SVMPERF=PATH; skipped without it)"),
     Benchmark("dcp_forms", "literal against compact cvxpy forms of prec@k max and avg"),
