@@ -76,18 +76,37 @@ def test_nearly_repeated_cuts_from_a_random_support_match_cvxpy(seed, faces):
         assert value(Q, c, lam) <= best + 1e-9 * max(1.0, abs(best))
 
 
-def test_many_support_changes_refactor_and_match_cvxpy():
+def test_many_support_changes_refactor_and_match_cvxpy(monkeypatch):
     """From a vertex, a full-rank problem with 150 cuts frees far more indices than
-    ``MAX_BORDER``, so the base face is refactored along the way (after fresh solves of
-    the first ``2·DIRECT_FACE`` faces)."""
+    ``MAX_BORDER``: its faces of up to 2·DIRECT_FACE indices are solved afresh, then the
+    face switches to the bordered factorization. With borders alone (DIRECT_FACE = 0) the
+    base face is refactored along the way, and the answer is the same."""
+    calls = {"fresh": 0, "bordered": 0}
+    fresh, factor = simplex_qp._DirectFaces.minimizer, simplex_qp._FaceMinimizers._factor
+
+    def counted_fresh(self, F):
+        calls["fresh"] += 1
+        return fresh(self, F)
+
+    def counted_factor(self, base):
+        calls["bordered"] += 1
+        return factor(self, base)
+
+    monkeypatch.setattr(simplex_qp._DirectFaces, "minimizer", counted_fresh)
+    monkeypatch.setattr(simplex_qp._FaceMinimizers, "_factor", counted_factor)
     rng = np.random.default_rng(7)
     H = rng.standard_normal((160, 150))
     c = 0.1 * rng.standard_normal(150)
     Q = H.T @ H
     lam = solve_simplex_qp(Q, c)
-    assert np.count_nonzero(lam) > 2 * simplex_qp.MAX_BORDER
+    assert np.count_nonzero(lam) > 2 * max(simplex_qp.MAX_BORDER, simplex_qp.DIRECT_FACE)
+    assert calls["fresh"] > 0 and calls["bordered"] >= 1  # fresh solves, then the switch
     best = reference(H, c)
     assert value(Q, c, lam) <= best + 1e-9 * max(1.0, abs(best))
+    monkeypatch.setattr(simplex_qp, "DIRECT_FACE", 0)
+    calls.update(fresh=0, bordered=0)
+    np.testing.assert_allclose(solve_simplex_qp(Q, c), lam, atol=1e-9)
+    assert calls["fresh"] == 0 and calls["bordered"] > 1  # borders alone: refactored
 
 
 def test_allowed_slots_alone_are_used():
@@ -204,35 +223,6 @@ def test_a_sequence_of_growing_masters_reuses_its_factored_face(d, monkeypatch):
     support = int(np.flatnonzero(lam)[0])
     cache.rewritten(support)
     assert cache.faces is None
-
-
-def test_small_faces_are_solved_afresh_and_large_ones_switch_to_borders(monkeypatch):
-    """From a vertex, faces of up to 2·DIRECT_FACE indices are solved afresh; a face that
-    grows past that switches to the bordered factorization, with the same answer."""
-    calls = {"fresh": 0, "bordered": 0}
-    fresh, factor = simplex_qp._DirectFaces.minimizer, simplex_qp._FaceMinimizers._factor
-
-    def counted_fresh(self, F):
-        calls["fresh"] += 1
-        return fresh(self, F)
-
-    def counted_factor(self, base):
-        calls["bordered"] += 1
-        return factor(self, base)
-
-    monkeypatch.setattr(simplex_qp._DirectFaces, "minimizer", counted_fresh)
-    monkeypatch.setattr(simplex_qp._FaceMinimizers, "_factor", counted_factor)
-    rng = np.random.default_rng(9)
-    H = rng.standard_normal((160, 150))
-    c = 0.1 * rng.standard_normal(150)
-    Q = H.T @ H
-    lam = solve_simplex_qp(Q, c)
-    assert np.count_nonzero(lam) > 2 * simplex_qp.DIRECT_FACE
-    assert calls["fresh"] > 0 and calls["bordered"] > 0
-    best = reference(H, c)
-    assert value(Q, c, lam) <= best + 1e-9 * max(1.0, abs(best))
-    monkeypatch.setattr(simplex_qp, "DIRECT_FACE", 0)
-    np.testing.assert_allclose(solve_simplex_qp(Q, c), lam, atol=1e-9)
 
 
 def test_a_warm_start_off_its_face_minimizer_is_solved(faces):
