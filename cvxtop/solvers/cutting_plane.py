@@ -26,7 +26,9 @@ of the objective on the segment towards ``w_c`` every round (a line search,
 product, since the scores are affine in the step; it stops once its step is provably within
 :data:`LINE_SEARCH_SHARE` of the current gap of the exact one). Its four or five surrogate
 evaluations cost more than a round itself until the products with the cut store dominate a
-round (:data:`SEARCH_STORE_RATIO`), so by default it starts only then. A query whose cut
+round (:data:`SEARCH_STORE_RATIO`), so by default it starts only then, or from the first
+round on the candidates of prec@k's surrogates when ``X`` is wide (:data:`SEARCH_FEATURES`,
+where it is cheap against a round's products). A query whose cut
 the store holds already lies where the model is exact; the store refuses the repeat, and
 the master's point itself is queried next.
 
