@@ -26,8 +26,8 @@ hands the final face, factors and borders, to the next solve of a grown problem.
 of a few dozen indices (the cutting plane's masters at d <= 30 or so) Python's cost per
 array operation outweighs the arithmetic, and one LU solve of the face's KKT system afresh
 costs less than a border's updates: faces of up to :data:`DIRECT_FACE` indices are solved
-that way (on ``make_ranking_data(10⁴, 20)`` the master took 0.20 ms a round instead of
-0.30).
+that way (on ``make_ranking_data(10⁴, 20)`` the master takes 0.17 ms a round instead of
+0.30, with the warm start checked by its gradient before any solve).
 """
 
 from __future__ import annotations
@@ -202,16 +202,14 @@ class _DirectFaces:
 
     n_borders = 0
 
-    def __init__(self, Q: np.ndarray, c: np.ndarray, ridge: float, free: np.ndarray) -> None:
+    def __init__(self, Q: np.ndarray, c: np.ndarray, ridge: float) -> None:
         self.Q, self.c, self.ridge = Q, c, ridge
-        self.free = free
 
     def refactor(self, free: np.ndarray) -> None:
-        """The face is now ``free`` (nothing is factored in advance)."""
-        self.free = free
+        """Nothing is factored in advance: each :meth:`minimizer` is given its face."""
 
     def join(self, index: int, free: np.ndarray) -> None:
-        self.free = free
+        """As :meth:`refactor`."""
 
     leave = join
 
@@ -254,7 +252,7 @@ def _faces(Q: np.ndarray, c: np.ndarray, ridge: float, free: np.ndarray
            ) -> _DirectFaces | _FaceMinimizers:
     """Fresh solves for a small face, the bordered factorization for a large one."""
     if np.count_nonzero(free) <= DIRECT_FACE:
-        return _DirectFaces(Q, c, ridge, free)
+        return _DirectFaces(Q, c, ridge)
     return _FaceMinimizers(Q, c, ridge, free)
 
 
