@@ -262,3 +262,27 @@ def test_class_sums_updated_by_the_rows_that_moved_equal_fresh_sums(sparse):
             mask[flips] = ~mask[flips]
             np.testing.assert_allclose(dual._class_sum(kind, mask), X[items[mask]].sum(axis=0),
                                        rtol=1e-12, atol=1e-12)
+
+
+def test_off_its_piece_t_goes_to_the_nearest_breakpoint():
+    """On a piece, a system whose ``t`` stays within its ends keeps it; one whose ``t``
+    leaves it goes to the breakpoint nearest that ``t`` (not only the end crossed), clamped
+    to ``[0, J]``; prec@k-max's single piece has the breakpoints 0 and J alone."""
+    X, y, objective = instance(3, n=200, d=40, kappa=0.5)
+    dual = SelectionDual(X, y, objective.ks[0], 1.0, objective.surrogate)
+    J = dual.J
+    assert J >= 10 and np.array_equal(dual.breaks, np.arange(J + 1))
+
+    def point(t: float) -> selection_dual._Point:
+        return selection_dual._Point(np.zeros(0), np.zeros(0), 0.0, 0.0, t, 0.5, np.zeros(40))
+
+    piece = ("piece", 4)
+    for t, expected in [(4.0, piece), (4.5, piece), (5.0, piece), (5.6, ("kink", 6)),
+                        (8.4, ("kink", 8)), (3.6, ("kink", 4)), (1.2, ("kink", 1)),
+                        (-3.0, ("kink", 0)), (J + 7.0, ("kink", J))]:
+        assert dual._next_mode(piece, point(t), 1.0) == expected, t
+    X, y, objective = instance(3, n=200, d=40, kappa=0.5, name="prec@k-max")
+    dual = SelectionDual(X, y, objective.ks[0], 1.0, objective.surrogate)
+    for t, expected in [(0.3 * dual.J, ("piece", 0)), (-1.0, ("kink", 0)),
+                        (dual.J + 2.0, ("kink", 1))]:
+        assert dual._next_mode(("piece", 0), point(t), 1.0) == expected, t

@@ -331,15 +331,21 @@ class SelectionDual:
         m = len(items)
         slot = self._gram_slot[items]  # each item's row in the last Gram matrix, or -1
         kept, new = np.flatnonzero(slot >= 0), np.flatnonzero(slot < 0)
-        M = np.empty((m + 1, m + 1))
         if 2 * len(new) >= m:  # mostly new rows: the full product is cheaper
-            M[:] = _dense(B @ B.T)
+            M = _dense(B @ B.T)
         else:
-            M[np.ix_(kept, kept)] = self._gram[np.ix_(slot[kept], slot[kept])]
-            fresh = np.concatenate([new, [m]])  # the new rows and the sum row
-            products = _dense(B[fresh] @ B.T)
-            M[fresh, :] = products
-            M[:, fresh] = products.T
+            # assembled with the kept rows first (contiguous blocks, no scattered writes),
+            # then put in the rows' order
+            order = np.concatenate([kept, new, [m]])  # the new rows and the sum row last
+            nk = len(kept)
+            P = np.empty((m + 1, m + 1))
+            P[:nk, :nk] = self._gram.take(slot[kept], 0).take(slot[kept], 1)
+            products = _dense(B[order[nk:]] @ B.T).take(order, 1)
+            P[nk:, :] = products
+            P[:nk, nk:] = products[:, :nk].T
+            back = np.empty(m + 1, dtype=np.int64)
+            back[order] = np.arange(m + 1)
+            M = P.take(back, 0).take(back, 1)
         self._gram_slot[self._gram_items] = -1
         self._gram_items, self._gram = items, M[:m, :m]
         self._gram_slot[items] = np.arange(m)
@@ -410,15 +416,22 @@ class SelectionDual:
         return None
 
     def _next_mode(self, mode: tuple[str, int], p: _Point, pi: float) -> tuple[str, int]:
-        """``t``'s next piece or kink: off the piece's ends, to the kink there; at a kink,
-        to the piece on the side the stationarity condition points to."""
+        """``t``'s next piece or kink: off the piece's ends, to the breakpoint nearest the
+        system's ``t`` (the end it crossed, or one further on); at a kink, to the piece on
+        the side the stationarity condition points to.
+
+        Going to the end crossed alone moves ``t`` by one of avg's ``J`` pieces a step,
+        while the items move by up to :data:`MAX_MOVES`: on spambase (``J = 453``) the
+        first proximal problem walked from kink 67 to piece 72 and later ones diverged
+        on the way. Measured on spambase and ``make_ranking_data(10⁴, d)``, d = 50 to
+        500, at C = 0.1, 1 and 10 (15 fits): 4.6 s in all instead of 5.8, and two solves
+        that failed (d = 50 and 200 at C = 10: 0.52 and 0.61 s) certify (0.11, 0.31 s)."""
         kind, l = mode
         if kind == "piece":
-            if p.t < self.breaks[l] - 1e-12:
-                return ("kink", l)
-            if p.t > self.breaks[l + 1] + 1e-12:
-                return ("kink", l + 1)
-            return mode
+            if self.breaks[l] - 1e-12 <= p.t <= self.breaks[l + 1] + 1e-12:
+                return mode
+            t = min(max(p.t, 0.0), float(self.breaks[-1]))
+            return ("kink", int(np.abs(self.breaks - t).argmin()))
         if pi > 0:
             a_star = -(p.theta_neg + p.theta_pos) / pi
             if l >= 1 and a_star > self.slopes[l - 1] + 1e-12:
