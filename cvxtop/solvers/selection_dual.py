@@ -30,10 +30,10 @@ The answer is a point of ``P`` (clipped and rescaled onto it exactly, up to roun
 score vector ``g = (u, −v)`` gives the cut ``L(s) >= g·s + Σu``, valid everywhere, which
 the cutting plane adds to its master; the certificate stays the master's. Measured on
 ``make_ranking_data(10,000, d)`` (``benchmarks/exact_scaling.py``): 50 rounds and this
-solve certify d = 200 in 0.5 s, d = 500 in 1.7 s and d = 1,000 in 2.4 s, where the rounds
-alone need 663 (2.9 s), 1,596 (17 s) and 3,454 (122 s); prec@k-max at d = 1,000 in 5.3 s,
+solve certify d = 200 in 0.27 s, d = 500 in 0.8 s and d = 1,000 in 2.1 s, where the rounds
+alone need 663 (2.9 s), 1,596 (17 s) and 3,454 (122 s); prec@k-max at d = 1,000 in 3.1 s,
 where 3,000 rounds leave a gap of 6e-3. On 100,000 × 50 (avg) the proximal problems tie
-too many items and the solve gives up after 0.15 s; the rounds go on.
+too many items and the solve gives up after 0.14 s; the rounds go on.
 """
 
 from __future__ import annotations
@@ -534,8 +534,8 @@ def selection_dual_cut(objective: RankingObjective, w_start: np.ndarray, tol: fl
 
     On sparse features the tied rows' products are sparse and their systems dense, with at
     most :data:`MAX_TIED_SPARSE` tied items. On ``make_sparse_ranking_data`` prec@k-avg was
-    certified after 50 rounds at 400 × 4,000 (0.10 s; 854 rounds, 1.45 s alone), 1,000 ×
-    8,000 (0.21 s; 822 rounds, 1.72 s) and 2,000 × 20,000 (1.2 s; 1,906 rounds, 44.8 s).
+    certified after 50 rounds at 400 × 4,000 (0.08 s; 854 rounds, 1.45 s alone), 1,000 ×
+    8,000 (0.30 s; 822 rounds, 1.72 s) and 2,000 × 20,000 (1.7 s; 1,906 rounds, 44.8 s).
     For prec@k-max the solve failed on all three and cost more than the rounds (0.16 to
     0.77 s against totals of 0.20 to 0.65 s), so it is not tried there. Where the optimum
     ties more items (50,000 × 50,000 and 10,000 × 100,000 at 0.1% density) the guess
