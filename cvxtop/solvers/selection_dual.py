@@ -424,7 +424,7 @@ class SelectionDual:
         while the items move by up to :data:`MAX_MOVES`: on spambase (``J = 453``) the
         first proximal problem walked from kink 67 to piece 72 and later ones diverged
         on the way. Measured on spambase and ``make_ranking_data(10⁴, d)``, d = 50 to
-        500, at C = 0.1, 1 and 10 (15 fits): 4.6 s in all instead of 5.8, and two solves
+        500, at C = 0.1, 1 and 10 (15 fits): 4.55 s in all instead of 5.81, and two solves
         that failed (d = 50 and 200 at C = 10: 0.52 and 0.61 s) certify (0.11, 0.31 s)."""
         kind, l = mode
         if kind == "piece":
