@@ -6,7 +6,7 @@ compact LP-dual form of :mod:`cvxtop.surrogates.prec` (``O(n + k)`` variables), 
 random data at growing ``n``; the literal form is skipped once its time, extrapolated from
 the previous size, would exceed ``--literal-budget`` seconds.
 
-Part 2 times ``_value_and_subgradient`` (the call the solvers make on validated arrays) of
+Part 2 times ``bind(y).value_and_subgradient`` (the call the solvers make on bound labels) of
 every prec@k surrogate for ``n`` from 10³ to 10⁶ and prints the time per item
 (``O(n + k log k)`` work, so it should stay near constant, at most growing like ``log n``).
 
@@ -93,7 +93,7 @@ def best_time(call, repeats: int) -> float:
 
 
 def time_numpy_faces(sizes: list[int], kappa: float, repeats: int) -> None:
-    print(f"Part 2: ns per item of _value_and_subgradient (the solvers' call on validated "
+    print(f"Part 2: ns per item of bind(y).value_and_subgradient (the solvers' call on bound "
           f"arrays), κ = {kappa}, 10% relevant, best of {repeats} runs; last column: the "
           "public value_and_subgradient of avg, input validation included")
     names = ["prec@k-struct", "prec@k-ramp", "prec@k-max", "prec@k-avg"]
@@ -111,7 +111,8 @@ def time_numpy_faces(sizes: list[int], kappa: float, repeats: int) -> None:
         cells = []
         for name in names:
             sur = surrogates.get(name, kappa)
-            seconds = best_time(lambda: sur._value_and_subgradient(y, s, k), repeats)
+            bound = sur.bind(y)  # the labels fixed once, as the solvers' loops use it
+            seconds = best_time(lambda: bound.value_and_subgradient(s), repeats)
             cells.append(f"{1e9 * seconds / n:>8.1f}")
         public = best_time(lambda: avg.value_and_subgradient(y, s), repeats)
         print(f"{n:>9} {k:>7} " + " ".join(cells) + f" {1e9 * public / n:>11.1f}"

@@ -31,14 +31,13 @@ import argparse
 import sys
 import time
 import warnings
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from cvxtop import TopRanker, surrogates
-from cvxtop._threads import single_threaded_blas
-from cvxtop.solvers import RankingObjective, box_dual, cutting_plane, selection_dual
+from cvxtop.solvers import RankingObjective
 from cvxtop.datasets import load_paper_dataset, make_ranking_data, make_sparse_ranking_data
 from cvxtop.report import format_table
 
@@ -52,50 +51,17 @@ MAX_ROUNDS = 1000
 SPARSE_ROUNDS = 300
 
 
-@contextmanager
-def timed_dual_solves():
-    """The seconds the cutting plane spends in its dual solves over the items (prec@k-avg's
-    and -max's, :mod:`cvxtop.solvers.selection_dual`; the box duals of
-    :mod:`cvxtop.solvers.box_dual`), which are not rounds, and the active-set steps of the
-    selection duals (each one linear system in the tied items and one product ``X @ w``):
-    a two-element list, seconds and steps, that the solves add to while the block runs."""
-    spent = [0.0, 0]
-
-    def timed(solve):
-        def run(*args, **kwargs):
-            start = time.perf_counter()
-            try:
-                return solve(*args, **kwargs)
-            finally:
-                spent[0] += time.perf_counter() - start
-        return run
-
-    def counted(self, *args, **kwargs):
-        spent[1] += 1
-        return step(self, *args, **kwargs)
-
-    originals = cutting_plane.selection_dual_cut, box_dual.box_dual_cut
-    step = selection_dual.SelectionDual._solve
-    cutting_plane.selection_dual_cut = timed(originals[0])
-    box_dual.box_dual_cut = timed(originals[1])
-    selection_dual.SelectionDual._solve = counted
-    try:
-        yield spent
-    finally:
-        cutting_plane.selection_dual_cut, box_dual.box_dual_cut = originals
-        selection_dual.SelectionDual._solve = step
-
-
 def fit_row(X, y, engine, surrogate="prec@k-avg", kappa=0.25, C=1.0, rounds=MAX_ROUNDS):
     """Seconds of a fit as a user runs it, the model, and the seconds and active-set steps
-    of its dual solves."""
-    with warnings.catch_warnings(), timed_dual_solves() as dual:
+    of its dual solves over the items (the fit's ``solve_stats_``: they are not rounds)."""
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # an uncertified cell shows its gap
         start = time.perf_counter()
         model = TopRanker(surrogate, k=kappa, C=C, engine=engine, max_iter=rounds,
                           accept_inaccurate=True).fit(X, y)
         seconds = time.perf_counter() - start
-    return seconds, model, dual[0], dual[1]
+    stats = model.solve_stats_
+    return seconds, model, stats.get("dual_solve_seconds", 0.0), stats.get("dual_steps", 0)
 
 
 def oracle_pass(X, y, kappa, reps=25):
@@ -106,7 +72,7 @@ def oracle_pass(X, y, kappa, reps=25):
     objective = RankingObjective(X, y, surrogates.get("prec@k-avg", kappa), 1.0)
     w = np.random.default_rng(0).standard_normal(X.shape[1])
     times = []
-    with single_threaded_blas():
+    with threadpool_limits(1, user_api="blas"):  # as the engines run it
         X.T @ objective.loss_and_score_gradient(X @ w)[1]
         for _ in range(reps):
             start = time.perf_counter()

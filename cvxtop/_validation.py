@@ -8,8 +8,10 @@ estimators.
 
 from __future__ import annotations
 
+import math
 import numbers
 import sys
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -19,13 +21,19 @@ __all__ = [
     "check_features",
     "check_labels",
     "check_scores",
+    "check_ranked_scores",
     "check_matrix",
     "check_matrix_dtype_preserving",
     "check_gram",
     "check_same_length",
     "check_int_in_range",
+    "exact_decimal",
     "check_fraction",
     "check_positive",
+    "check_bool",
+    "check_options_mapping",
+    "check_random_state",
+    "make_rng",
     "check_count_or_auto",
     "require_classes",
     "check_array3",
@@ -89,17 +97,101 @@ def check_labels(y: Any, name: str = "y_true") -> np.ndarray:
     )
 
 
-def check_scores(s: Any, name: str = "y_score") -> np.ndarray:
-    """Return a finite 1-D ``float64`` array."""
-    arr = _as_numeric_array(s, name)
+def _score_array(s: Any, name: str) -> np.ndarray:
+    """A non-empty 1-D array of real numbers in its own dtype: integers and ``longdouble``
+    are not rounded to ``float64`` here, and an ``object`` array keeps Python ints wider
+    than 64 bits (they are compared exactly)."""
+    if isinstance(s, (str, bytes)) or s is None or is_sparse(s):
+        return _as_numeric_array(s, name)  # its messages
+    try:
+        arr = np.asarray(s)
+    except Exception as exc:  # ragged nested sequences and the like
+        raise ValueError(f"{name} could not be converted to an array: {exc}") from None
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-dimensional, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name} is empty")
-    arr = arr.astype(np.float64, copy=False)
-    if not np.all(np.isfinite(arr)):
+    if arr.dtype == object:
+        bad = [v for v in arr.tolist() if isinstance(v, (bool, np.bool_))
+               or not isinstance(v, numbers.Real)]
+        if bad:
+            raise TypeError(f"{name} must contain real numbers only, got "
+                            f"{type(bad[0]).__name__} {bad[0]!r}")
+        if not all(np.isfinite(v) for v in arr.tolist() if isinstance(v, (float, np.floating))):
+            raise ValueError(f"{name} contains NaN or infinite values")
+        return arr
+    arr = _as_numeric_array(arr, name)
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinite values")
     return arr
+
+
+def _float64_if_exact(arr: np.ndarray) -> np.ndarray | None:
+    """``arr`` as ``float64`` when every value converts without rounding, else ``None``."""
+    if arr.dtype in (np.float64, np.float32, np.float16, np.bool_) or (
+            arr.dtype.kind in "iu" and arr.dtype.itemsize <= 4):
+        return arr.astype(np.float64, copy=False)
+    if arr.dtype == object:
+        values = arr.tolist()
+        converted = [_float_or_inf(v) for v in values]
+        exact = all(math.isfinite(f) and f == v for f, v in zip(converted, values))
+        return np.array(converted, dtype=np.float64) if exact else None
+    with np.errstate(over="ignore"):
+        converted = arr.astype(np.float64)
+    if not np.all(np.isfinite(converted)):
+        return None
+    if arr.dtype.kind in "iu":  # back through Python ints: exact, no overflow
+        limit = 2.0 ** (64 if arr.dtype.kind == "u" else 63)
+        inside = converted < limit
+        if not inside.all():
+            return None
+        return converted if np.array_equal(converted.astype(arr.dtype), arr) else None
+    return converted if np.array_equal(converted.astype(arr.dtype), arr) else None
+
+
+def _float_or_inf(v: Any) -> float:
+    try:
+        return float(v)
+    except OverflowError:  # a Python int past float64's range
+        return math.inf
+
+
+def check_scores(s: Any, name: str = "y_score") -> np.ndarray:
+    """Return a finite 1-D ``float64`` array holding exactly the given values.
+
+    Values that ``float64`` cannot hold exactly (integers beyond 2**53 that are not
+    multiples of a power of two, ``longdouble`` digits past ``float64``'s, numbers past
+    its range) are refused: a surrogate's value at rounded scores is not its value at the
+    given ones. Order-based metrics rank such scores exactly instead
+    (:func:`check_ranked_scores`).
+    """
+    arr = _score_array(s, name)
+    exact = _float64_if_exact(arr)
+    if exact is None:
+        raise ValueError(f"{name} holds values that float64 cannot represent exactly "
+                         f"({arr.dtype} values such as {_inexact_example(arr)}); pass "
+                         "float64 scores, or shift and scale them into float64's range")
+    return exact
+
+
+def _inexact_example(arr: np.ndarray) -> Any:
+    value = next((v for v in arr.tolist() if _float_or_inf(v) != v), arr.tolist()[0])
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}...{text[-8:]} ({len(text)} characters)"
+
+
+def check_ranked_scores(s: Any, name: str = "y_score") -> tuple[np.ndarray, np.ndarray | None]:
+    """Scores for order-based metrics: a finite 1-D ``float64`` array with exactly the
+    order and ties of ``s``, and ``None``; or, when ``float64`` cannot hold every value
+    exactly (integers beyond 2**53, ``longdouble``, Python ints of any size), their dense
+    ranks (compared exactly in their own type) and the original array, so that
+    ``[2**62 + 1, 2**62]`` stays two different scores."""
+    arr = _score_array(s, name)
+    exact = _float64_if_exact(arr)
+    if exact is not None:
+        return exact, None
+    _, ranks = np.unique(arr, return_inverse=True)
+    return ranks.astype(np.float64).ravel(), arr
 
 
 def check_matrix(X: Any, name: str = "X") -> np.ndarray:
@@ -198,16 +290,91 @@ def check_int_in_range(value: Any, name: str, low: int, high: int, high_desc: st
     return value
 
 
+def exact_decimal(x: Any, name: str = "x") -> Fraction:
+    """The number the user wrote as ``x``, exactly: the shortest decimal that reads back as
+    ``x`` in its own type (``repr`` of a Python float, numpy's shortest digits for
+    ``float16``/``float32``/``longdouble``), ``x`` itself for an int or a ``Fraction``
+    (the cut-off rule of :mod:`cvxtop.cutoff`). NaN and infinities are refused."""
+    if isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a real number, got a bool")
+    if isinstance(x, numbers.Integral):
+        return Fraction(int(x))
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, float):  # Python floats (np.float64 is one too)
+        text = repr(float(x))
+    elif isinstance(x, np.floating):
+        text = np.format_float_scientific(x, unique=True)
+    elif isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be an int, a Python or numpy float or a Fraction, got "
+                        f"{type(x).__name__}")
+    else:
+        raise TypeError(f"{name} must be a real number, got {type(x).__name__} {x!r}")
+    if text.lstrip("-+") in ("nan", "inf"):
+        raise ValueError(f"{name} must be a finite number, got {x!r}")
+    return Fraction(text)
+
+
 def check_fraction(value: Any, name: str, *, closed_right: bool = False) -> float:
-    """Return a real number in (0, 1) (or (0, 1] with ``closed_right``)."""
+    """Return a real number in (0, 1) (or (0, 1] with ``closed_right``) as the ``float``
+    nearest the decimal the user wrote (:func:`exact_decimal`): ``np.float32(0.1)`` becomes
+    ``0.1``, so that every number type means the same fraction."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
-    value = float(value)
-    ok = 0.0 < value < 1.0 or (closed_right and value == 1.0)
-    if not np.isfinite(value) or not ok:
-        interval = "(0, 1]" if closed_right else "(0, 1)"
-        raise ValueError(f"{name} must lie in {interval}, got {value}")
+    interval = "(0, 1]" if closed_right else "(0, 1)"
+    try:
+        q = exact_decimal(value, name)
+    except ValueError:
+        raise ValueError(f"{name} must lie in {interval}, got {value!r}") from None
+    if not (0 < q < 1 or (closed_right and q == 1)):
+        raise ValueError(f"{name} must lie in {interval}, got {value!r}")
+    return float(q)
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """A flag: ``True`` or ``False`` (a numpy bool too). Strings such as ``"no"`` and other
+    values are refused instead of being taken by their truthiness."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+    return bool(value)
+
+
+def check_random_state(value: Any, name: str = "random_state") -> Any:
+    """A seed: ``None``, an int ``>= 0``, a :class:`numpy.random.Generator`,
+    ``SeedSequence`` or ``BitGenerator``, or a legacy ``RandomState`` (scikit-learn's
+    habit). Returned as given (:func:`make_rng` draws from it)."""
+    if value is None or isinstance(value, (np.random.Generator, np.random.SeedSequence,
+                                           np.random.BitGenerator, np.random.RandomState)):
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be None, an int >= 0 or a numpy Generator, got "
+                        f"{type(value).__name__} {value!r}")
+    if value < 0:
+        raise ValueError(f"{name} must be None, an int >= 0 or a numpy Generator, got {value}")
     return value
+
+
+def make_rng(value: Any, name: str = "random_state") -> np.random.Generator:
+    """A :class:`numpy.random.Generator` from a seed of :func:`check_random_state` (a
+    ``RandomState`` gives the seed of a new generator, as scikit-learn draws from it)."""
+    value = check_random_state(value, name)
+    if isinstance(value, np.random.RandomState):
+        value = int(value.randint(0, 2 ** 31 - 1))
+    return np.random.default_rng(value)
+
+
+def check_options_mapping(value: Any, name: str) -> dict:
+    """Keyword options for another library (a cvxpy solver's): a mapping with string
+    keys, returned as a dict."""
+    from collections.abc import Mapping
+
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be a dict of option names to values (e.g. "
+                        f"{{'max_iter': 500}}), got {type(value).__name__} {value!r}")
+    bad = [key for key in value if not isinstance(key, str)]
+    if bad:
+        raise TypeError(f"{name} must have string keys (option names), got {bad[0]!r}")
+    return dict(value)
 
 
 def check_count_or_auto(value: Any, name: str) -> int | str:

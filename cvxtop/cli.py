@@ -10,7 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import __version__
-from ._validation import check_count_or_auto
+from ._validation import check_count_or_auto, check_features
 from .io import read_scored_items, read_vector
 from .report import evaluate_scores, format_table, metric_rows
 from .solvers.minibatch import DEFAULT_EPOCHS
@@ -49,7 +49,9 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             raise ValueError("give either one data file, or both --scores and --labels")
         y, s, groups = read_vector(args.labels), read_vector(args.scores), None
     elif args.data is not None:
-        items = read_scored_items(args.data)
+        items = read_scored_items(args.data, label_column=args.label_column,
+                                  score_column=args.score_column,
+                                  group_column=args.group_column)
         y, s, groups = items.y_true, items.y_score, items.groups
     else:
         raise ValueError("nothing to evaluate: give a data file, or --scores and --labels")
@@ -142,6 +144,9 @@ def _model_path(text: str) -> str:
     path = Path(text)
     if path.suffix not in (".json", ".npz"):
         raise argparse.ArgumentTypeError(f"must end in .json or .npz, got {text!r}")
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a directory; name the model file "
+                                         "to write")
     if not path.resolve().parent.is_dir():
         raise argparse.ArgumentTypeError(f"the directory of {text!r} does not exist")
     return text
@@ -168,7 +173,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         label_column=args.label_column, drop=tuple(args.drop.split(",")) if args.drop else (),
         positive=args.positive, standardize=args.standardize,
         test_size=args.test_size, seed=args.seed, tau=args.tau, model_path=args.model,
-        progress=not args.json)
+        progress=not args.json, group_column=args.group_column, pooled=args.pooled)
     report["training"]["seconds"] = round(time.perf_counter() - start, 3)
     _print_report(report, args.json, args.model, "fit")
     return 0
@@ -207,7 +212,7 @@ def _cmd_aatp(args: argparse.Namespace) -> int:
         drop=tuple(args.drop.split(",")) if args.drop else (), positive=args.positive,
         standardize=args.standardize, test_size=args.test_size, seed=args.seed,
         model_path=args.model, progress=not (args.json or args.no_progress),
-        n_jobs=args.n_jobs, gram_rtol=args.gram_rtol)
+        n_jobs=args.n_jobs, gram_rtol=args.gram_rtol, group_column=args.group_column)
     report["training"]["seconds"] = round(time.perf_counter() - start, 3)
     _print_report(report, args.json, args.model, "aatp")
     return 0
@@ -237,6 +242,8 @@ def _cmd_predict(args: argparse.Namespace) -> int:
                           label_column=args.label_column,
                           drop=tuple(args.drop.split(",")) if args.drop else ())
         source = args.data
+    if args.gram is None:
+        X = check_features(X, f"{source} (its feature columns)")
     scores = model.decision_function(X)
     if args.output:
         _write_scores(args.output, scores)
@@ -276,8 +283,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 def _cmd_oracle(args: argparse.Namespace) -> int:
     from .testing.oracle import run_lines
 
-    errors = run_lines(sys.stdin, sys.stdout.write)
-    sys.stdout.flush()
+    errors = run_lines(sys.stdin, sys.stdout.write, sys.stdout.flush)
     return 1 if errors else 0
 
 
@@ -297,7 +303,14 @@ def _cmd_golden(args: argparse.Namespace) -> int:
 def _add_data_file_options(parser: argparse.ArgumentParser, seed_help: str) -> None:
     """The options shared by ``fit`` and ``aatp``: how to read the data file, the held-out
     split, where to save the model and the output format."""
-    parser.add_argument("--label-column", help="name of the label column of a CSV")
+    parser.add_argument("--label-column",
+                        help="name of the label column of a CSV (default: the one column "
+                        "named y_true, label, labels, y or target)")
+    parser.add_argument("--group-column",
+                        help="name of the column of list ids (users, queries) of a CSV, or "
+                        "of the array of an .npz (default: the one named group, groups, "
+                        "user, query or qid, if any; svmlight: qid). Such a column is never "
+                        "a feature")
     parser.add_argument("--drop", help="comma-separated columns of a CSV to leave out")
     parser.add_argument("--positive", help="label value of relevant items (e.g. g)")
     parser.add_argument("--standardize", action="store_true", help="standardize the features")
@@ -331,6 +344,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help="cut-off for prec@k, pAp@k, pAUC (10)")
     ev.add_argument("--tau", type=_fraction, default=0.05,
                     help="top quantile for P@τ, NDCG@τ, in (0, 1) (0.05)")
+    ev.add_argument("--label-column", help="name of the label column (default: the one "
+                    "named y_true, label, labels, y or target)")
+    ev.add_argument("--score-column", help="name of the score column (default: the one "
+                    "named y_score, score, scores, s or prediction)")
+    ev.add_argument("--group-column", help="name of the column of list ids (default: the "
+                    "one named group, groups, user, query or qid, if any)")
     ev.add_argument("--pooled", action="store_true",
                     help="with a group column: all items as one list instead of the mean "
                     "over groups")
@@ -341,7 +360,13 @@ def build_parser() -> argparse.ArgumentParser:
         "fit", help="train a ranker on a data file and report its metrics",
         description="Train TopRanker on a data file (CSV with a label column, headerless "
         "CSV/.dat with the label last, svmlight, or .npz with X and y), optionally hold "
-        "out a test part, print the metrics and save the model.")
+        "out a test part, print the metrics and save the model. Columns of a CSV are found "
+        "by name ignoring case (a repeated name is refused): the label column is "
+        "--label-column or the one named y_true/label/labels/y/target; a column of list ids "
+        "(--group-column, or the one named group/groups/user/query/qid; svmlight's qid) "
+        "makes the loss and the metrics means over the lists (--pooled: one list); two "
+        "candidates for either role are refused. Every other column is a feature; the "
+        "report says which columns were taken.")
     fit.add_argument("data", help="training data file")
     fit.add_argument("--surrogate", default="prec@k-avg", help="surrogate name (prec@k-avg)")
     fit.add_argument("--k", type=_parse_k, default=0.25,
@@ -356,7 +381,11 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--batch-size", type=_parse_count_or_auto, default="auto",
                      help="mini-batch size of sgd/perceptron: an int or auto (auto: 500, "
                      "and n/64 for large data with sgd)")
-    fit.add_argument("--tau", type=float, default=0.05, help="top quantile of P@τ and NDCG@τ")
+    fit.add_argument("--tau", type=_fraction, default=0.05,
+                     help="top quantile of P@τ and NDCG@τ, in (0, 1) (0.05)")
+    fit.add_argument("--pooled", action="store_true",
+                     help="with a column of list ids: train and evaluate on all items as one "
+                     "list instead of the mean over lists (the ids are still no feature)")
     _add_data_file_options(fit, seed_help="seed of the split and of sgd (0)")
     fit.set_defaults(func=_cmd_fit)
 
@@ -368,7 +397,8 @@ def build_parser() -> argparse.ArgumentParser:
         "save the model.")
     aatp.add_argument("data", help="data file (features and labels, or labels only with --gram)")
     aatp.add_argument("--gram", help="n x n Gram matrix (.npy, .npz or CSV): kernel precomputed")
-    aatp.add_argument("--tau", type=float, default=0.05, help="top quantile τ (0.05)")
+    aatp.add_argument("--tau", type=_fraction, default=0.05, help="top quantile τ in (0, 1) "
+                      "(0.05)")
     aatp.add_argument("--C", type=float, default=1.0, help="weight of the loss (1.0)")
     aatp.add_argument("--kernel", default="linear", choices=["linear", "rbf"])
     aatp.add_argument("--gamma", type=float, help="rbf width (1/n_features by default)")
@@ -429,7 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
         "golden", help="write the golden cases (the file shipped with cvxtop)",
         description="Compute the golden cases (instances with every metric, surrogate "
         "value and subgradient, cut-offs and certified optima) and write them as JSON: the "
-        "file cvxtop ships as cvxtop/data/golden-v1.json.")
+        "file cvxtop ships as cvxtop/data/golden-v2.json.")
     golden.add_argument("--out", help="write here instead of stdout")
     golden.set_defaults(func=_cmd_golden)
 

@@ -21,7 +21,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _cvxpy, metrics, surrogates
 from ._threads import single_threaded_blas
-from ._validation import (check_count_or_auto, check_features, check_labels, check_matrix,
+from ._validation import (check_bool, check_count_or_auto, check_options_mapping,
+                          check_random_state, check_features, check_labels, check_matrix,
                           check_positive, check_same_length)
 from .gram import check_gram_matrix
 from .groups import Groups
@@ -55,6 +56,11 @@ PRECOMPUTED_EXPECTED_FAILED_CHECKS: dict[str, str] = {
                  "check_fit2d_predict1d", "check_methods_sample_order_invariance",
                  "check_methods_subset_invariance", "check_positive_only_tag_during_fit")
 }
+
+
+#: TopRanker's parameters that are flags (``True`` or ``False`` only).
+FLAGS = ("accept_inaccurate", "skip_degenerate_groups", "shuffle", "average", "early_stopping",
+         "certify", "warm_start", "verbose")
 
 
 def expected_failed_checks(estimator: "TopRanker") -> dict[str, str]:
@@ -194,6 +200,10 @@ class TopRanker(BaseEstimator):
     engine_ : str
     n_iter_ : int
         Cutting-plane rounds, solver iterations, GD steps or epochs.
+    solve_stats_ : dict
+        Counts and seconds of the parts of the solve (:class:`cvxtop.solvers.SolveResult`'s
+        ``stats``): for the cutting plane, its dual solves over the items, their seconds
+        and active-set steps; empty for other methods.
     mistakes_ : int
         Perceptrons: the cumulative prec@k loss Δ_T^C over the batches seen.
     epoch_times_ : array of shape (n_iter_,)
@@ -290,7 +300,12 @@ class TopRanker(BaseEstimator):
             return check_labels(y, "y")
         if arr.ndim != 1:
             raise ValueError(f"y must be 1-dimensional, got shape {arr.shape}")
-        return check_labels((arr == self.pos_label).astype(np.int64), "y")
+        relevant = arr == self.pos_label
+        if arr.size and not np.any(relevant):
+            shown = sorted(set(arr.tolist()), key=repr)[:6]
+            raise ValueError(f"pos_label={self.pos_label!r} is not among the labels of y "
+                             f"(found {shown})")
+        return check_labels(np.asarray(relevant, dtype=np.int64), "y")
 
     def _check_params(self) -> None:
         choices = [("solver", ("exact", "gd", "sgd", "perceptron")),
@@ -316,6 +331,11 @@ class TopRanker(BaseEstimator):
             raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
         check_count_or_auto(self.epochs, "epochs")
         check_count_or_auto(self.batch_size, "batch_size")
+        for name in FLAGS:
+            check_bool(getattr(self, name), name)
+        check_random_state(self.random_state)
+        if self.solver_options is not None:
+            check_options_mapping(self.solver_options, "solver_options")
 
     def _tol(self) -> float | None:
         """``tol``, or its default for the solver: ``1e-6`` for the exact engines,
@@ -474,6 +494,7 @@ class TopRanker(BaseEstimator):
         self.status_ = result.status
         self.engine_ = result.method
         self.n_iter_ = result.n_iter
+        self.solve_stats_ = dict(result.stats)
         if result.epoch_times is not None:
             self.epoch_times_ = result.epoch_times
         if result.mistakes is not None:

@@ -39,7 +39,7 @@ eigendecomposition ``K = U Λ Uᵀ`` and ``F = U_r Λ_r^{1/2}`` (the ``r`` eigen
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
@@ -174,7 +174,9 @@ def check_gram_matrix(K: Any, name: str = "K", rtol: float | None = None) -> Gra
     """Validate a Gram matrix under the policy of the module docstring.
 
     ``rtol`` is the ``gram_rtol`` of the estimators: ``None`` for the dtype-based default,
-    or a float in [0, 1) that sets the eigenvalue tolerance to ``rtol · λ_max``.
+    or a float in [0, 1) that sets the eigenvalue tolerance to ``rtol · λ_max``. A
+    :class:`Gram` is returned as it is (with ``rtol`` set): a caller that validated the
+    matrix under its own name (a file's) keeps that name in later messages.
     """
     if rtol is not None:
         if isinstance(rtol, (bool, np.bool_)) or not isinstance(rtol, (int, float, np.number)):
@@ -182,6 +184,8 @@ def check_gram_matrix(K: Any, name: str = "K", rtol: float | None = None) -> Gra
         if not 0.0 <= float(rtol) < 1.0:
             raise ValueError(f"gram_rtol must lie in [0, 1), got {rtol}")
         rtol = float(rtol)
+    if isinstance(K, Gram):  # validated already (under the name its caller gave it)
+        return K if K.rtol == rtol else replace(K, rtol=rtol)
     values = check_matrix_dtype_preserving(K, name)
     if values.shape[0] != values.shape[1]:
         raise ValueError(f"{name} must be a square Gram matrix, got shape {values.shape}")

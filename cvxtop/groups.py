@@ -8,11 +8,59 @@ of the approximate solvers.
 from __future__ import annotations
 
 from dataclasses import dataclass
+import numbers
 from typing import Any, Iterator
 
 import numpy as np
 
 __all__ = ["Groups"]
+
+
+def _id_kind(value: Any) -> str:
+    """``"str"``, ``"bytes"`` or ``"number"``; anything else is not an id."""
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, bytes):
+        return "bytes"
+    if isinstance(value, (numbers.Real, np.bool_)):
+        return "number"
+    raise TypeError(f"group ids must be strings or real numbers, got {type(value).__name__} "
+                    f"{value!r}")
+
+
+def _id_array(groups: Any, name: str) -> np.ndarray:
+    """The ids as an array whose equality is Python's: numbers compare by value (an int
+    id of any size stays exact), strings by text, and a mix of the two is refused (numpy
+    would turn ``[1, "1"]`` into two equal strings)."""
+    typed = isinstance(groups, np.ndarray) and groups.dtype != object
+    try:
+        arr = np.asarray(groups) if typed else np.asarray(groups, dtype=object)
+    except Exception as exc:  # ragged nested sequences and the like
+        raise ValueError(f"{name} could not be converted to an array: {exc}") from None
+    if arr.ndim != 1:
+        return arr  # refused by the caller, by shape
+    if typed:
+        if arr.dtype.kind not in "biufUSMm":
+            raise TypeError(f"{name} must hold strings or real numbers, got dtype {arr.dtype}")
+        if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} contains NaN or infinite values")
+        return arr
+    values = arr.tolist()
+    try:
+        kinds = {_id_kind(v) for v in values}
+    except TypeError as exc:
+        raise TypeError(f"{name}: {exc}") from None
+    if len(kinds) > 1:
+        raise TypeError(f"{name} mixes {' and '.join(sorted(kinds))} ids (e.g. 1 and '1'), "
+                        "which would be ambiguous: use one type for every id")
+    if kinds == {"number"}:
+        if not all(np.isfinite(v) for v in values if isinstance(v, (float, np.floating))):
+            raise ValueError(f"{name} contains NaN or infinite values")
+        if all(isinstance(v, (numbers.Integral, np.bool_)) for v in values) and \
+                all(-2 ** 63 <= int(v) < 2 ** 63 for v in values):
+            return np.array([int(v) for v in values], dtype=np.int64)
+        return arr  # compared as Python numbers: exact for ints of any size and floats
+    return np.array(values)  # strings or bytes
 
 
 @dataclass(frozen=True)
@@ -35,24 +83,21 @@ class Groups:
 
     @classmethod
     def of(cls, groups: Any, n: int, name: str = "groups") -> "Groups":
-        """Validate one id per item (any sortable, hashable ids) and split the items; a
-        ``Groups`` of ``n`` items is returned as it is (split once, used many times)."""
+        """Validate one id per item and split the items; a ``Groups`` of ``n`` items is
+        returned as it is (split once, used many times).
+
+        Ids are all strings or all real numbers (the module's rule): two ids name one list
+        exactly when they are equal as Python values, so ``1``, ``1.0`` and ``True`` are
+        one list and ``1`` and ``"1"`` are refused as a mix."""
         if isinstance(groups, Groups) and len(groups.codes) == n:
             return groups
         if groups is None:
             raise TypeError(f"{name} must be an array-like of group ids, got None")
-        arr = np.asarray(groups)
+        arr = _id_array(groups, name)
         if arr.ndim != 1:
             raise ValueError(f"{name} must be 1-dimensional, got shape {arr.shape}")
         if len(arr) != n:
             raise ValueError(f"{name} has {len(arr)} entries but there are {n} items")
-        if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name} contains NaN or infinite values")
-        if arr.dtype == object:
-            try:
-                arr = arr.astype(str)
-            except Exception:
-                raise TypeError(f"{name} must hold hashable, sortable ids") from None
         ids, codes = np.unique(arr, return_inverse=True)
         codes = codes.astype(np.int64).ravel()
         order = np.argsort(codes, kind="stable")

@@ -49,6 +49,10 @@ class LabeledData:
     groups: np.ndarray | None = None
     feature_names: tuple[str, ...] | None = None
     index_column: str | None = None
+    #: where the labels and the list ids were read: a CSV column's name (``"column 5"``
+    #: without a header), an array of an ``.npz``, or the svmlight label and ``qid``
+    label_column: str | None = None
+    group_column: str | None = None
 
 
 def _existing(path: str | Path) -> Path:
@@ -150,12 +154,47 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def _refuse_duplicate_names(p: Path, header: list[str]) -> None:
+    """Columns are found by name, ignoring case: two names equal but for case (``A`` and
+    ``a``), or equal, would make that ambiguous."""
+    seen: dict[str, str] = {}
+    for name in header:
+        key = name.strip().lower()
+        if key in seen:
+            same = "twice" if seen[key] == name else f"as {seen[key]!r} and {name!r}"
+            raise DataFileError(f"{p}: the header names column {name!r} {same}; columns are "
+                                "found by name ignoring case, so every name must be unique "
+                                "(rename one)")
+        seen[key] = name
+
+
 def _pick(header: list[str], names: tuple[str, ...]) -> int | None:
+    """The column named one of ``names`` (ignoring case); names are unique in a header."""
     lowered = [h.strip().lower() for h in header]
     for name in names:
         if name in lowered:
             return lowered.index(name)
     return None
+
+
+def _role_index(p: Path, names: list[str], given: str | None, usual: tuple[str, ...],
+                kind: str) -> int | None:
+    """The column (or array) that plays ``kind`` (label, score, group): the one named
+    ``given``, else the one whose name is among the ``usual`` ones; several of those are
+    ambiguous and refused, naming the option that picks one."""
+    if given:
+        j = _pick(names, (given.strip().lower(),))
+        if j is None:
+            raise DataFileError(f"{p}: no column named {given!r} for the {kind}s; found "
+                                f"{names}")
+        return j
+    lowered = [h.strip().lower() for h in names]
+    found = [j for j, name in enumerate(lowered) if name in usual]
+    if len(found) > 1:
+        shown = ", ".join(repr(names[j]) for j in found)
+        raise DataFileError(f"{p}: several columns could be the {kind} column ({shown}): "
+                            f"name the one to use with --{kind}-column")
+    return found[0] if found else None
 
 
 class _Csv:
@@ -182,6 +221,8 @@ class _Csv:
             raise DataFileError(f"{p}: the file is empty")
         cells = rows[0]
         self.header: list[str] | None = None if _is_number(cells[0]) else cells
+        if self.header is not None:
+            _refuse_duplicate_names(p, self.header)
         self.skip = skip if self.header is not None else skip - 1
         self.width = len(cells)
         if len(rows) == 2 and len(rows[1]) != self.width:
@@ -244,7 +285,23 @@ class _Csv:
         return 0 if counts else None
 
 
-def _read_csv(p: Path) -> ScoredItems:
+@dataclass(frozen=True)
+class _Roles:
+    """The columns (or arrays) a user named for the labels, the scores and the list ids;
+    ``None`` lets the usual names decide (one candidate each, or the file is refused)."""
+
+    label: str | None = None
+    score: str | None = None
+    group: str | None = None
+
+    def pick(self, p: Path, names: list[str]) -> tuple[int | None, int | None, int | None]:
+        """Positions in ``names`` of the label, score and group columns."""
+        return (_role_index(p, names, self.label, LABEL_COLUMNS, "label"),
+                _role_index(p, names, self.score, SCORE_COLUMNS, "score"),
+                _role_index(p, names, self.group, GROUP_COLUMNS, "group"))
+
+
+def _read_csv(p: Path, roles: _Roles) -> ScoredItems:
     table = _Csv(p)
     if table.header is None:
         if table.width != 2:
@@ -254,8 +311,7 @@ def _read_csv(p: Path) -> ScoredItems:
             )
         iy, isc, ig = 0, 1, None
     else:
-        iy, isc, ig = (_pick(table.header, LABEL_COLUMNS), _pick(table.header, SCORE_COLUMNS),
-                       _pick(table.header, GROUP_COLUMNS))
+        iy, isc, ig = roles.pick(p, table.header)
         if iy is None or isc is None:
             raise DataFileError(
                 f"{p}: the header needs a label column ({'/'.join(LABEL_COLUMNS)}) and a "
@@ -282,18 +338,18 @@ def _read_svmlight(p: Path) -> ScoredItems:
     return ScoredItems(y, np.asarray(X.todense()).ravel(), groups)
 
 
-def _read_npz(p: Path) -> ScoredItems:
+def _read_npz(p: Path, roles: _Roles) -> ScoredItems:
     data = _npz_arrays(p)
-    keys = set(data)
-    ky = next((k for k in LABEL_COLUMNS if k in keys), None)
-    ks = next((k for k in SCORE_COLUMNS if k in keys), None)
-    if ky is None or ks is None:
+    keys = list(data)
+    iy, isc, ig = roles.pick(p, keys)
+    if iy is None or isc is None:
         raise DataFileError(f"{p}: needs arrays 'y_true' and 'y_score', found {sorted(keys)}")
-    kg = next((k for k in GROUP_COLUMNS if k in keys), None)
-    return ScoredItems(data[ky], data[ks], data[kg] if kg else None)
+    return ScoredItems(data[keys[iy]], data[keys[isc]], data[keys[ig]] if ig is not None else None)
 
 
-def read_scored_items(path: str | Path) -> ScoredItems:
+def read_scored_items(path: str | Path, label_column: str | None = None,
+                      score_column: str | None = None, group_column: str | None = None
+                      ) -> ScoredItems:
     """Labels and scores (and groups, if present) from one file.
 
     * CSV: a header naming a label column (``y_true``, ``label``, ...), a score column
@@ -302,15 +358,20 @@ def read_scored_items(path: str | Path) -> ScoredItems:
     * svmlight (``.svm``, ``.svmlight``, ``.libsvm``, ``.txt``): the label and a single
       feature holding the score; ``qid`` gives the groups.
     * ``.npz``: arrays ``y_true`` and ``y_score`` (and optionally ``groups``).
+
+    ``label_column``, ``score_column`` and ``group_column`` name the columns (arrays) to
+    use; otherwise each role takes the one column with one of its usual names, and two
+    candidates are refused as ambiguous (as are repeated names in a CSV header).
     """
     p = _existing(path)
     suffix = p.suffix.lower()
+    roles = _Roles(label_column, score_column, group_column)
     if suffix == ".npz":
-        return _read_npz(p)
+        return _read_npz(p, roles)
     if suffix in (".svm", ".svmlight", ".libsvm", ".txt"):
         return _read_svmlight(p)
     if suffix in (".csv", ""):
-        return _read_csv(p)
+        return _read_csv(p, roles)
     raise DataFileError(f"{p}: unsupported file type {suffix!r} (use .csv, .npz or svmlight)")
 
 
@@ -327,12 +388,25 @@ def _dropped(table: _Csv, drop: tuple[str, ...]) -> list[int]:
 
 
 def _label_index(table: _Csv, label_column: str | None, required: bool) -> int | None:
-    names = (label_column.lower(),) if label_column else LABEL_COLUMNS
-    iy = _pick(table.header, names) if table.header is not None else None
-    if iy is None and (required or label_column):
+    """The label column (:func:`_role_index`); ``None`` without a header."""
+    if table.header is None:
+        return None
+    iy = _role_index(table.path, table.header, label_column, LABEL_COLUMNS, "label")
+    if iy is None and required:
         raise DataFileError(f"{table.path}: the header needs a label column "
-                            f"({'/'.join(names)}); found {table.header}")
+                            f"({'/'.join(LABEL_COLUMNS)}, or --label-column); found "
+                            f"{table.header}")
     return iy
+
+
+def _group_index(table: _Csv, group_column: str | None) -> int | None:
+    """The list-id column (:func:`_role_index`); ``None`` without a header."""
+    if table.header is None:
+        if group_column:
+            raise DataFileError(f"{table.path}: --group-column {group_column!r} needs a "
+                                "header naming the columns")
+        return None
+    return _role_index(table.path, table.header, group_column, GROUP_COLUMNS, "group")
 
 
 def _csv_labels(table: _Csv, iy: int, positive: str | None) -> np.ndarray:
@@ -341,26 +415,54 @@ def _csv_labels(table: _Csv, iy: int, positive: str | None) -> np.ndarray:
     return table.numbers([iy])[:, 0]
 
 
+def _npz_groups(p: Path, data: dict[str, np.ndarray], group_column: str | None
+                ) -> tuple[np.ndarray | None, str | None]:
+    """The list ids of an ``.npz`` and the array's name (:func:`_role_index`)."""
+    keys = list(data)
+    j = _role_index(p, keys, group_column, GROUP_COLUMNS, "group")
+    return (None, None) if j is None else (data[keys[j]], keys[j])
+
+
+def _svmlight_labels(p: Path, y: np.ndarray, positive: str | None) -> np.ndarray:
+    """svmlight labels are numbers: ``positive`` names one of them."""
+    if positive is None:
+        return y
+    try:
+        value = float(positive)
+    except ValueError:
+        shown = np.unique(y).tolist()[:6]
+        raise DataFileError(f"{p}: --positive {positive!r} is not a number, and the labels "
+                            f"of an svmlight file are numbers (found {shown})") from None
+    return (y == value).astype(np.int64)
+
+
 def read_labeled_features(path: str | Path, positive: str | None = None,
                           label_column: str | None = None,
-                          drop: tuple[str, ...] = ()) -> LabeledData:
+                          drop: tuple[str, ...] = (), group_column: str | None = None
+                          ) -> LabeledData:
     """Features, labels and optional groups from one file, for training.
 
-    * CSV with a header: the label column (``label``, ``y``, ``target``, ...), optionally a
-      group column (``group``, ``user``, ``qid``, ...); every other column is a feature.
+    * CSV with a header: the label column and optionally a list-id column (below); every
+      other column is a feature.
     * CSV without a header (``.csv`` or ``.dat``): the last column is the label, the others
       are features.
     * svmlight (``.svm``, ``.svmlight``, ``.libsvm``, ``.txt``): labels, features (kept as
       a scipy CSR matrix, never densified), ``qid`` groups.
-    * ``.npz``: arrays ``X`` and ``y`` (and optionally ``groups``).
+    * ``.npz``: arrays ``X`` and ``y`` (and optionally the list ids).
 
-    ``label_column`` names the label column of a CSV with a header when it is not one of
-    the usual names (e.g. ``"chas"``), and ``drop`` lists columns to leave out. A row-index
+    **Which columns.** Names are matched ignoring case, and a header that repeats a name
+    (``A`` and ``a`` too) is refused. The label column is ``label_column``, or else the
+    one column named ``y_true``, ``label``, ``labels``, ``y`` or ``target``; the list ids
+    (users, queries) are ``group_column``, or else the one column named ``group``,
+    ``groups``, ``user``, ``query`` or ``qid``. Two candidates for either role are refused
+    as ambiguous: name the one to use. ``drop`` lists columns to leave out. A row-index
     column is left out without being named: the first column of a header, unnamed (as
     pandas and R write it) or named ``rownames``/``index`` and counting the rows from 0 or
-    1 (``index_column`` of the result names it). Labels must be binary (0/1, -1/+1) unless
-    ``positive`` names the label value that marks a relevant item (e.g. ``"g"``); then every
-    other value is irrelevant.
+    1 (``index_column`` of the result names it). ``label_column`` and ``group_column`` of
+    the result say which were taken.
+
+    Labels must be binary (0/1, -1/+1) unless ``positive`` names the label value that marks
+    a relevant item (e.g. ``"g"``); then every other value is irrelevant.
     """
     p = _existing(path)
     suffix = p.suffix.lower()
@@ -371,8 +473,8 @@ def read_labeled_features(path: str | Path, positive: str | None = None,
         y = data["y"]
         if positive is not None:
             y = (y.astype(str) == positive).astype(np.int64)
-        kg = next((k for k in GROUP_COLUMNS if k in data), None)
-        return LabeledData(data["X"], y, data[kg] if kg else None)
+        groups, group_name = _npz_groups(p, data, group_column)
+        return LabeledData(data["X"], y, groups, label_column="y", group_column=group_name)
     if suffix in (".svm", ".svmlight", ".libsvm", ".txt"):
         from sklearn.datasets import load_svmlight_file
 
@@ -380,17 +482,21 @@ def read_labeled_features(path: str | Path, positive: str | None = None,
             X, y, qid = load_svmlight_file(str(p), query_id=True)
         except Exception as exc:
             raise DataFileError(f"{p}: not a readable svmlight file ({exc})") from None
-        if positive is not None:
-            y = (y == float(positive)).astype(np.int64)
-        return LabeledData(X.tocsr(), y, qid if np.any(qid != 0) else None)  # stays sparse
+        has_qid = bool(np.any(qid != 0))
+        return LabeledData(X.tocsr(), _svmlight_labels(p, y, positive),  # stays sparse
+                           qid if has_qid else None, label_column="svmlight label",
+                           group_column="qid" if has_qid else None)
     if suffix not in (".csv", ".dat", ""):
         raise DataFileError(f"{p}: unsupported file type {suffix!r} "
                             "(use .csv, .dat, .npz or svmlight)")
     table = _Csv(p)
     if table.header is None:
-        iy, ig = table.width - 1, None
+        iy, ig = table.width - 1, _group_index(table, group_column)
     else:
-        iy, ig = _label_index(table, label_column, True), _pick(table.header, GROUP_COLUMNS)
+        iy, ig = _label_index(table, label_column, True), _group_index(table, group_column)
+    if ig is not None and ig == iy:
+        raise DataFileError(f"{p}: column {table.name(iy)!r} cannot be both the label and "
+                            "the group column")
     dropped = _dropped(table, drop)
     features = [j for j in range(table.width) if j not in (iy, ig, *dropped)]
     if not features:
@@ -400,46 +506,52 @@ def read_labeled_features(path: str | Path, positive: str | None = None,
         table.numbers(features), _csv_labels(table, iy, positive),
         table.strings(ig) if ig is not None else None,
         tuple(table.name(j) for j in features) if table.header else None,
-        table.name(index) if index is not None else None)
+        table.name(index) if index is not None else None,
+        label_column=table.name(iy), group_column=table.name(ig) if ig is not None else None)
 
 
 def read_labels(path: str | Path, positive: str | None = None,
-                label_column: str | None = None) -> LabeledData:
+                label_column: str | None = None, group_column: str | None = None
+                ) -> LabeledData:
     """Labels (and groups) of the items of a file, for a precomputed Gram matrix that
     holds their features' place: ``X`` of the result is ``None``.
 
     * CSV with a header: the label column (other columns, e.g. sequences or ids, are
-      ignored) and an optional group column; without a header, the last column.
-    * ``.npy``: a 1-D array of labels; ``.npz``: the array ``y`` (and ``groups``).
+      ignored) and an optional group column, chosen as :func:`read_labeled_features`
+      does; without a header, the last column.
+    * ``.npy``: a 1-D array of labels; ``.npz``: the array ``y`` (and the list ids).
     * svmlight: the labels (the features are ignored).
     """
     p = _existing(path)
     suffix = p.suffix.lower()
     if suffix == ".npy":
-        y, groups = read_vector(p), None
+        y, groups, names = read_vector(p), None, ("the array", None)
     elif suffix == ".npz":
         data = _npz_arrays(p)
         if "y" not in data:
             raise DataFileError(f"{p}: needs an array 'y', found {sorted(data)}")
-        kg = next((k for k in GROUP_COLUMNS if k in data), None)
-        y, groups = data["y"], data[kg] if kg else None
+        groups, group_name = _npz_groups(p, data, group_column)
+        y, names = data["y"], ("y", group_name)
     elif suffix in (".svm", ".svmlight", ".libsvm", ".txt"):
         full = read_labeled_features(p, positive=positive)
-        return LabeledData(None, full.y, full.groups)
+        return LabeledData(None, full.y, full.groups, label_column=full.label_column,
+                           group_column=full.group_column)
     elif suffix in (".csv", ".dat", ""):
         table = _Csv(p)
         if table.header is None:
-            iy, ig = table.width - 1, None
+            iy, ig = table.width - 1, _group_index(table, group_column)
         else:
-            iy, ig = _label_index(table, label_column, True), _pick(table.header, GROUP_COLUMNS)
+            iy, ig = _label_index(table, label_column, True), _group_index(table, group_column)
         return LabeledData(None, _csv_labels(table, iy, positive),
-                           table.strings(ig) if ig is not None else None)
+                           table.strings(ig) if ig is not None else None,
+                           label_column=table.name(iy),
+                           group_column=table.name(ig) if ig is not None else None)
     else:
         raise DataFileError(f"{p}: unsupported file type {suffix!r} "
                             "(use .csv, .dat, .npy, .npz or svmlight)")
     if positive is not None:
         y = (np.asarray(y).astype(str) == positive).astype(np.int64)
-    return LabeledData(None, y, groups)
+    return LabeledData(None, y, groups, label_column=names[0], group_column=names[1])
 
 
 def read_features(path: str | Path, n_features: int,
@@ -499,6 +611,6 @@ def _csv_features(table: _Csv, n_features: int, feature_names: tuple[str, ...] |
             raise DataFileError(f"{table.path}: the model's feature columns {missing} are "
                                 f"not in the header {table.header}")
         return table.numbers([lowered.index(name.lower()) for name in feature_names])
-    iy, ig = _label_index(table, label_column, False), _pick(table.header, GROUP_COLUMNS)
+    iy, ig = _label_index(table, label_column, False), _group_index(table, None)
     dropped = _dropped(table, drop)
     return table.numbers([j for j in range(table.width) if j not in (iy, ig, *dropped)])

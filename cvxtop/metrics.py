@@ -34,11 +34,12 @@ import numpy as np
 from .cutoff import prec_cutoff, tau_cutoff
 from .groups import Groups
 from ._validation import (
+    check_bool,
     check_fraction,
     check_int_in_range,
     check_labels,
     check_same_length,
-    check_scores,
+    check_ranked_scores,
     require_classes,
 )
 
@@ -64,8 +65,11 @@ Ties = Literal["error", "half"]
 
 
 def _validate(y_true: Any, y_score: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Labels as 0/1 and scores as ``float64`` with exactly the order and ties of
+    ``y_score`` (every metric here depends on them alone): integer scores past 2**53 and
+    ``longdouble`` ones are ranked exactly (:func:`~cvxtop._validation.check_ranked_scores`)."""
     y = check_labels(y_true, "y_true")
-    s = check_scores(y_score, "y_score")
+    s, _ = check_ranked_scores(y_score, "y_score")
     check_same_length(y_true=y, y_score=s)
     return y, s
 
@@ -117,6 +121,7 @@ def _mean_over_lists(name: str, y: np.ndarray, s: np.ndarray, groups: Any,
                      skip_degenerate: bool,
                      compute: Callable[[np.ndarray, np.ndarray], float]) -> float:
     """``compute`` on the whole list, or its mean over the lists of ``groups``."""
+    check_bool(skip_degenerate, "skip_degenerate")
     if groups is None:
         return float(compute(y, s))
     _, values, reasons = _per_list(y, s, groups, compute)
@@ -256,6 +261,7 @@ def pap_at_k(
         experiments of Hiranandani et al. 2020 use through scikit-learn).
     """
     y, s = _validate(y_true, y_score)
+    check_bool(skip_degenerate, "skip_degenerate")
     if average not in ("group", "pooled"):
         raise ValueError(f"average must be 'group' or 'pooled', got {average!r}")
     _check_ties(ties)
@@ -326,11 +332,17 @@ def top_quantile(y_score: Any, tau: float) -> float:
     ``ρ_τ(u) = −τ·min(u, 0) + (1 − τ)·max(u, 0)``. The right derivative of ``F_τ`` at ``u``
     is ``τn − #{s > u}`` and the left one ``τn − #{s ≥ u}``, so the largest minimizer is
     the ``ceil(τn)``-th largest score (see :func:`tau_cutoff`), ties included.
+
+    A ``float``; for scores that ``float64`` cannot hold exactly (integers past 2**53,
+    ``longdouble``), the score itself in its own type, so that it is exact too.
     """
-    s = check_scores(y_score, "y_score")
-    tau = check_fraction(tau, "tau")
+    s, original = check_ranked_scores(y_score, "y_score")
     j = tau_cutoff(tau, len(s))
-    return float(np.partition(s, len(s) - j)[len(s) - j])
+    i = int(np.argpartition(s, len(s) - j)[len(s) - j])
+    if original is None:
+        return float(s[i])
+    value = original[i]
+    return value.item() if isinstance(value, np.integer) else value
 
 
 def precision_at_tau(y_true: Any, y_score: Any, tau: float, *, groups: Any = None,
@@ -418,6 +430,7 @@ def positives_at_top(y_true: Any, y_score: Any, *, groups: Any = None,
         return int(np.count_nonzero(sg[yg == 1] > sg[yg == 0].max()))
 
     if groups is None:
+        check_bool(skip_degenerate, "skip_degenerate")
         return count(y, s)
     return _mean_over_lists("positives_at_top", y, s, groups, skip_degenerate, count)
 
@@ -480,4 +493,39 @@ def get_scorer(metric: str, **params: Any) -> Any:
     from sklearn.metrics import make_scorer
 
     fn = _metric(metric)
+    _check_scorer_params(metric, fn, params)
     return make_scorer(fn, response_method="decision_function", **params)
+
+
+def _check_scorer_params(name: str, fn: Callable[..., float], params: dict[str, Any]) -> None:
+    """A scorer's parameters, checked when it is made rather than at its first score: the
+    metric's cut-off present and in its range, no unknown or misspelled name."""
+    import inspect
+
+    accepted = set(inspect.signature(fn).parameters) - {"y_true", "y_score", "groups"}
+    unknown = sorted(set(params) - accepted)
+    if unknown:
+        raise TypeError(f"get_scorer({name!r}) got unknown parameter(s) {unknown}; "
+                        f"{name} takes {sorted(accepted)}")
+    needed = PARAMETERS[name]
+    if needed is not None and needed not in params:
+        raise TypeError(f"get_scorer({name!r}) needs {needed}=... (the metric's "
+                        f"{'cut-off' if needed == 'k' else 'top quantile'})")
+    if "k" in params:
+        k = params["k"]
+        if name == "precision_at_k" and not isinstance(k, numbers.Integral):
+            if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Real):
+                raise TypeError(f"k must be an int or a float in (0, 1], got {k!r}")
+            check_fraction(k, "k", closed_right=True)
+        else:
+            _check_int_type(k)
+            if k < 1:
+                raise ValueError(f"k must be a positive integer, got {k}")
+    if "tau" in params:
+        check_fraction(params["tau"], "tau")
+    if "ties" in params:
+        _check_ties(params["ties"])
+    if "skip_degenerate" in params:
+        check_bool(params["skip_degenerate"], "skip_degenerate")
+    if "average" in params and params["average"] not in ("group", "pooled"):
+        raise ValueError(f"average must be 'group' or 'pooled', got {params['average']!r}")

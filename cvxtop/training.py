@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.model_selection import GroupShuffleSplit, train_test_split
 
 from ._validation import check_features, check_fraction, check_labels, check_matrix, is_sparse
-from .cutoff import prec_cutoff, tau_cutoff
+from .cutoff import is_fraction, prec_cutoff, tau_cutoff
 from .estimators import TopRanker
 from .io import read_labeled_features, read_labels
 from .model_io import SavedModel, save_model
@@ -22,7 +22,7 @@ __all__ = ["fit_from_file", "aatp_from_file", "split_train_test", "metric_cutoff
 def metric_cutoff(k: int | float, y: np.ndarray) -> int:
     """The int cut-off used to report metrics: ``k``, or ``ceil(κ·n₊)`` for a float κ
     (the rule training uses, :func:`cvxtop.cutoff.prec_cutoff`)."""
-    if isinstance(k, float):
+    if is_fraction(k):
         return prec_cutoff(k, int(np.sum(y)))
     return int(k)
 
@@ -58,22 +58,28 @@ def fit_from_file(path: str, *, surrogate: str = "prec@k-avg", k: int | float = 
                   drop: tuple[str, ...] = (),
                   positive: str | None = None, standardize: bool = False,
                   test_size: float = 0.0, seed: int = 0, tau: float = 0.05,
-                  model_path: str | None = None, progress: bool = False) -> dict[str, Any]:
+                  model_path: str | None = None, progress: bool = False,
+                  group_column: str | None = None, pooled: bool = False) -> dict[str, Any]:
     """Train :class:`~cvxtop.TopRanker` on a file and return a report (a dict of dicts).
 
-    The report has ``"training"`` (what was fitted, the objective, the certified gap and
-    the time), ``"train"`` (metrics on the training items) and, with ``test_size > 0``,
-    ``"test"`` (metrics on the held-out items).
+    The columns are chosen as :func:`cvxtop.io.read_labeled_features` says (one label
+    column and at most one list-id column, by name or given); with list ids the loss and
+    the metrics are means over the lists, unless ``pooled`` (all items one list; the id
+    column is still no feature). The report has ``"training"`` (what was fitted, from
+    which columns, the objective, the certified gap and the time), ``"train"`` (metrics on
+    the training items) and, with ``test_size > 0``, ``"test"`` (metrics on the held-out
+    items).
     """
+    check_fraction(tau, "tau")
     data = read_labeled_features(path, positive=positive, label_column=label_column,
-                                 drop=drop)
+                                 drop=drop, group_column=group_column)
     X = check_features(data.X, "X")
     if standardize and is_sparse(X):
         raise ValueError(f"{path}: standardize needs dense features (centering a sparse matrix "
                          "fills it in); scale the features of a sparse file beforehand")
     y = check_labels(data.y, "y (the labels of the file)")
     require_rankable(y, path)
-    groups = data.groups
+    groups = None if pooled else data.groups
     if test_size:
         X_tr, X_te, y_tr, y_te, g_tr, g_te = split_train_test(X, y, groups, test_size, seed)
     else:
@@ -86,7 +92,9 @@ def fit_from_file(path: str, *, surrogate: str = "prec@k-avg", k: int | float = 
         model.fit(_standardized(X_tr, mean, scale), y_tr, groups=g_tr)
     training = {
         "data": str(path), "items": len(y_tr), "relevant": int(y_tr.sum()),
-        "features": X.shape[1], "index_column": data.index_column, "surrogate": surrogate,
+        "features": X.shape[1], "index_column": data.index_column,
+        "label_column": data.label_column, "group_column": data.group_column,
+        "lists": None if groups is None else int(model.n_groups_), "surrogate": surrogate,
         "k": k, "cutoff": metric_cutoff(k, y_tr), "C": C, "solver": solver,
         "engine": model.engine_, "objective": float(model.objective_),
         "certified_gap": None if model.gap_ is None else float(model.gap_),
@@ -126,7 +134,8 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
                    positive: str | None = None, standardize: bool = False,
                    test_size: float = 0.0, seed: int = 0, model_path: str | None = None,
                    progress: bool = False, n_jobs: int | None = None,
-                   gram_rtol: float | None = None) -> dict[str, Any]:
+                   gram_rtol: float | None = None, group_column: str | None = None
+                   ) -> dict[str, Any]:
     """Train :class:`~cvxtop.AATP` on a file, as ``cvxtop aatp`` does; return a report.
 
     With ``gram`` (a ``.npy``/``.npz``/CSV file holding the n × n Gram matrix of the items
@@ -137,13 +146,16 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
     be scored from their Gram matrix with those rows (``cvxtop predict --gram``).
     """
     from .aatp import AATP
+    from .gram import check_gram_matrix
     from .io import read_matrix
 
+    check_fraction(tau, "tau")
     if gram is not None:  # the Gram matrix holds the features' place: labels suffice
-        data = read_labels(path, positive=positive, label_column=label_column)
+        data = read_labels(path, positive=positive, label_column=label_column,
+                           group_column=group_column)
     else:
         data = read_labeled_features(path, positive=positive, label_column=label_column,
-                                     drop=drop)
+                                     drop=drop, group_column=group_column)
     y = check_labels(data.y, "y (the labels of the file)")
     require_rankable(y, path)
     index = np.arange(len(y))
@@ -161,7 +173,8 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
         model = AATP(tau=tau, C=C, kernel="precomputed", progress=progress, n_jobs=n_jobs,
                      gram_rtol=gram_rtol)
         K_train = K if te is None else K[np.ix_(tr, tr)]  # a memory map stays one
-        model.fit(K_train, y[tr])
+        what = f"{gram} (--gram)" if te is None else f"the training rows of {gram} (--gram)"
+        model.fit(check_gram_matrix(K_train, what, gram_rtol), y[tr])
         parts = [("train", K_train, tr)] + (
             [("test", K[np.ix_(te, tr)], te)] if te is not None else [])
         kernel_name = f"precomputed ({gram})"
@@ -182,8 +195,12 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
         "quantile": float(model.quantile_), "candidate_gap": float(model.candidate_gap_),
         "objective": float(model.objective_), "duality_gap": float(model.duality_gap_),
         "gram_rank": getattr(model, "gram_rank_", None),
+        "label_column": data.label_column, "group_column": data.group_column,
     }
-    report: dict[str, Any] = {"training": training, "warnings": []}
+    ignored = [] if data.group_column is None else [
+        f"column {data.group_column!r} holds list ids: AATP ranks one list, so it is left "
+        "out of the features and not used"]
+    report: dict[str, Any] = {"training": training, "warnings": ignored}
     for part, Zp, idx in parts:
         yp = y[idx]
         report[part] = evaluate_scores(yp, model.decision_function(Zp),

@@ -142,7 +142,7 @@ BAD_FIT = [
     (dict(kernel="rbf", gamma=-1.0), ValueError, "gamma must be a finite number > 0"),
     (dict(n_jobs=0), ValueError, "n_jobs must be a non-zero integer"),
     (dict(n_jobs="2"), TypeError, "n_jobs must be None or an integer"),
-    (dict(progress="yes"), TypeError, "progress must be a bool"),
+    (dict(progress="yes"), TypeError, "progress must be True or False"),
 ]
 
 

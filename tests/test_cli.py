@@ -242,7 +242,7 @@ def test_fit_reports_the_cutoff_it_trained_on(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--label-column", "nope"], "the header needs a label column (nope)"),
+    (["--label-column", "nope"], "no column named 'nope' for the labels"),
     (["--drop", "zzz"], "no column named 'zzz'"),
     (["--k", "0"], "k must satisfy 1 <= k"),
     (["--surrogate", "prec@k-nope"], "unknown surrogate"),

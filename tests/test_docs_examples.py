@@ -8,7 +8,11 @@ order (a later block may use names and files an earlier one made):
   same text, or for a number the same value to the digits the comment shows. Comments that
   are not literals are prose and are not checked;
 * in a ```` ```bash ```` block, each ``cvxtop ...`` command runs through
-  :func:`cvxtop.cli.main` and must exit with status 0 (``pip`` lines are set-up, not run).
+  :func:`cvxtop.cli.main` and must exit with status 0 (``pip`` lines are set-up, not run);
+* a ```` ```python ```` block whose first line is ``# <name>.py`` is a file, as the page
+  tells the reader to save it: it is written to the page's directory (which later blocks
+  can import from), not executed; when the page is done, its ``test_*.py`` files run under
+  pytest in a fresh process, with its ``conftest.py``, and must pass.
 
 A page's numbers therefore cannot drift from what the code computes.
 """
@@ -18,6 +22,8 @@ from __future__ import annotations
 import ast
 import re
 import shlex
+import subprocess
+import sys
 from decimal import Decimal
 from pathlib import Path
 
@@ -87,16 +93,48 @@ def run_bash(code: str, where: str) -> None:
             assert cli_main(shlex.split(command)[1:]) == 0, f"{where}: {command!r} failed"
 
 
+FILE_BLOCK = re.compile(r"#[ \t]*(?P<name>[\w.-]+\.py)[ \t]*$")
+
+
+def file_name(code: str) -> str | None:
+    """The file a block is, when its first line is ``# <name>.py``."""
+    first = code.split("\n", 1)[0]
+    m = FILE_BLOCK.fullmatch(first)
+    return m["name"] if m else None
+
+
+def run_test_files(directory: Path, names: list[str], where: str) -> None:
+    """The page's test files under pytest, in a fresh process started in ``directory``."""
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-p", "no:xdist", *names], cwd=directory, capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 0, f"{where}: pytest {' '.join(names)} failed:\n{done.stdout}"
+
+
 @pytest.mark.parametrize("page", pages(), ids=lambda p: p.name)
 def test_page_examples_run(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))  # later blocks import the page's files
     namespace: dict = {"__name__": f"docs_{page.stem}", "_check_print": _check_print}
+    tests = []
     for lang, code, line in code_blocks(page):
         where = f"{page.name}:{line}"
-        if lang == "python":
+        name = file_name(code) if lang == "python" else None
+        if name is not None:
+            (tmp_path / name).write_text(code)
+            tests += [name] if name.startswith("test_") else []
+        elif lang == "python":
             exec(compile(instrument(code, where), where, "exec"), namespace)
         elif lang == "bash":
             run_bash(code, where)
+    if tests:
+        run_test_files(tmp_path, tests, page.name)
+
+
+def test_file_blocks_are_recognized():
+    assert file_name("# test_x.py\nimport numpy") == "test_x.py"
+    assert file_name("# conftest.py") == "conftest.py"
+    assert file_name("# the test below\nx = 1") is None
 
 
 def test_checked_prints_compare_values():
@@ -136,3 +174,29 @@ def test_nav_and_pages_match():
     on_disk = {str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md")}
     assert on_disk <= set(listed), "pages missing from the nav"
     assert set(listed) - on_disk <= WRITTEN_ELSEWHERE, "nav entries without a page"
+
+
+PRODUCT = re.compile(r"``?(?P<a>\d+\.\d+) \* (?P<b>\d+)``?(?: is | = |: )``?(?P<c>[\d.]+)``?")
+
+
+def test_floating_point_products_the_docs_quote_are_what_python_prints():
+    """Claims such as "`0.55 * 100` is `55.00000000000001`" (why the cut-off rule takes the
+    decimal) must be what Python prints, in the docs, the README and the docstrings."""
+    sources = pages() + [DOCS.parent / "README.md"] + sorted((DOCS.parent / "cvxtop").rglob("*.py"))
+    quoted = 0
+    for path in sources:
+        for m in PRODUCT.finditer(path.read_text(encoding="utf-8")):
+            assert repr(float(m["a"]) * int(m["b"])) == m["c"], f"{path.name}: {m.group(0)}"
+            quoted += 1
+    assert quoted >= 3
+
+
+def test_the_pages_that_resolve_a_fraction_link_the_one_rule():
+    """One statement of the cut-off rule (metrics.md), linked wherever a page writes
+    ceil(κ·n₊)."""
+    rule = (DOCS / "metrics.md").read_text()
+    assert "## Cut-offs: the one rule" in rule
+    for page in pages():
+        text = page.read_text()
+        if page.name != "metrics.md" and re.search(r"(ceil\(|⌈)κ·n₊\)?⌉?\)?`", text):
+            assert "metrics.md#cut-offs-the-one-rule" in text, page.name

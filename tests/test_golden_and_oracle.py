@@ -35,7 +35,7 @@ def test_the_shipped_file_is_what_the_command_writes(tmp_path):
         assert new["objective"] == pytest.approx(old["objective"], rel=1e-8)
         np.testing.assert_allclose(new["coef"], old["coef"], rtol=1e-5, atol=1e-8)
     assert golden_path().read_text() == golden_text(GOLDEN)  # the file's own formatting
-    assert GOLDEN["format"] == "cvxtop-golden" and GOLDEN["version"] == 1
+    assert GOLDEN["format"] == "cvxtop-golden" and GOLDEN["version"] == 2
 
 
 @pytest.mark.parametrize("case", GOLDEN["lists"], ids=lambda c: c["id"])
@@ -60,12 +60,15 @@ def test_golden_cutoffs_and_optima_hold():
     from cvxtop.cutoff import prec_cutoff
 
     for case in GOLDEN["cutoffs"]:
-        assert prec_cutoff(case["k"], case["n_pos"]) == case["value"]
-    assert {"k": 0.55, "n_pos": 100, "value": 55} in GOLDEN["cutoffs"]
+        assert ("k" in case) != ("kappa" in case)  # one field: a count or a fraction
+        assert isinstance(case["k"], int) if "k" in case else isinstance(case["kappa"], float)
+        assert prec_cutoff(case.get("k", case.get("kappa")), case["n_pos"]) == case["value"]
+    assert {"kappa": 0.55, "n_pos": 100, "value": 55} in GOLDEN["cutoffs"]
+    assert {"kappa": 1.0, "n_pos": 4, "value": 4} in GOLDEN["cutoffs"]
     for case in GOLDEN["optima"]:
         X, y, w = np.array(case["X"]), np.array(case["y"]), np.array(case["coef"])
-        objective = RankingObjective(X, y, surrogates.get(case["surrogate"], case["k"]),
-                                     case["C"])
+        k = case.get("k", case.get("kappa"))
+        objective = RankingObjective(X, y, surrogates.get(case["surrogate"], k), case["C"])
         assert objective.value(w) == pytest.approx(case["objective"], rel=1e-12)
         gap = case["objective"] - case["lower_bound"]
         assert 0.0 <= gap <= 1e-9 * abs(case["objective"])
@@ -75,13 +78,17 @@ CASES = [
     ({"op": "metric", "name": "precision_at_k", "y": [1, 0], "s": [0, 0], "k": 1},
      {"value": 0.0}),
     ({"op": "metric", "name": "roc_auc", "y": [1, 0, 1], "s": [3, 1, 2]}, {"value": 1.0}),
-    ({"op": "cutoff", "k": 0.55, "n_pos": 100}, {"value": 55}),
+    ({"op": "cutoff", "kappa": 0.55, "n_pos": 100}, {"value": 55}),
+    ({"op": "cutoff", "kappa": 1.0, "n_pos": 4}, {"value": 4}),
+    ({"op": "cutoff", "k": 1, "n_pos": 4}, {"value": 1}),
+    ({"op": "metric", "name": "precision_at_k", "y": [1, 0],
+      "s": [4611686018427387905, 4611686018427387904], "k": 1}, {"value": 1.0}),
     ({"op": "reference", "name": "pap@k-avg", "y": [1, 1, 1, 0, 0],
       "s": [10, -1, -1, 0, 0], "k": 2}, {"value": 0.0}),
     ({"op": "reference", "name": "pap_risk", "y": [1, 1, 1, 0, 0],
       "s": [10, -1, -1, 0, 0], "k": 2}, {"value": 0.5}),
     ({"op": "reference", "name": "prec@k-avg", "y": [1, 0, 1], "s": [0.5, 0.5, -1],
-      "k": 0.5}, {"value": 1.75}),
+      "kappa": 0.5}, {"value": 1.75}),
     ({"op": "surrogate", "name": "prec@k-avg", "y": [1, 0, 1], "s": [0.5, 0.5, -1], "k": 1},
      {"value": 1.75, "subgradient": [-0.5, 1.0, -0.5]}),
 ]
@@ -97,7 +104,7 @@ def test_oracle_answers_each_operation(case, expected):
 def test_oracle_certified_optimum_matches_the_golden_case():
     golden = GOLDEN["optima"][0]
     result = answer({"op": "optimum", **{k: golden[k] for k in
-                                         ("surrogate", "k", "C", "X", "y")}})
+                                         ("surrogate", "kappa", "C", "X", "y")}})
     jsonschema.validate(result, ORACLE_SCHEMA)
     assert result["status"] == "optimal" and result["gap"] <= 1e-6
     slack = 1e-9 * abs(golden["objective"])
@@ -112,8 +119,22 @@ def test_oracle_certified_optimum_matches_the_golden_case():
     ({"op": "divide"}, "op must be one of"),
     ({"name": "x"}, "field 'op'"),
     ([1, 2], "a case is a JSON object"),
-    ({"op": "surrogate", "name": "prec@k-avg", "y": [1, 2], "s": [0, 0], "k": 1}, "y_true"),
-    ({"op": "cutoff", "k": 1.5, "n_pos": 4}, "k must"),
+    ({"op": "surrogate", "name": "prec@k-avg", "y": [1, 2], "s": [0, 0], "k": 1},
+     "y must hold binary labels"),
+    ({"op": "cutoff", "kappa": 1.5, "n_pos": 4}, "kappa must lie in (0, 1]"),
+    ({"op": "cutoff", "k": 1.0, "n_pos": 4}, "k must be a JSON integer, got 1.0"),
+    ({"op": "cutoff", "k": 1, "kappa": 0.5, "n_pos": 4}, "not both"),
+    ({"op": "cutoff", "kappa": 0.5, "n_pos": 0}, "there is none (n₊ = 0)"),
+    ({"op": "cutoff", "kappa": 0.5, "n_pos": -4}, "n_pos must be a non-negative integer"),
+    ({"op": "cutoff", "kappa": 0.5, "n_pos": 2.5}, "n_pos must be a non-negative integer"),
+    ({"op": "cutoff", "kappa": 0.5, "n_pos": "100"}, "n_pos must be a non-negative integer"),
+    ({"op": []}, "op must be one of"),
+    ({"op": "metric", "name": ["x"], "y": [1], "s": [1]}, "name must be one of"),
+    ({"op": "optimum", "surrogate": "prec@k-avg", "k": 1, "C": 1, "X": [[1.0], [1.0, 2.0]],
+      "y": [1, 0]}, "X could not be converted"),
+    ({"op": "surrogate", "name": "prec@k-avg", "y": [1, 0], "s": [1e308, -1e308], "k": 1},
+     "overflows float64"),
+    ({"op": "metric", "name": "precision_at_k", "y": [1, 0, 1], "s": [0, 0]}, "same length"),
     ({"op": "optimum", "surrogate": "prec@k-avg", "k": 1, "C": -1, "X": [[1.0], [2.0]],
       "y": [1, 0]}, "C must"),
 ])
@@ -138,7 +159,7 @@ def test_the_documented_shell_script_prints_the_documented_answers(tmp_path):
 def test_oracle_command_keeps_going_after_a_bad_line_and_exits_1(tmp_path):
     done = subprocess.run([sys.executable, "-m", "cvxtop", "oracle"], text=True,
                           capture_output=True, timeout=120,
-                          input='not json\n{"id": 2, "op": "cutoff", "k": 0.25, "n_pos": 5}\n')
+                          input='not json\n{"id": 2, "op": "cutoff", "kappa": 0.25, "n_pos": 5}\n')
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert done.returncode == 1
     assert lines[0]["ok"] is False and "line 1: not JSON" in lines[0]["error"]

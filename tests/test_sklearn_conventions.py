@@ -81,7 +81,8 @@ def test_pos_label_names_the_relevant_value():
     ref = TopRanker("prec@k-struct", k=3).fit(X, Y)
     np.testing.assert_allclose(model.coef_, ref.coef_, rtol=1e-9)
     assert model.score(X, labels) == ref.score(X, Y)
-    with pytest.raises(ValueError, match="y has no relevant item"):
+    with pytest.raises(ValueError, match=r"pos_label='eggs' is not among the labels of y "
+                                         r"\(found \['ham', 'spam'\]\)"):
         TopRanker("prec@k-struct", k=3, pos_label="eggs").fit(X, labels)
     with pytest.raises(TypeError, match="name the relevant one with pos_label"):
         TopRanker("prec@k-struct", k=3).fit(X, labels)

@@ -1,13 +1,15 @@
 """cvxtop.testing as another project uses it: a small top-k library (precision@k, the
 prec@k-avg surrogate of Kar et al. 2015 eq. (7) with a subgradient, the prec@κ cut-off, a
 subgradient-descent trainer) checked by a ten-line suite. The suite passes on the correct
-library and catches each of three planted bugs: optimistic ties in precision@k, a sign
-flip in one term of the subgradient, and κ·n₊ rounded down."""
+library and catches each of four planted bugs: optimistic ties in precision@k, a sign
+flip in one term of the subgradient, κ·n₊ rounded down, and κ·n₊ taken in floating point
+(0.55 of 100 is 56 then)."""
 
 from __future__ import annotations
 
 import math
 import subprocess
+from fractions import Fraction
 import sys
 from types import SimpleNamespace
 
@@ -15,9 +17,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from cvxtop.testing import (assert_cutoff_matches, assert_metric_matches, assert_near_optimum,
-                            assert_surrogate_matches, grouped_lists, ranked_lists,
-                            ranking_problems)
+from cvxtop.testing import (DECIMAL_TRAPS, assert_cutoff_matches, assert_metric_matches,
+                            assert_near_optimum, assert_surrogate_matches, cutoff_cases,
+                            grouped_lists, ranked_lists, ranking_problems)
 
 
 # ---- the other project's library ---------------------------------------------------------------
@@ -32,10 +34,12 @@ def _top(v, m):
     return out
 
 
-def make_library(optimistic_ties=False, flipped_term=False, floor_kappa=False):
+def make_library(optimistic_ties=False, flipped_term=False, floor_kappa=False,
+                 binary_kappa=False):
     def cutoff(k, n_pos):
         if isinstance(k, float):
-            product = k * n_pos
+            # the decimal κ was written as, exactly; binary_kappa: the float product
+            product = k * n_pos if binary_kappa else Fraction(repr(k)) * n_pos
             return max(1, math.floor(product) if floor_kappa else math.ceil(product))
         return k
 
@@ -92,7 +96,7 @@ def suite(lib):
                                  subgradient=lib.prec_avg_subgradient)
 
     @settings(max_examples=200, derandomize=True, deadline=None)
-    @given(ranked_lists("prec"))
+    @given(cutoff_cases())
     def test_cutoff(case):
         assert_cutoff_matches(lib.cutoff, case.k, case.n_pos)
 
@@ -108,6 +112,7 @@ def test_the_suite_passes_on_the_correct_library():
     ({"optimistic_ties": True}, "test_precision", "ties irrelevant first"),
     ({"flipped_term": True}, "test_surrogate", "is not a subgradient of prec@k-avg"),
     ({"floor_kappa": True}, "test_cutoff", "the cut-off is its ceiling"),
+    ({"binary_kappa": True}, "test_cutoff", "but the rule takes the decimal κ was written as"),
 ])
 def test_the_suite_catches_each_planted_bug(bug, caught_by, message):
     tests = {t.__name__: t for t in suite(make_library(**bug))}
@@ -188,3 +193,19 @@ def test_importing_the_kit_loads_neither_cvxpy_nor_scikit_learn():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[]"
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(cutoff_cases())
+def test_cutoff_cases_are_valid_and_reach_the_decimal_traps(case):
+    from cvxtop.cutoff import prec_cutoff
+
+    assert 1 <= prec_cutoff(case.k, case.n_pos) <= case.n_pos
+
+
+def test_the_decimal_traps_are_where_floating_point_rounds_the_other_way():
+    from cvxtop.cutoff import prec_cutoff
+
+    assert (0.55, 100) in DECIMAL_TRAPS and min(n for _, n in DECIMAL_TRAPS) == 25
+    for kappa, n_pos in DECIMAL_TRAPS:
+        assert math.ceil(kappa * n_pos) == prec_cutoff(kappa, n_pos) + 1

@@ -11,6 +11,7 @@ from sklearn.utils import ClassifierTags
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import (
+    check_bool,
     check_choice,
     check_fraction,
     check_labels,
@@ -37,7 +38,7 @@ from .candidates import (
 from ..solvers.scaling import feature_scale, magnitude_scale
 from .kernels import Kernel, make_kernel
 from .problem import AATPProblem, aatp_loss, items_problem, pairs_problem
-from .selection import score_candidate, select
+from .selection import certified_gap_bounds, score_candidate, select
 
 __all__ = ["AATP", "EXPECTED_FAILED_CHECKS", "PRECOMPUTED_EXPECTED_FAILED_CHECKS",
            "expected_failed_checks"]
@@ -99,6 +100,16 @@ class _TrainingData:
         gram = check_gram_matrix(self.gram.rows(slice(None)) / scale ** 2, self.gram.name,
                                  self.gram.rtol)
         return replace(self, gram=gram, scale=scale)
+
+
+def _feature_radius(problem: AATPProblem, plan: SolverPlan, factor: np.ndarray | None
+                    ) -> float:
+    """``max_j ‖f_j‖`` over the sample points, in the solvers' (rescaled) coordinates:
+    ``√K(z_j, z_j)`` from the factor's rows or the Gram matrix's diagonal."""
+    points = problem.candidates
+    if factor is not None:
+        return float(np.sqrt(np.max(np.einsum("ij,ij->i", factor[points], factor[points]))))
+    return float(np.sqrt(max(float(np.max(plan.gram.diagonal[points])), 0.0)))
 
 
 def expected_failed_checks(estimator: "AATP") -> dict[str, str]:
@@ -181,8 +192,12 @@ class AATP(BaseEstimator):
     candidate_screened_ : ndarray of bool
         Candidates whose solve stopped once they provably could not be chosen.
     candidate_gap_bounds_ : ndarray of shape (n_candidates, 2)
-        A certified interval for each candidate's gap at its optimum (a single point for
-        candidates solved to optimality).
+        A certified interval for each candidate's gap at its optimum: for a screened
+        candidate, the one its screening proved; for the others, the computed gap
+        ``± 2√(2δ)·max_j ‖f_j‖`` of its certified duality gap ``δ``
+        (:func:`cvxtop.aatp.selection.certified_gap_bounds`). The selection rule compares
+        computed gaps; these intervals say how far the true ones may be (what the rule
+        promises: :mod:`cvxtop.aatp.selection`).
     engine_ : str
         The solver that ran the candidates.
     gram_rank_ : int
@@ -230,9 +245,7 @@ class AATP(BaseEstimator):
         check_choice(self.solver, "solver", SOLVERS)
         self._n_jobs = check_n_jobs(self.n_jobs)
         for name in ("progress", "screen"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise TypeError(f"{name} must be a bool, got "
-                                f"{type(getattr(self, name)).__name__}")
+            check_bool(getattr(self, name), name)
 
     def _training_data(self, X: Any) -> _TrainingData:
         reject_sparse(X, "X")
@@ -321,7 +334,10 @@ class AATP(BaseEstimator):
         self.candidate_objectives_ = np.array([s.objective for s in table])
         self.candidate_duality_gaps_ = np.array([s.duality_gap for s in table])
         self.candidate_screened_ = np.array([s.gap_bounds is not None for s in table])
-        self.candidate_gap_bounds_ = np.array([s.gap_bounds or (s.gap, s.gap) for s in table])
+        solved_bounds = certified_gap_bounds(self.candidate_gaps_, self.candidate_duality_gaps_,
+                                             _feature_radius(problem, plan, factor))
+        self.candidate_gap_bounds_ = np.array([s.gap_bounds or tuple(bounds)
+                                               for s, bounds in zip(table, solved_bounds)])
         self.n_fallbacks_ = sum(s.gap_bounds is None and s.status != "optimal" for s in scored)
         chosen = int(reported[select(reported, self.candidate_gaps_,
                                      self.candidate_objectives_)])

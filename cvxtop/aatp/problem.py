@@ -262,11 +262,13 @@ def solution_from_alpha(problem: AATPProblem, k: int, alpha: np.ndarray, n_iter:
 
 def certify(solution: CandidateSolution, solver: str) -> CandidateSolution:
     """Return ``solution`` if its duality gap is within :data:`CERTIFICATE_RTOL`, else raise
-    :class:`cvxtop.SolverError` with the solver's status and the gap."""
+    :class:`cvxtop.SolverError` with status ``"not_certified"`` (the message gives the gap
+    and what the solver itself reported)."""
     allowed = CERTIFICATE_RTOL * max(1.0, abs(solution.objective))
     if not solution.duality_gap <= allowed:
         raise SolverError(
             f"{solver}: candidate {solution.candidate} not certified, duality gap "
-            f"{solution.duality_gap:.3g} > {allowed:.3g} (badly scaled data? standardize "
-            "the features)", status=solution.status)
+            f"{solution.duality_gap:.3g} > {allowed:.3g}, though the solver reported "
+            f"{solution.status!r} (badly scaled data? standardize the features)",
+            status="not_certified")
     return solution

@@ -8,7 +8,7 @@ by the smallest objective of eq. (2).
 
 Tolerances (documented, explicit). Ties are common: a candidate is often its own quantile
 point, with a gap of exactly 0, and several candidates can be. Solver round-off must not
-decide among them, so:
+decide among them, so the rule compares the computed values this way:
 
 * gaps within :data:`GAP_ATOL` of the smallest gap tie. Scores are in margin units (the
   hinge of eq. (2) asks for a margin of 1), so ``1e-6`` is a millionth of the margin;
@@ -16,9 +16,21 @@ decide among them, so:
   smallest tie;
 * the smallest candidate index among the remaining ties wins.
 
-The certified solvers of :mod:`.fast` and :mod:`.cvxpy_qp` are far more accurate than
-these tolerances, so both pick the same candidate unless two values sit within solver
-round-off of a tolerance boundary.
+**What is certified.** Each candidate's QP is solved to a certified duality gap ``δ``
+(relative :data:`~cvxtop.aatp.problem.CERTIFICATE_RTOL`), not exactly. Its primal objective
+is 1-strongly convex in ``w``, so the computed ``w`` is within ``√(2δ)`` of the optimal one,
+every score ``w·f_j`` within ``√(2δ)·‖f_j‖``, the quantile (an order statistic) and the own
+score each within ``√(2δ)·max_j ‖f_j‖``: the true gap lies in ``gap ± 2√(2δ)·max_j ‖f_j‖``
+(:func:`certified_gap_bounds`; ``‖f_j‖² = K(z_j, z_j)``), and the true objective in
+``[objective − δ, objective]``. That interval is wider than :data:`GAP_ATOL` in general
+(about 1e-4 at ``δ = 1e-9`` on unit-norm features), so candidates whose true gaps or
+objectives differ by less than their intervals may be ordered either way by the rounding
+of another machine. The rule therefore promises, for the chosen candidate ``c`` and the
+true values: its gap is at most the smallest true gap plus :data:`GAP_ATOL` plus the
+widths of its own interval and of the best candidate's; among the candidates certainly
+within the gap tolerance its objective is the smallest up to :data:`OBJECTIVE_RTOL` and
+their ``δ``; and no candidate of smaller index is certainly preferred. Candidates apart by
+more than their intervals are ordered exactly as the rule says.
 """
 
 from __future__ import annotations
@@ -29,7 +41,8 @@ import numpy as np
 
 from .problem import AATPProblem, CandidateSolution, weighted_top_quantile
 
-__all__ = ["GAP_ATOL", "OBJECTIVE_RTOL", "CandidateScore", "score_candidate", "select"]
+__all__ = ["GAP_ATOL", "OBJECTIVE_RTOL", "CandidateScore", "score_candidate", "select",
+           "certified_gap_bounds"]
 
 #: Gaps ``|h(z_k) − q̂_k|`` closer than this (in margin units) to the smallest gap tie.
 GAP_ATOL = 1e-6
@@ -82,3 +95,12 @@ def select(candidates: np.ndarray, gaps: np.ndarray, objectives: np.ndarray, *,
     tied = close_gap & (objectives <= best + objective_rtol * max(1.0, abs(best)))
     positions = np.flatnonzero(tied)
     return int(positions[np.argmin(candidates[positions])])
+
+
+def certified_gap_bounds(gap: np.ndarray, duality_gap: np.ndarray, feature_radius: float
+                         ) -> np.ndarray:
+    """An interval holding each candidate's gap at its optimum, shape ``(n, 2)``: the
+    computed ``gap ± 2√(2δ)·feature_radius`` (module docstring; ``feature_radius`` is
+    ``max_j ‖f_j‖`` over the sample points), clipped at 0."""
+    width = 2.0 * feature_radius * np.sqrt(2.0 * np.maximum(duality_gap, 0.0))
+    return np.c_[np.maximum(gap - width, 0.0), gap + width]

@@ -7,9 +7,9 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from .._validation import check_labels, check_same_length, check_scores
+from .._validation import check_labels, check_ranked_scores, check_same_length, check_scores
 
-__all__ = ["MAX_ENUMERATION", "guard", "inputs", "subsets"]
+__all__ = ["MAX_ENUMERATION", "guard", "inputs", "ranked_inputs", "subsets"]
 
 #: Largest number of enumerated candidates a reference function accepts.
 MAX_ENUMERATION = 3_000_000
@@ -29,6 +29,15 @@ def inputs(y_true: Any, y_score: Any) -> tuple[np.ndarray, np.ndarray]:
     """Validated labels and scores of the same length."""
     y = check_labels(y_true, "y_true")
     s = check_scores(y_score, "y_score")
+    check_same_length(y_true=y, y_score=s)
+    return y, s
+
+
+def ranked_inputs(y_true: Any, y_score: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Validated labels, and scores with exactly the order and ties of ``y_score`` (for the
+    metrics, which compare scores only): integers past 2**53 are ranked, not rounded."""
+    y = check_labels(y_true, "y_true")
+    s, _ = check_ranked_scores(y_score, "y_score")
     check_same_length(y_true=y, y_score=s)
     return y, s
 

@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_int_in_range, require_classes
-from ._common import guard as _guard, inputs as _inputs, subsets as _subsets
+from ._common import guard as _guard, inputs as _inputs, ranked_inputs as _ranked_inputs
+from ._common import subsets as _subsets
 
 __all__ = ["valid_orderings", "valid_orderings_by_permutation", "pap_risk", "pap_avg",
            "pap_max", "pap_ts", "pap_ramp", "pap_ts_paper", "pauc_struct"]
@@ -73,8 +74,10 @@ def valid_orderings_by_permutation(n_rows: int, n_cols: int) -> np.ndarray:
     return out.reshape(-1, n_rows, n_cols)
 
 
-def _pap_inputs(y_true: Any, y_score: Any, k: int):
-    y, s = _inputs(y_true, y_score)
+def _pap_inputs(y_true: Any, y_score: Any, k: int, ranked: bool = False):
+    """Positive and negative scores (ranked exactly with ``ranked``: the risk compares
+    scores only), ``k`` checked, and β = min(n₊, k)."""
+    y, s = (_ranked_inputs if ranked else _inputs)(y_true, y_score)
     n_pos, n_neg = require_classes(y)
     k = check_int_in_range(k, "k", 1, n_neg, "the number of irrelevant items n₋")
     return s[y == 1], s[y == 0], k, min(n_pos, k)
@@ -105,7 +108,7 @@ def pap_risk(y_true: Any, y_score: Any, k: int) -> float:
     negatives. Every choice of those sets allowed by ties is enumerated and the largest
     risk returned (all choices agree: the sets' score multisets do not depend on it).
     """
-    pos, neg, k, beta = _pap_inputs(y_true, y_score, k)
+    pos, neg, k, beta = _pap_inputs(y_true, y_score, k, ranked=True)
     _guard_top_sets(len(pos), beta, len(neg), k)
     worst = 0.0
     for zp in _valid_top_sets(pos, beta):

@@ -10,7 +10,8 @@ from typing import Any, Iterator
 import numpy as np
 
 from .._validation import check_int_in_range, require_classes
-from ._common import guard as _guard, inputs as _inputs, subsets as _subsets
+from ._common import guard as _guard, inputs as _inputs, ranked_inputs as _ranked_inputs
+from ._common import subsets as _subsets
 
 __all__ = ["prec_at_k_loss", "prec_struct", "prec_ramp", "prec_max", "prec_avg", "prec_svmperf"]
 
@@ -43,7 +44,7 @@ def prec_at_k_loss(y_true: Any, y_score: Any, k: int) -> int:
     (all sets T with min_T s >= max_{not T} s) and returns the largest count of irrelevant
     items in such a set (ties resolved pessimistically).
     """
-    y, s = _inputs(y_true, y_score)
+    y, s = _ranked_inputs(y_true, y_score)
     k = check_int_in_range(k, "k", 1, len(y), "the number of items")
     _guard(math.comb(len(y), k), "the candidate top-k sets")
     worst = -1

@@ -53,6 +53,7 @@ part is solved over the irrelevant items, and prec@k-struct's dual over the item
 
 from __future__ import annotations
 
+import time
 import warnings
 from typing import Any, Callable
 
@@ -509,6 +510,7 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
     dual_rounds = box_dual.SOLVE_ROUNDS if box else DUAL_SOLVE_ROUNDS
     query, query_s, mu = best, best_s, 0.0
     upper, lower, gap = np.inf, -np.inf, np.inf
+    stats = {"dual_solves": 0, "dual_solve_seconds": 0.0, "dual_steps": 0}
     best_oracle = None  # L and a score subgradient at the best point, once known
     for it in range(1, max_iter + 1):
         loss, g = objective.loss_and_score_gradient(query_s)
@@ -526,8 +528,11 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
                 and (upper - lower) > tol * max(abs(upper), 1e-12):
             # (a caller that stops the rounds itself passes tol = 0: its cut then aims at 1e-8)
             aim = tol if tol > 0 else DUAL_SOLVE_TOL
+            started = time.perf_counter()
             cut = box_dual.box_dual_cut(objective, best_s, best_oracle[1], aim) \
-                if box else selection_dual_cut(objective, best, aim)
+                if box else selection_dual_cut(objective, best, aim, stats)
+            stats["dual_solves"] += 1
+            stats["dual_solve_seconds"] += time.perf_counter() - started
             dual_solves = cut is not None  # after a failed solve, the rounds alone
             if cut is not None:  # a near-optimal dual point: its cut, and its weights
                 bundle.add(cut.h, cut.g, cut.intercept)
@@ -558,13 +563,14 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
             upper, lower, gap = _final_bounds(objective, best, lower, upper, exact_scores)
             return SolveResult(coef=best, objective=upper, status="optimal",
                                method="cutting-plane", n_iter=it, lower_bound=lower, gap=gap,
-                               message=f"certified relative gap {gap:.2e} after {it} rounds")
+                               message=f"certified relative gap {gap:.2e} after {it} rounds",
+                               stats=stats)
         if stop is not None and stop(upper, lower):
             upper, lower, gap = _final_bounds(objective, best, lower, upper, exact_scores)
             return SolveResult(coef=best, objective=upper, status="converged",
                                method="cutting-plane", n_iter=it, lower_bound=lower, gap=gap,
                                message=f"the caller's rule stopped after {it} rounds, relative "
-                                       f"gap {gap:.2e}")
+                                       f"gap {gap:.2e}", stats=stats)
         mu = step_fraction if new_cut else 1.0
         query = best + mu * (w_c - best)
         query_s = best_s + mu * (s_c - best_s)
@@ -576,4 +582,4 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
     warnings.warn(f"{message}: the point is returned with status max_iter and certified "
                   f"relative gap {gap:.3g}", UserWarning, stacklevel=3)
     return SolveResult(coef=best, objective=upper, status="max_iter", method="cutting-plane",
-                       n_iter=max_iter, lower_bound=lower, gap=gap, message=message)
+                       n_iter=max_iter, lower_bound=lower, gap=gap, message=message, stats=stats)

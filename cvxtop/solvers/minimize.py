@@ -33,7 +33,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .. import _cvxpy, surrogates
 from .._threads import single_threaded_blas
-from .._validation import check_count_or_auto
+from .._validation import (check_bool, check_count_or_auto, check_options_mapping,
+                           check_random_state, make_rng)
 from ..surrogates.base import DifferenceOfConvex, Surrogate
 from .certificate import CERTIFICATE_ROUNDS, Certificate, certify
 from .checkpoints import Checkpoints
@@ -177,12 +178,17 @@ def _check_option_values(method: str, opts: dict[str, Any]) -> None:
     if method in ("gd", "sgd") and opts["learning_rate"] not in STEP_RULES:
         raise ValueError(f"learning_rate must be one of {STEP_RULES}, got "
                          f"{opts['learning_rate']!r}")
+    if opts.get("solver_options") is not None:
+        check_options_mapping(opts["solver_options"], "solver_options")
+    for flag in ("accept_inaccurate", "shuffle", "average", "early_stopping", "progress"):
+        if flag in opts:
+            check_bool(opts[flag], flag)
     if method in ("sgd", "perceptron"):
         check_count_or_auto(opts["batch_size"], "batch_size")
         check_count_or_auto(opts["epochs"], "epochs")
+        check_random_state(opts["random_state"])
     if method in ("gd", "sgd", "perceptron"):
-        if not isinstance(opts["certify"], (bool, np.bool_)):
-            raise TypeError(f"certify must be True or False, got {opts['certify']!r}")
+        check_bool(opts["certify"], "certify")
         rounds = opts["certificate_rounds"]
         if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 1:
             raise ValueError(f"certificate_rounds must be a positive integer, got {rounds!r}")
@@ -363,7 +369,7 @@ def _one_block(objective: RankingObjective, opts: dict[str, Any]) -> SolveResult
 
 def _minibatch(objective: RankingObjective, method: str, opts: dict[str, Any], size: int
                ) -> SolveResult:
-    rng = np.random.default_rng(opts["random_state"])
+    rng = make_rng(opts["random_state"])
     config = MinibatchConfig(size, opts["epochs"], opts["shuffle"],
                              opts["tol"] if opts.get("early_stopping") else None,
                              opts["progress"])

@@ -3,7 +3,7 @@ solves), so that their answers are comparable."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -59,6 +59,12 @@ class SolveResult:
         Perceptrons: the cumulative prec@k loss Δ_T^C over the batches seen.
     n_batches_skipped : int or None
         Mini-batch methods: batches on which the surrogate was undefined.
+    stats : dict
+        Counts and seconds of the parts of the solve, by name (machine-readable). The
+        cutting plane reports ``"dual_solves"`` (its tries of a dual solve over the items),
+        ``"dual_solve_seconds"`` (their wall-clock time; they are not rounds) and
+        ``"dual_steps"`` (the active-set steps of prec@k-avg's and -max's, each one linear
+        system in the tied items and one product ``X @ w``); empty for other methods.
     """
 
     coef: np.ndarray
@@ -73,6 +79,7 @@ class SolveResult:
     epoch_times: np.ndarray | None = None
     mistakes: int | None = None
     n_batches_skipped: int | None = None
+    stats: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:

@@ -32,15 +32,16 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar
+from contextlib import contextmanager
+from typing import Any, Callable, ClassVar, Iterator
 
 import numpy as np
 
 from .._validation import check_labels, check_same_length, check_scores, require_classes
-from ..cutoff import ceil_fraction, pap_cutoff, prec_cutoff
+from ..cutoff import batch_prec_cutoff, pap_cutoff, prec_cutoff
 from .segment import Segment, whole_list
 
-__all__ = ["Surrogate", "Bound", "PrecSurrogate", "PapSurrogate", "DifferenceOfConvex"]
+__all__ = ["Surrogate", "Bound", "ScoreOverflowError", "PrecSurrogate", "PapSurrogate", "DifferenceOfConvex"]
 
 
 class Surrogate(ABC):
@@ -186,6 +187,35 @@ class Surrogate(ABC):
         return None
 
 
+class ScoreOverflowError(ValueError, OverflowError):
+    """A surrogate's value or subgradient at these scores overflows ``float64`` (scores
+    near ±1e308): no exact number can be returned."""
+
+
+def _overflow_message(surrogate: Surrogate, s: np.ndarray) -> str:
+    largest = float(np.max(np.abs(s))) if len(s) else 0.0
+    return (f"y_score: {surrogate.name} overflows float64 at these scores (largest |score| "
+            f"{largest:.3g}): its value is past float64's range or loses terms to "
+            "infinities; rescale the scores (or the features and C) to a smaller range")
+
+
+@contextmanager
+def _overflow_raises(surrogate: Surrogate, s: np.ndarray) -> Iterator[None]:
+    """Floating-point overflow and invalid operations (∞ − ∞) inside a face raise
+    :class:`ScoreOverflowError` instead of giving ``inf``, ``nan`` or a term lost to them."""
+    try:
+        with np.errstate(over="raise", invalid="raise"):
+            yield
+    except FloatingPointError:
+        raise ScoreOverflowError(_overflow_message(surrogate, s)) from None
+
+
+def _finite(value: Any, surrogate: Surrogate, s: np.ndarray) -> Any:
+    if not np.all(np.isfinite(value)):
+        raise ScoreOverflowError(_overflow_message(surrogate, s))
+    return value
+
+
 @dataclass(frozen=True, eq=False)
 class Bound:
     """A surrogate on one list's labels: ``k`` resolved, the relevant (``pos``) and
@@ -210,14 +240,19 @@ class Bound:
         return len(self.neg)
 
     def value(self, s: np.ndarray) -> float:
-        return float(self.surrogate._value(self, s))
+        with _overflow_raises(self.surrogate, s):
+            value = float(self.surrogate._value(self, s))
+        return _finite(value, self.surrogate, s)
 
     def subgradient(self, s: np.ndarray) -> np.ndarray:
-        return self.surrogate._subgradient(self, s)
+        with _overflow_raises(self.surrogate, s):
+            grad = self.surrogate._subgradient(self, s)
+        return _finite(grad, self.surrogate, s)
 
     def value_and_subgradient(self, s: np.ndarray) -> tuple[float, np.ndarray]:
-        value, grad = self.surrogate._value_and_subgradient(self, s)
-        return float(value), grad
+        with _overflow_raises(self.surrogate, s):
+            value, grad = self.surrogate._value_and_subgradient(self, s)
+        return _finite(float(value), self.surrogate, s), _finite(grad, self.surrogate, s)
 
     def expression(self, s: Any) -> tuple[Any, list]:
         """DCP expression of the affine scores ``s`` (convex surrogates)."""
@@ -261,18 +296,9 @@ class PrecSurrogate(Surrogate):
         require_classes(y, name, negative=False)
 
     def batch_cutoff(self, n_pos_total: int | None, n_pos: int, n: int) -> int | None:
-        """``ceil(κ·n₊(batch))`` (at least 1) for a float κ, ``k/n₊`` of the whole list for
-        an int ``k`` (``min(k, n₊(batch))`` on a stream); ``None`` without a relevant item."""
-        if n_pos == 0:
-            return None
-        k = self.k
-        if isinstance(k, float):
-            return min(n_pos, max(1, ceil_fraction(k, n_pos)))
-        if n_pos_total is None:
-            return min(int(k), n_pos)
-        # ceil(k·n₊(batch)/n₊) in integers: through the float k/n₊ it can exceed k on the
-        # whole list (5/6 rounds up, and 0.8333333333333334·6 > 5)
-        return min(n_pos, max(1, -(-int(k) * n_pos // n_pos_total)))
+        """:func:`cvxtop.cutoff.batch_prec_cutoff`: ``ceil(κ·n₊(batch))`` for a fraction κ,
+        ``k/n₊`` of the whole list for an int ``k``; ``None`` without a relevant item."""
+        return batch_prec_cutoff(self.k, n_pos_total, n_pos)
 
     def batch_requirement(self) -> str:
         return "a relevant item"

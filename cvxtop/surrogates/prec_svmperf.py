@@ -116,7 +116,10 @@ def _best_negative_counts(a: np.ndarray, low: np.ndarray, k: int, s_neg_desc: np
         q, b, kq, disc = q[:live], b[:live], kq[:live], disc[:live]
     root = np.sqrt(disc)
     outer = kq + root  # 2q times the upper root
-    upper_neg = b - outer / (2.0 * q)  # −U_b, rising
+    # a subnormal q puts the root past float64's range: −U_b = −∞ is the right limit (the
+    # interval reaches every a), and the answers are checked below
+    with np.errstate(over="ignore", divide="ignore"):
+        upper_neg = b - outer / (2.0 * q)  # −U_b, rising
     first_low = np.searchsorted(upper_neg, -a, "left")
     # L_b rises, so where its last value is below the smallest a >= 1 no a >= 1 reaches it
     # (a = 0 is set apart below): the usual case, with scores small against k

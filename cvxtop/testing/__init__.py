@@ -2,7 +2,8 @@
 breaks top-of-list code, and assertions against the definitions of the papers.
 
 Strategies (:mod:`cvxtop.testing.strategies`, need hypothesis): :func:`ranked_lists`,
-:func:`grouped_lists`, :func:`ranking_problems`, and the ``"cvxtop"`` settings profile.
+:func:`grouped_lists`, :func:`ranking_problems`, :func:`cutoff_cases`, and the
+``"cvxtop"`` settings profile.
 Assertions (:mod:`cvxtop.testing.asserts`): :func:`assert_metric_matches`,
 :func:`assert_surrogate_matches`, :func:`assert_cutoff_matches` and
 :func:`assert_near_optimum`.
@@ -22,6 +23,7 @@ _NAMES = {
     "RankedList": ".strategies", "GroupedLists": ".strategies", "RankingProblem": ".strategies",
     "ranked_lists": ".strategies", "grouped_lists": ".strategies",
     "ranking_problems": ".strategies", "PROFILE": ".strategies",
+    "CutoffCase": ".strategies", "cutoff_cases": ".strategies", "DECIMAL_TRAPS": ".strategies",
     "assert_metric_matches": ".asserts", "assert_surrogate_matches": ".asserts",
     "assert_cutoff_matches": ".asserts", "assert_near_optimum": ".asserts",
 }
@@ -30,8 +32,9 @@ __all__ = sorted(_NAMES)
 if TYPE_CHECKING:  # the names as static analysis sees them
     from .asserts import (assert_cutoff_matches, assert_metric_matches,  # noqa: F401
                           assert_near_optimum, assert_surrogate_matches)
-    from .strategies import (PROFILE, GroupedLists, RankedList,  # noqa: F401
-                             RankingProblem, grouped_lists, ranked_lists, ranking_problems)
+    from .strategies import (DECIMAL_TRAPS, PROFILE, CutoffCase,  # noqa: F401
+                             GroupedLists, RankedList, RankingProblem, cutoff_cases,
+                             grouped_lists, ranked_lists, ranking_problems)
 
 
 def __getattr__(name: str) -> Any:

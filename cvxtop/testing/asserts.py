@@ -9,14 +9,15 @@ distance to the optimum).
 from __future__ import annotations
 
 import math
-from fractions import Fraction
+import numbers
 from typing import Any, Callable
 
 import numpy as np
 
-from .. import metrics, reference
-from .._validation import check_labels, check_scores
-from ..cutoff import pap_cutoff, prec_cutoff
+from .. import metrics, reference, surrogates
+from .._validation import (check_features, check_labels, check_ranked_scores,
+                           check_same_length, check_scores, check_vector, exact_decimal)
+from ..cutoff import is_fraction, prec_cutoff
 
 __all__ = ["assert_metric_matches", "assert_surrogate_matches", "assert_cutoff_matches",
            "assert_near_optimum"]
@@ -45,6 +46,23 @@ def _close(got: float, expected: float, rtol: float, atol: float) -> bool:
     return bool(np.isfinite(got)) and abs(got - expected) <= atol + rtol * abs(expected)
 
 
+def _tolerance(value: Any, name: str) -> float:
+    """``rtol`` or ``atol``: a finite number ``>= 0`` (NaN would make every check pass)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a finite number >= 0, got {value!r}")
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return float(value)
+
+
+def _user_value(function: Callable[..., Any], what: str, *args: Any) -> float:
+    """The user's function's value as a float, which must be finite."""
+    value = float(function(*args))
+    if not math.isfinite(value):
+        raise AssertionError(f"{what} returned {value!r}, not a finite number")
+    return value
+
+
 def _rounding(*scores: np.ndarray) -> float:
     """What floating point cannot tell apart in a value built from sums of these scores:
     a few units in the last place of the largest score, per item. Scores of 1e17 next to
@@ -53,9 +71,12 @@ def _rounding(*scores: np.ndarray) -> float:
     return 4.0 * len(scores[0]) * np.finfo(np.float64).eps * max(1.0, largest)
 
 
-def _inputs(y: Any, s: Any) -> tuple[np.ndarray, np.ndarray]:
+def _inputs(y: Any, s: Any, ranked: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Labels, and scores: exact ``float64`` values (surrogates), or with ``ranked`` the
+    exact order and ties of any integer scores (metrics compare scores only)."""
     y = check_labels(y, "y_true")
-    s = check_scores(s, "y_score")
+    s = check_ranked_scores(s, "y_score")[0] if ranked else check_scores(s, "y_score")
+    check_same_length(y_true=y, y_score=s)
     return y, s
 
 
@@ -65,7 +86,7 @@ def _metric_truth(name: str, y: np.ndarray, s: np.ndarray, param: Any) -> float:
     precision@k (k <= n₊) and pAp@k, :mod:`cvxtop.metrics` (tested against them) else."""
     n_pos = int(y.sum())
     if name == "precision_at_k":
-        k = prec_cutoff(param, n_pos) if isinstance(param, float) else int(param)
+        k = _precision_cutoff(param, y)
         if k <= n_pos:
             return 1.0 - reference.prec_at_k_loss(y, s, k) / k
     if name == "pap_at_k":
@@ -83,16 +104,19 @@ def assert_metric_matches(metric: Callable[..., float], name: str, y_true: Any, 
     Ties at the cut are pessimistic, as in Kar et al. 2015 eq. (1) and Hiranandani et al.
     2020 eq. (1): the failure message shows that worst order.
     """
-    if name not in metrics.PARAMETERS:
+    if not isinstance(name, str) or name not in metrics.PARAMETERS:
         raise ValueError(f"name must be one of {sorted(metrics.PARAMETERS)}, got {name!r}")
-    y, s = _inputs(y_true, y_score)
+    rtol, atol = _tolerance(rtol, "rtol"), _tolerance(atol, "atol")
+    y, s = _inputs(y_true, y_score, ranked=True)
     expected = _metric_truth(name, y, s, param)
     args = () if metrics.PARAMETERS[name] is None else (param,)
     got = float(metric(y_true, y_score, *args))
     if not _close(got, expected, rtol, atol):
         k = None
-        if metrics.PARAMETERS[name] == "k":
-            k = prec_cutoff(param, int(y.sum())) if isinstance(param, float) else int(param)
+        if name == "precision_at_k":
+            k = _precision_cutoff(param, y)
+        elif metrics.PARAMETERS[name] == "k":
+            k = int(param)
         shown = {metrics.PARAMETERS[name]: param} if metrics.PARAMETERS[name] else {}
         raise AssertionError(
             f"{name} differs from its definition on {_instance(y, s, **shown)}: got "
@@ -107,10 +131,14 @@ def _surrogate_reference(name: str) -> tuple[Callable[..., float], bool]:
     return reference.SURROGATES[name]
 
 
+def _precision_cutoff(k: Any, y: np.ndarray) -> int:
+    """precision_at_k's cut-off: an int ``k``, or prec@κ's ``ceil(κ·n₊)`` for a fraction."""
+    return prec_cutoff(k, int(y.sum())) if is_fraction(k) else int(k)
+
+
 def _resolved_k(name: str, y: np.ndarray, k: Any) -> int:
-    if name.startswith("prec"):
-        return prec_cutoff(k, int(y.sum()))
-    return pap_cutoff(k, len(y) - int(y.sum()))
+    """The surrogate's own rule for ``k`` on these labels (its family's, not its name's)."""
+    return surrogates.get(name, k).resolve_k(y)
 
 
 def _probe_points(s: np.ndarray) -> list[np.ndarray]:
@@ -139,11 +167,12 @@ def assert_surrogate_matches(value: Callable[..., float], name: str, y_true: Any
     user's functions receive it as given.
     """
     truth, convex = _surrogate_reference(name)
+    rtol, atol = _tolerance(rtol, "rtol"), _tolerance(atol, "atol")
     y, s = _inputs(y_true, y_score)
     k_int = _resolved_k(name, y, k)
     expected = truth(y, s, k_int)
-    got = float(value(y_true, y_score, k))
     where = _instance(y, s, k=k)
+    got = _user_value(value, f"your {name} on {where}", y_true, y_score, k)
     if not _close(got, expected, rtol, atol + _rounding(s)):
         raise AssertionError(f"{name} differs from its definition on {where}: got {got!r}, "
                              f"expected {expected!r} (the enumeration of "
@@ -152,7 +181,10 @@ def assert_surrogate_matches(value: Callable[..., float], name: str, y_true: Any
         return
     for other in _probe_points(s)[::3]:
         mid = 0.5 * (s + other)
-        left, right = float(value(y, mid, k)), 0.5 * (got + float(value(y, other, k)))
+        left = _user_value(value, f"your {name} at s' = {mid.tolist()} (y and k of {where})",
+                           y, mid, k)
+        right = 0.5 * (got + _user_value(value, f"your {name} at s' = {other.tolist()} (y "
+                                          f"and k of {where})", y, other, k))
         if left > right + atol + rtol * abs(right) + _rounding(s, other):
             raise AssertionError(f"{name} is not convex along the line from s to s' = "
                                  f"{other.tolist()} on {where}: f(midpoint) = {left!r} > "
@@ -176,17 +208,23 @@ def assert_surrogate_matches(value: Callable[..., float], name: str, y_true: Any
 
 # ---- cut-offs --------------------------------------------------------------------------------
 def assert_cutoff_matches(cutoff: Callable[[Any, int], int], k: Any, n_pos: int) -> None:
-    """``cutoff(k, n_pos)`` is prec@k's cut-off: ``k`` itself for an int, and for a float
-    κ the smallest integer at or above κ·n₊ computed exactly (``ceil``, at least 1; Kar et
-    al. 2015's prec@κ), as :func:`cvxtop.cutoff.prec_cutoff` and every cvxtop solver use."""
+    """``cutoff(k, n_pos)`` is prec@k's cut-off: ``k`` itself for an int, and for a
+    fraction κ the smallest integer at or above κ·n₊, computed exactly on the decimal κ was
+    written as (``ceil``, at least 1; Kar et al. 2015's prec@κ; the rule of
+    :mod:`cvxtop.cutoff`), as :func:`cvxtop.cutoff.prec_cutoff` and every cvxtop solver
+    use. ``k`` and ``n_pos`` are checked first (``ValueError``/``TypeError``)."""
     expected = prec_cutoff(k, n_pos)
     got = cutoff(k, n_pos)
-    if got != expected:
-        exact = Fraction(k) * n_pos if isinstance(k, float) else Fraction(k)
-        raise AssertionError(
-            f"cut-off of k = {k!r} with n₊ = {n_pos}: got {got!r}, expected {expected} "
-            f"(κ·n₊ = {float(exact)!r} in floating point, {exact} exactly as the float κ "
-            f"holds it; the cut-off is its ceiling, at least 1)")
+    if isinstance(got, (bool, np.bool_)) or got != expected:
+        if is_fraction(k):
+            decimal = exact_decimal(k, "k")
+            detail = (f"κ·n₊ = {float(k) * n_pos!r} in floating point, but the rule takes "
+                      f"the decimal κ was written as, {decimal}, so κ·n₊ = "
+                      f"{decimal * n_pos} exactly; the cut-off is its ceiling, at least 1")
+        else:
+            detail = "an int k is the cut-off itself"
+        raise AssertionError(f"cut-off of k = {k!r} with n₊ = {n_pos}: got {got!r}, expected "
+                             f"{expected} ({detail})")
 
 
 # ---- optimizers -------------------------------------------------------------------------------
@@ -203,10 +241,9 @@ def assert_near_optimum(w: Any, X: Any, y: Any, surrogate: str, k: Any, C: float
     from ..solvers import RankingObjective
     from ..surrogates import get
 
-    w = np.asarray(w, dtype=np.float64)
-    X = np.asarray(X, dtype=np.float64)
-    if w.shape != (X.shape[1],):
-        raise ValueError(f"w must have shape ({X.shape[1]},) to match X, got {w.shape}")
+    rtol = _tolerance(rtol, "rtol")
+    X = check_features(X, "X")
+    w = check_vector(w, X.shape[1], "w")  # finite: a NaN or inf solution is no solution
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # a zero-model optimum is no error here
         exact = TopRanker(surrogate, k=k, C=C, tol=min(1e-6, rtol / 10)).fit(X, y,

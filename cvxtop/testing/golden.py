@@ -1,20 +1,25 @@
 """Golden cases: instances with every metric, surrogate, cut-off and a few certified optima,
 shipped with cvxtop as a versioned JSON file for projects that cannot run Python.
 
-The file (``cvxtop/data/golden-v1.json``, path from :func:`golden_path`) is written by
+The file (``cvxtop/data/golden-v2.json``, path from :func:`golden_path`) is written by
 ``cvxtop golden --out FILE`` from :func:`build_golden`, a deterministic construction: the
 tests rebuild it and compare. Its layout:
 
-* ``format`` (``"cvxtop-golden"``), ``version`` (1), ``cvxtop_version``;
+* ``format`` (``"cvxtop-golden"``), ``version`` (2), ``cvxtop_version``;
 * ``lists``: ``{"id", "y", "s", "k", "tau", "metrics": {name: value},
   "surrogates": {name: {"value", "subgradient"}}}``; ``k`` is valid for every metric and
   surrogate (``1 <= k <= min(n₊, n₋)``), surrogate values are the enumerations of
   :mod:`cvxtop.reference` and subgradients those of :mod:`cvxtop.surrogates`, metrics
   use the pessimistic tie order;
-* ``cutoffs``: ``{"k", "n_pos", "value"}`` with ``value = max(1, ceil(κ·n₊))``;
-* ``optima``: ``{"id", "surrogate", "k", "C", "X", "y", "objective", "lower_bound",
-  "coef"}``, certified to a relative gap of 1e-9 (the optimum lies in
+* ``cutoffs``: ``{"k" or "kappa", "n_pos", "value"}``: ``value`` is ``k`` itself, or
+  ``max(1, ceil(κ·n₊))`` for ``kappa`` (:mod:`cvxtop.cutoff`'s rule);
+* ``optima``: ``{"id", "surrogate", "k" or "kappa", "C", "X", "y", "objective",
+  "lower_bound", "coef"}``, certified to a relative gap of 1e-9 (the optimum lies in
   ``[lower_bound, objective]``).
+
+A cut-off is ``k`` (an integer count) or ``kappa`` (a fraction), never one field for both:
+JSON writers and readers often turn ``1.0`` into ``1``, which would make κ = 1 (every
+relevant item) read as k = 1. Version 1 used ``k`` for both, and is superseded.
 """
 
 from __future__ import annotations
@@ -26,11 +31,12 @@ from typing import Any
 import numpy as np
 
 from .. import metrics, reference
-from ..cutoff import prec_cutoff
+from ..cutoff import is_fraction, prec_cutoff
 
-__all__ = ["GOLDEN_VERSION", "golden_path", "load_golden", "build_golden", "golden_text"]
+__all__ = ["GOLDEN_VERSION", "golden_path", "load_golden", "build_golden", "golden_text",
+           "cutoff_fields"]
 
-GOLDEN_VERSION = 1
+GOLDEN_VERSION = 2
 _SEED = 20261125
 _TAU = 0.3
 
@@ -63,6 +69,12 @@ def _lists() -> list[tuple[str, np.ndarray, np.ndarray]]:
     return cases
 
 
+def cutoff_fields(k: Any) -> dict[str, Any]:
+    """A cut-off as the golden file and ``cvxtop oracle`` write it: ``{"k": int}`` for a
+    count, ``{"kappa": float}`` for a fraction."""
+    return {"kappa": float(k)} if is_fraction(k) else {"k": int(k)}
+
+
 def _list_entry(name: str, y: np.ndarray, s: np.ndarray, k: int) -> dict[str, Any]:
     from ..surrogates import get
 
@@ -93,7 +105,7 @@ def _optima() -> list[dict[str, Any]]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             model = TopRanker(surrogate, k=k, C=C, tol=1e-9).fit(X, y)
-        out.append({"id": f"optimum {i}", "surrogate": surrogate, "k": k, "C": C,
+        out.append({"id": f"optimum {i}", "surrogate": surrogate, **cutoff_fields(k), "C": C,
                     "X": X.tolist(), "y": y.tolist(), "objective": float(model.objective_),
                     "lower_bound": float(model.lower_bound_), "coef": model.coef_.tolist()})
     return out
@@ -107,7 +119,7 @@ def build_golden() -> dict[str, Any]:
     for name, y, s in _lists():
         k = min(int(y.sum()), int((y == 0).sum()))
         lists.append(_list_entry(name, y, s, k))
-    cutoffs = [{"k": k, "n_pos": n, "value": prec_cutoff(k, n)}
+    cutoffs = [{**cutoff_fields(k), "n_pos": n, "value": prec_cutoff(k, n)}
                for k, n in [(0.55, 100), (0.25, 5), (1 / 3, 3), (0.1, 7), (0.7, 10), (1.0, 4),
                             (0.01, 3), (0.5, 1), (3, 5), (1, 1)]]
     return {"format": "cvxtop-golden", "version": GOLDEN_VERSION, "cvxtop_version": __version__,

@@ -12,6 +12,7 @@ suite reproducible: ``settings.load_profile("cvxtop")`` in a ``conftest.py``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,10 +20,10 @@ import numpy as np
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from ..cutoff import pap_cutoff, prec_cutoff
+from ..cutoff import ceil_fraction, is_fraction, pap_cutoff, prec_cutoff
 
-__all__ = ["PROFILE", "RankedList", "GroupedLists", "RankingProblem", "ranked_lists",
-           "grouped_lists", "ranking_problems"]
+__all__ = ["PROFILE", "RankedList", "GroupedLists", "RankingProblem", "CutoffCase",
+           "DECIMAL_TRAPS", "ranked_lists", "grouped_lists", "ranking_problems", "cutoff_cases"]
 
 #: Name of the registered settings profile: 200 examples, derandomized (the same examples on
 #: every run), no deadline (the enumerations of :mod:`cvxtop.reference` are slow).
@@ -31,8 +32,25 @@ settings.register_profile(PROFILE, max_examples=200, derandomize=True, deadline=
 
 FAMILIES = ("prec", "pap", "metric")
 #: κ values whose product with a count is not an integer in floating point as written
-#: (0.55·100 is 55.000000000000007) next to ones that are
+#: (0.55·100 is 55.00000000000001) next to ones that are
 _DECIMAL_KAPPAS = (0.1, 0.2, 0.25, 0.3, 1 / 3, 0.5, 0.55, 0.7, 0.9, 1.0)
+
+
+def _decimal_traps() -> tuple[tuple[float, int], ...]:
+    """(κ, n₊) with two-decimal κ where the ceiling of the floating-point product differs
+    from the ceiling of the decimal product (0.55 of 100: 56 against 55; the smallest n₊
+    with such a κ is 25)."""
+    traps = []
+    for n_pos in (25, 50, 100, 200, 1000):
+        for hundredths in range(1, 100):
+            kappa = hundredths / 100
+            if math.ceil(kappa * n_pos) != ceil_fraction(kappa, n_pos):
+                traps.append((kappa, n_pos))
+    return tuple(traps)
+
+
+#: the cut-offs where floating point's κ·n₊ and the decimal rule disagree
+DECIMAL_TRAPS = _decimal_traps()
 
 
 @dataclass(frozen=True)
@@ -74,6 +92,15 @@ class GroupedLists:
     groups: np.ndarray
     k: int | float
     family: str
+
+
+@dataclass(frozen=True)
+class CutoffCase:
+    """A prec@k cut-off to resolve: ``k`` (an int count or a fraction κ) on a list with
+    ``n_pos`` relevant items."""
+
+    k: int | float
+    n_pos: int
 
 
 @dataclass(frozen=True)
@@ -145,7 +172,7 @@ def ranked_lists(draw: Any, family: str = "prec", *, max_items: int = 10,
     _check_family(family)
     y = draw(_labels(family, max(2, max_items)))
     k = draw(_cutoff(family, y, kappa))
-    cut = prec_cutoff(k, int(y.sum())) if isinstance(k, float) else int(k)
+    cut = prec_cutoff(k, int(y.sum())) if is_fraction(k) else int(k)
     return RankedList(y, draw(_scores(y, cut)), k, family)
 
 
@@ -191,3 +218,30 @@ def ranking_problems(draw: Any, surrogate: str = "prec@k-avg", *, max_items: int
     k = draw(_cutoff(family, y, kappa=True))
     C = 10.0 ** draw(st.integers(-2, 2)) / scale ** 2
     return RankingProblem(X, y, surrogate, k, C)
+
+
+@st.composite
+def cutoff_cases(draw: Any, max_pos: int = 1000) -> CutoffCase:
+    """prec@k cut-offs (:class:`CutoffCase`) where cut-off code goes wrong: the cases of
+    :data:`DECIMAL_TRAPS` (floating point's ``κ·n₊`` on the wrong side of an integer:
+    0.55 of 100), κ at and near 1 and below ``1/n₊`` (the floor at 1), one- to
+    three-decimal κ on counts that are multiples of 25, random κ, and ints at their bounds
+    ``1`` and ``n₊`` (``n₊`` up to ``max_pos``)."""
+    kind = draw(st.sampled_from(["trap", "decimal", "edge", "random", "int"]))
+    if kind == "trap":
+        kappa, n_pos = draw(st.sampled_from([t for t in DECIMAL_TRAPS if t[1] <= max_pos]
+                                            or [(1.0, 1)]))
+        return CutoffCase(kappa, n_pos)
+    n_pos = draw(st.one_of(st.integers(1, max_pos),
+                           st.integers(1, max(1, max_pos // 25)).map(lambda m: 25 * m)))
+    if kind == "int":
+        return CutoffCase(draw(st.one_of(st.sampled_from([1, n_pos]), st.integers(1, n_pos))),
+                          n_pos)
+    if kind == "decimal":
+        digits = draw(st.integers(1, 3))
+        kappa = draw(st.integers(1, 10 ** digits)) / 10 ** digits
+    elif kind == "edge":
+        kappa = draw(st.sampled_from([1.0, 1 - 1e-9, 0.5 / n_pos, 1 / n_pos, 1e-6]))
+    else:
+        kappa = draw(st.floats(1e-6, 1.0, exclude_min=False))
+    return CutoffCase(kappa, n_pos)
