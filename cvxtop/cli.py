@@ -10,7 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import __version__
-from ._validation import check_count_or_auto, check_features
+from ._validation import check_count_or_auto, check_features, check_labels, check_ranked_scores
 from .io import read_scored_items, read_vector
 from .report import evaluate_scores, format_table, metric_rows
 from .solvers.minibatch import DEFAULT_EPOCHS
@@ -55,6 +55,9 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         y, s, groups = items.y_true, items.y_score, items.groups
     else:
         raise ValueError("nothing to evaluate: give a data file, or --scores and --labels")
+    source = args.data or args.scores
+    y = check_labels(y, f"the labels of {args.data or args.labels}")
+    check_ranked_scores(s, f"the scores of {source}")  # a message that names the file
     groups = None if args.pooled else groups
     result = evaluate_scores(y, s, k=args.k, tau=args.tau, groups=groups)
     _check_k_fits(args.k, len(y), groups, args.data or args.scores)

@@ -7,8 +7,10 @@ the file and the problem, so the command line can print it without a traceback.
 from __future__ import annotations
 
 import csv
+import math
 import warnings
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -97,6 +99,30 @@ def _as_float(values: list[str], path: Path, column: str) -> np.ndarray:
         raise DataFileError(f"{path}: column {column!r} is not numeric ({exc})") from None
 
 
+def exact_numbers(texts: Any, path: Path, column: str) -> np.ndarray:
+    """Scores written as text, read without rounding away their order: ``float64`` when
+    every value converts exactly (the usual case: what float64 writers print), otherwise
+    the exact values as Python ints and ``Fraction`` objects (``9223372036854775807`` and
+    ``9223372036854775806``, equal in float64, stay two scores), which the metrics rank
+    exactly."""
+    texts = [str(v).strip() for v in texts]
+    values = _as_float(texts, path, column)
+    if all(t == repr(v) or t == repr(v)[:-2] for t, v in zip(texts, values.tolist())):
+        return values  # each text is float64's own shortest form ("1.5", "3" for 3.0)
+    exact: list[Any] = []
+    for text, value in zip(texts, values.tolist()):
+        try:
+            q = Fraction(text)
+        except (ValueError, ZeroDivisionError):  # "nan", "inf": refused later, by name
+            exact.append(value)
+            continue
+        exact.append(int(q) if q.denominator == 1 else q)
+    if all(math.isfinite(v) and Fraction(v) == q
+           for v, q in zip(values.tolist(), exact) if not isinstance(q, float)):
+        return values
+    return np.array(exact, dtype=object)
+
+
 def read_vector(path: str | Path) -> np.ndarray:
     """One number per item: ``.npy``, or a text/CSV file with one value per line."""
     p = _existing(path)
@@ -113,7 +139,7 @@ def read_vector(path: str | Path) -> np.ndarray:
         lines = lines[1:]  # a header line
     if any("," in ln for ln in lines):
         raise DataFileError(f"{p}: expected one value per line, found several columns")
-    return _as_float(lines, p, "values")
+    return exact_numbers(lines, p, "values")
 
 
 def read_matrix(path: str | Path) -> np.ndarray:
@@ -317,8 +343,9 @@ def _read_csv(p: Path, roles: _Roles) -> ScoredItems:
                 f"{p}: the header needs a label column ({'/'.join(LABEL_COLUMNS)}) and a "
                 f"score column ({'/'.join(SCORE_COLUMNS)}); found {table.header}"
             )
-    values = table.numbers([iy, isc])
-    return ScoredItems(values[:, 0], values[:, 1], table.strings(ig) if ig is not None else None)
+    labels = table.numbers([iy])[:, 0]
+    scores = exact_numbers(table.strings(isc), p, table.name(isc))
+    return ScoredItems(labels, scores, table.strings(ig) if ig is not None else None)
 
 
 def _read_svmlight(p: Path) -> ScoredItems:

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from . import metrics
-from ._validation import check_labels, check_same_length, check_scores
+from ._validation import check_labels, check_ranked_scores, check_same_length
 from .groups import Groups
 
 __all__ = ["REPORTED_METRICS", "evaluate_scores", "metric_rows", "format_table", "pyplot"]
@@ -40,7 +40,7 @@ def evaluate_scores(y_true: Any, y_score: Any, *, k: int, tau: float,
     lengths that differ) raise ``ValueError`` at once.
     """
     y_true = check_labels(y_true, "y_true")
-    y_score = check_scores(y_score, "y_score")
+    y_score, _ = check_ranked_scores(y_score, "y_score")  # the metrics need the order only
     check_same_length(y_true=y_true, y_score=y_score)
     values = {"k": k, "tau": tau}
     result: dict[str, Any] = {"items": len(y_true), "relevant": int(y_true.sum()), "k": k,

@@ -158,8 +158,8 @@ def test_evaluate_refuses_bad_options_with_exit_2(tmp_path, capsys, argv, messag
 @pytest.mark.parametrize("content, message", [
     ("label,score\n1,0.5\n0,abc\n", "column 'score' is not numeric"),
     ("a,b,c\n1,2,3\n", "the header needs a label column"),
-    ("label,score\n2,0.5\n0,0.1\n", "y_true must hold binary labels"),
-    ("label,score\n1,nan\n0,0.1\n", "y_score contains NaN"),
+    ("label,score\n2,0.5\n0,0.1\n", "bad.csv must hold binary labels"),
+    ("label,score\n1,nan\n0,0.1\n", "bad.csv contains NaN"),
 ])
 def test_bad_files_give_one_error_line(tmp_path, capsys, content, message):
     f = tmp_path / "bad.csv"

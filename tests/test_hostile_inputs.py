@@ -5,6 +5,7 @@ or a traceback from inside numpy), and pins the behaviour that replaced it."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -129,6 +130,23 @@ def test_metrics_rank_integer_scores_exactly(scores):
     assert metrics.top_quantile(scores, 0.5) == max(int(v) for v in scores)
     assert answer({"op": "metric", "name": "precision_at_k", "y": y,
                    "s": [int(v) for v in scores], "k": 1})["value"] == 1.0
+
+
+def test_evaluate_reads_scores_without_rounding_their_order(tmp_path, capsys):
+    """Scores in a file are ranked as written: integers past 2**53 and decimals longer than
+    float64's digits stay distinct (float64 would tie them and score 0)."""
+    for name, scores in (("ints.csv", ["9223372036854775807", "9223372036854775806"]),
+                         ("digits.csv", ["0.1000000000000000000001", "0.1"])):
+        path = _csv(tmp_path, name, "label,score", [[1, scores[0]], [0, scores[1]]])
+        assert main(["evaluate", path, "--k", "1", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["metrics"]["precision_at_k"] == 1.0
+    lines = tmp_path / "s.txt"
+    lines.write_text("9223372036854775807\n9223372036854775806\n")
+    labels = tmp_path / "l.txt"
+    labels.write_text("1\n0\n")
+    assert main(["evaluate", "--scores", str(lines), "--labels", str(labels), "--k", "1",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["metrics"]["roc_auc"] == 1.0
 
 
 def test_longdouble_scores_are_ranked_in_their_own_precision():
@@ -346,15 +364,16 @@ def test_the_oracle_stream_survives_every_bad_line():
 
 def test_the_oracle_answers_each_line_before_the_next_is_written():
     """A client that writes one line and waits gets its answer (each answer is flushed)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # buffered, as usual
     proc = subprocess.Popen([sys.executable, "-m", "cvxtop", "oracle"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, text=True, env=env)
     got = []
     try:
         proc.stdin.write('{"id": 1, "op": "cutoff", "k": 2, "n_pos": 3}\n')
         proc.stdin.flush()
         reader = threading.Thread(target=lambda: got.append(proc.stdout.readline()))
         reader.start()
-        reader.join(timeout=120)
+        reader.join(timeout=60)
         assert got and json.loads(got[0]) == {"id": 1, "ok": True, "value": 2}
     finally:
         proc.stdin.close()
