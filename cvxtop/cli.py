@@ -118,6 +118,17 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _seed(text: str) -> int:
+    """``--seed``: an int from 0 to 2**32 − 1 (what numpy and scikit-learn accept)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value < 2 ** 32:
+        raise argparse.ArgumentTypeError(f"must be an integer from 0 to 2**32 - 1, got {text!r}")
+    return value
+
+
 def _fraction(text: str) -> float:
     try:
         value = float(text)
@@ -319,7 +330,7 @@ def _add_data_file_options(parser: argparse.ArgumentParser, seed_help: str) -> N
     parser.add_argument("--standardize", action="store_true", help="standardize the features")
     parser.add_argument("--test-size", type=float, default=0.0,
                         help="fraction held out for testing, stratified (0: none)")
-    parser.add_argument("--seed", type=int, default=0, help=seed_help)
+    parser.add_argument("--seed", type=_seed, default=0, help=seed_help)
     parser.add_argument("--model", type=_model_path,
                         help="save the model to this .json or .npz file")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
@@ -470,7 +481,7 @@ def build_parser() -> argparse.ArgumentParser:
         "demo", help="the main job on shipped data",
         description="Rank the rare class of the letter data (shipped with cvxtop): exact "
         "against approximate training, with held-out top-of-list metrics for each scorer.")
-    demo.add_argument("--seed", type=int, default=0, help="seed of the split (0)")
+    demo.add_argument("--seed", type=_seed, default=0, help="seed of the split (0)")
     demo.add_argument("--json", action="store_true", help="print JSON instead of a table")
     demo.set_defaults(func=_cmd_demo)
     return parser

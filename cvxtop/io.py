@@ -525,6 +525,12 @@ def read_labeled_features(path: str | Path, positive: str | None = None,
         raise DataFileError(f"{p}: column {table.name(iy)!r} cannot be both the label and "
                             "the group column")
     dropped = _dropped(table, drop)
+    for j, role in ((iy, "label"), (ig, "group")):
+        if j is not None and j in dropped[:len(drop)]:
+            raise DataFileError(f"{p}: --drop names the {role} column {table.name(j)!r}, "
+                                "which is no feature anyway" + (
+                                    "; --pooled leaves the lists out of the loss"
+                                    if role == "group" else ""))
     features = [j for j in range(table.width) if j not in (iy, ig, *dropped)]
     if not features:
         raise DataFileError(f"{p}: no feature column besides the label and group")

@@ -425,6 +425,20 @@ def test_command_line_messages_name_the_option_or_file(tmp_path, capsys):
     assert "nan.csv (its feature columns) contains NaN" in err
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["--seed", "-1"], "argument --seed: must be an integer from 0 to 2**32 - 1"),
+    (["--drop", "label"], "--drop names the label column 'label'"),
+    (["--drop", "User"], "--drop names the group column 'user'"),
+])
+def test_fit_options_that_would_be_misread_are_refused(tmp_path, capsys, argv, message):
+    X, y = _rows()
+    path = _csv(tmp_path, "d.csv", "a,user,label", np.c_[X[:, 0], np.arange(40) % 2, y].tolist())
+    assert main(["fit", path, *argv]) == 2
+    assert message in capsys.readouterr().err
+    assert main(["demo", "--seed", "-1"]) == 2
+    assert "argument --seed" in capsys.readouterr().err
+
+
 def test_aatp_names_the_gram_file_in_its_refusals(tmp_path, capsys):
     X, y = _rows(n=12)
     labels = _csv(tmp_path, "labels.csv", "label", [[v] for v in y])
