@@ -102,9 +102,15 @@ class Gram:
         return np.diagonal(self.values).astype(np.float64)
 
     @cached_property
+    def _spectrum(self) -> tuple[np.ndarray, np.ndarray]:
+        """The one eigendecomposition ``K = U Λ Uᵀ`` of a fit (float64 arithmetic): the
+        rank, the PSD check, the solver's choice and the factor all read it."""
+        return np.linalg.eigh(np.asarray(self.values, dtype=np.float64))
+
+    @property
     def eigenvalues(self) -> np.ndarray:
-        """All eigenvalues, ascending (float64 arithmetic; computed once)."""
-        return np.linalg.eigvalsh(np.asarray(self.values, dtype=np.float64))
+        """All eigenvalues, ascending."""
+        return self._spectrum[0]
 
     @property
     def tolerance(self) -> float:
@@ -140,9 +146,9 @@ class Gram:
                 f"negative eigenvalues){rounding}")
 
     def factor(self) -> GramFactor:
-        """``F`` with ``F Fᵀ = K`` up to :attr:`tolerance` (after :meth:`check_psd`)."""
-        lam, U = np.linalg.eigh(np.asarray(self.values, dtype=np.float64))
-        self.__dict__.setdefault("eigenvalues", lam)  # the cached_property, computed here
+        """``F`` with ``F Fᵀ = K`` up to :attr:`tolerance` (after :meth:`check_psd`), from
+        the eigendecomposition the other properties read."""
+        lam, U = self._spectrum
         self.check_psd()
         keep = lam > self.tolerance
         if not np.any(keep):

@@ -266,8 +266,8 @@ def test_dask_backend_with_a_local_cluster():
     distributed = pytest.importorskip("distributed")
     from joblib import parallel_config
 
-    X, y, _ = data(10, n=30)
-    # the linear kernel (interior point on a factor) and a full-rank RBF Gram (active set)
+    X, y, _ = data(10, n=80)
+    # the linear kernel (interior point on a factor) and a full-rank RBF Gram (face descent)
     kernels = [dict(), dict(kernel="rbf", gamma=1.0)]
     seq = [AATP(tau=0.2, **kw).fit(X, y) for kw in kernels]
     with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
@@ -279,7 +279,7 @@ def test_dask_backend_with_a_local_cluster():
             assert len(ts.data) > 0  # the chunks ran as Dask tasks
             assert par.engine_ == one.engine_
             assert_same_fit(one, par, rtol=1e-10)
-    assert seq[1].engine_ == "active set (Gram matrix)"
+    assert seq[1].engine_ == "face descent (Gram matrix)"
 
 
 def test_progress_bar_counts_the_candidates(capsys):

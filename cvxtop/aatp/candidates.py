@@ -4,7 +4,7 @@ Order. Candidates follow a greedy nearest-neighbour tour in the kernel's feature
 (``‖f_k − f_l‖² = K_kk + K_ll − 2K_kl``, from a factor or from the Gram matrix's rows):
 the QPs of eq. (2) for ``z_k`` and ``z_l`` differ only through ``f_k − f_l``, so
 consecutive candidates are similar problems and the fast solvers warm-start each one from
-its predecessor (:mod:`.fast`, :mod:`.active_set`).
+its predecessor (:mod:`.fast`, :mod:`.face_descent`).
 
 Screening of repeated points. Candidates whose points are identical (equal feature rows,
 or equal rows of a precomputed Gram matrix) are solved once, by the one with the smallest
@@ -26,7 +26,7 @@ unchanged:
    representative that was solved.
 
 Screening of candidates that cannot be chosen. The kernel-form solver
-(:mod:`.active_set`) stops a candidate's solve as soon as a certified feasible point
+(:mod:`.face_descent`) stops a candidate's solve as soon as a certified feasible point
 bounds its gap above the smallest gap found so far (plus the rule's tolerance): such a
 candidate is provably not chosen. The bound comes from the candidates solved earlier in
 the same chunk; screening never changes the selection, only which candidates are solved
@@ -49,7 +49,7 @@ from joblib import Parallel, delayed, effective_n_jobs
 from tqdm.auto import tqdm
 
 from ..gram import Gram
-from .active_set import ActiveSetSolver
+from .face_descent import FaceDescentSolver
 from .cvxpy_qp import CvxpyCandidateQP
 from .dual import DualQP
 from .fast import FastDualSolver
@@ -67,15 +67,15 @@ SOLVERS = ("fast", "cvxpy", "cvxpy-primal")
 #: chunk keeps long strands for the fast solver and few compilations for cvxpy.
 CHUNKS_PER_JOB = 2
 
-CandidateSolver = Union[FastDualSolver, ActiveSetSolver, CvxpyCandidateQP]
+CandidateSolver = Union[FastDualSolver, FaceDescentSolver, CvxpyCandidateQP]
 
 
 @dataclass(frozen=True)
 class SolverPlan:
     """Which solver runs the candidates, built afresh in every worker.
 
-    ``gram`` set: the kernel-form solver of :mod:`.active_set` on that Gram matrix (full
-    rank); otherwise the named solver on the problem's factor.
+    ``gram`` set: the kernel-form solver of :mod:`.face_descent` on that Gram matrix;
+    otherwise the named solver on the problem's factor.
     """
 
     name: str
@@ -84,13 +84,13 @@ class SolverPlan:
     @property
     def engine(self) -> str:
         if self.gram is not None:
-            return "active set (Gram matrix)"
+            return "face descent (Gram matrix)"
         return {"fast": "interior point (factor)", "cvxpy": "cvxpy dual",
                 "cvxpy-primal": "cvxpy primal"}[self.name]
 
     def build(self, problem: AATPProblem, tau: float) -> CandidateSolver:
         if self.gram is not None:
-            return ActiveSetSolver(problem, self.gram, tau)
+            return FaceDescentSolver(problem, self.gram, tau)
         return {"fast": FastDualSolver, "cvxpy": DualQP, "cvxpy-primal": PrimalQP}[
             self.name](problem)
 
@@ -98,7 +98,7 @@ class SolverPlan:
 def _iter_solutions(solver: CandidateSolver, candidates: np.ndarray,
                     progress: Callable[[int], None] | None,
                     gap_bound: Callable[[], float] | None) -> Iterator[CandidateSolution]:
-    if isinstance(solver, ActiveSetSolver):
+    if isinstance(solver, FaceDescentSolver):
         return solver.iter_solutions(candidates, progress, gap_bound)
     return iter(solver.solve_many(candidates, progress))
 

@@ -41,7 +41,7 @@ from .problem import AATPProblem, aatp_loss, items_problem, pairs_problem
 from .selection import certified_gap_bounds, score_candidate, select
 
 __all__ = ["AATP", "EXPECTED_FAILED_CHECKS", "PRECOMPUTED_EXPECTED_FAILED_CHECKS",
-           "expected_failed_checks"]
+           "FACTOR_MAX_RANK", "expected_failed_checks"]
 
 #: scikit-learn ``check_estimator`` checks that cannot pass, with the reason for each.
 EXPECTED_FAILED_CHECKS: dict[str, str] = {
@@ -102,6 +102,15 @@ class _TrainingData:
         return replace(self, gram=gram, scale=scale)
 
 
+#: ``solver="fast"`` runs the interior point on a factor ``K = F Fᵀ`` of at most this many
+#: columns, and coordinate and face steps on the Gram matrix above. The interior point's
+#: Newton systems cost ``O(n r²)`` and its iterations grow on degenerate data: at n = 1,000
+#: (C = 0.1, τ = 0.05) it takes 2.1, 3.1, 7.9 and 34.7 s on 5, 20, 64 and 128 Gaussian
+#: features against 12.6, 20.3, 21.6 and 24.8 s on the Gram matrix, and 163 s against 2.5 s
+#: on near-duplicate rows of numerical rank 246 (``benchmarks/aatp_kernel.py``).
+FACTOR_MAX_RANK = 64
+
+
 def _feature_radius(problem: AATPProblem, plan: SolverPlan, factor: np.ndarray | None
                     ) -> float:
     """``max_j ‖f_j‖`` over the sample points, in the solvers' (rescaled) coordinates:
@@ -146,8 +155,10 @@ class AATP(BaseEstimator):
         RBF width, ``exp(−gamma·‖x − x'‖²)``; ``None`` means ``1/n_features``.
     solver : {"fast", "cvxpy", "cvxpy-primal"}
         ``"fast"``: numpy only; an interior-point solver on a factor ``K = F Fᵀ`` when the
-        numerical rank ``r`` is at most half the sample (:mod:`cvxtop.aatp.fast`), and an
-        active-set solver on the Gram matrix itself otherwise (:mod:`cvxtop.aatp.active_set`);
+        numerical rank ``r`` (the number of features of a linear kernel) is at most
+        :data:`FACTOR_MAX_RANK` (:mod:`cvxtop.aatp.fast`), and coordinate and face steps on
+        the Gram matrix itself otherwise, robust to nearly singular Gram matrices
+        (:mod:`cvxtop.aatp.face_descent`);
         ``"cvxpy"``: eq. (4) compiled once with cvxpy (DPP) and solved by Clarabel, the
         reference; ``"cvxpy-primal"``: eq. (2) likewise. Every candidate solved is
         certified by its duality gap or :class:`cvxtop.SolverError` is raised.
@@ -211,7 +222,7 @@ class AATP(BaseEstimator):
     n_fallbacks_ : int
         Candidates that ``solver="fast"`` could not certify on its main path: handed to the
         cvxpy reference (interior point on a factor, badly scaled data) or to a dense
-        interior point after gap-safe screening (active set); 0 otherwise.
+        interior point after gap-safe screening (face descent); 0 otherwise.
     n_features_in_ : int
     """
 
@@ -265,15 +276,19 @@ class AATP(BaseEstimator):
         return _TrainingData(kernel, X, X, None, gram)
 
     def _plan(self, data: _TrainingData, n_slots: int) -> tuple[SolverPlan, np.ndarray | None]:
-        """The solver and the factor it needs (``None`` for the Gram-matrix solver)."""
+        """The solver and the factor it needs (``None`` for the Gram-matrix solver): for
+        ``solver="fast"``, the interior point on a factor up to rank :data:`FACTOR_MAX_RANK`
+        and coordinate and face steps on the Gram matrix above (the rank is the Gram
+        policy's numerical rank, read from its one eigendecomposition; for the linear
+        kernel, the number of features)."""
         gram = data.gram
-        if gram is None and self.solver == "fast" and 2 * data.factor.shape[1] > n_slots:
+        if gram is None and self.solver == "fast" and data.factor.shape[1] > FACTOR_MAX_RANK:
             gram = check_gram_matrix(data.factor @ data.factor.T, "X Xᵀ", self.gram_rtol)
         if gram is None:
             return SolverPlan(self.solver), data.factor
         gram.check_psd()
         self.gram_rank_ = gram.rank
-        if self.solver == "fast" and 2 * gram.rank > n_slots:
+        if self.solver == "fast" and gram.rank > FACTOR_MAX_RANK:
             return SolverPlan("fast", gram), None
         if data.factor is not None:
             return SolverPlan(self.solver), data.factor

@@ -116,7 +116,7 @@ class AATPProblem:
     Attributes
     ----------
     factor : (n_items, r) rows ``f_j`` with ``K = F Fᵀ``, or ``None`` when the solver works
-        on the Gram matrix itself (:mod:`.active_set`)
+        on the Gram matrix itself (:mod:`.face_descent`)
     slot_item : (S,) item index of each slot
     slot_sign : (S,) ``±1`` (−1: non-preferred ``x_i``, +1: preferred ``x'_i``)
     slot_count : (S,) multiplicity ``c_s ≥ 1`` of the slot in the list ``z_1..z_2m``

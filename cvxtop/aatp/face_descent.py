@@ -1,0 +1,523 @@
+"""The candidate duals (Boyd et al. 2012, eq. 4) on a Gram matrix: coordinate descent with
+exact face steps, robust to degenerate kernels.
+
+For candidate ``k`` the dual is ``min φ(α) = ½ αᵀQα − 1ᵀα`` over ``0 ≤ α ≤ u`` with
+``Q_st = y_s y_t K_k(z_s, z_t)`` and ``K_k(z, z') = K(z, z') − K(z, z_k) − K(z_k, z') +
+K(z_k, z_k)``: a support-vector dual without the bias's equality constraint. Clustered
+data, heavy tails and near-duplicate rows make ``K`` nearly singular (half the eigenvalues
+of a real RBF Gram matrix below ``1e-8·λ_max``), so every method here only ever *decreases*
+``φ`` and never needs a face matrix to be well conditioned:
+
+* **Face steps.** On the free slots ``F`` (strictly inside the box), the Newton step of the
+  face, ``Q_FF d = −∇_F φ``, solved through a Cholesky factor with a ridge of ``1e-13·max
+  Q_ss`` (a least-squares solve if that fails). ``φ`` is a convex quadratic along ``d``,
+  decreasing up to the step 1, so the largest step inside the box decreases it; the slot
+  that blocks it goes to its bound, leaves ``F``, and the step is taken again on the smaller
+  face (the primal active-set method). Directions of zero curvature (repeated points) are
+  followed to the box, where the objective is lowest along them.
+* **Coordinate steps.** Slots at a bound whose gradient points into the box enter through
+  greedy single-coordinate steps, each the exact minimizer along its coordinate (clipped
+  to the box) of the coordinate with the largest decrease of ``φ`` (a second-order working
+  set selection, Fan, Chen & Lin 2005, as in libsvm's SMO).
+* **Rounds and warm starts.** A round is face steps, then a burst of coordinate steps, then
+  the point's certificate from exact products ``K β`` of the support. Candidates follow a
+  nearest-neighbour tour (:mod:`.candidates`) and each starts from its predecessor's
+  optimum, which differs from its own only through the anchor ``z_k``: a few rounds
+  suffice.
+* **Certificate and fallback.** Every result is certified by the duality gap of
+  :mod:`.problem`, computed from the exact products at the end. If the rounds do not get
+  there, the last point certifies a ball around the optimal ``w`` (gap-safe screening,
+  Ndiaye et al. 2017): slots whose margin is provably above or below 1 are fixed at 0 or
+  ``u``, and the remaining QP is solved by the dense interior point of :mod:`.box_qp`.
+* **Screening of candidates.** Given an upper bound on the smallest candidate gap of the
+  selection rule (:mod:`.selection`), every round's certified point bounds this
+  candidate's gap ``|q̂_k|``: its own score is 0 by construction, and ``‖w − w*‖ ≤ √(2G)``
+  moves every score ``h(z_j)`` by at most ``√(2G)·‖φ(z_j) − φ(z_k)‖``. A candidate whose
+  interval lies above the bound plus the rule's tolerance cannot be chosen; its solve stops
+  there (status :data:`SCREENED_STATUS`).
+
+Entries of the Gram matrix are read as float64 (:class:`_Rows`): a float32 or
+memory-mapped matrix is converted row by row as the solver asks, never whole.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Callable, Iterator, Sequence
+
+import numpy as np
+from scipy.linalg import LinAlgError, cho_factor, cho_solve
+
+from .._threads import single_threaded_blas
+from ..cutoff import tau_cutoff
+from ..exceptions import SolverError
+from ..gram import Gram
+from .box_qp import solve_box_qp
+from .problem import CERTIFICATE_RTOL, AATPProblem, CandidateSolution
+from .selection import GAP_ATOL
+
+__all__ = ["FaceDescentSolver", "SCREENED_STATUS", "TARGET_RTOL", "MAX_ROUNDS", "BURST",
+           "WORKING_SET"]
+
+#: Target of the relative duality gap of a candidate's solution (the certificate asks
+#: for :data:`~.problem.CERTIFICATE_RTOL`; the selection rule's intervals shrink with it).
+TARGET_RTOL = 1e-10
+#: Status of a candidate whose solve stopped once it provably could not be chosen.
+SCREENED_STATUS = "screened"
+#: Rounds (face steps, a burst of coordinate steps, a certificate) before the fallback.
+MAX_ROUNDS = 100
+#: Greedy coordinate steps in a round, after its face steps; the burst ends early when a
+#: step would decrease ``φ`` by less than ``BURST_RTOL`` times the first one.
+BURST = 30
+BURST_RTOL = 1e-3
+#: Bound slots a round may move besides the free ones (:meth:`_working_set`).
+WORKING_SET = 200
+#: Face steps in a round (each drops the slot that blocked the last one).
+MAX_FACE_STEPS = 50
+
+#: Block principal pivots a candidate starts with (:meth:`FaceDescentSolver._pivots`).
+PIVOTS = 8
+#: Candidates that skip the pivots after pivoting failed on one.
+PIVOT_PAUSE = 16
+
+_RIDGE = 1e-13  # relative to max Q_ss: the face matrices' ridge
+_PIVOT_GRADIENT = 1e-10  # a bound slot's gradient this far on the wrong side is optimal
+_ZERO_CURVATURE = 1e-12  # relative to max K_ss: a slot with Q_ss below this has b_s = 0
+
+
+class _Rows:
+    """The Gram matrix's entries as float64: the matrix itself when it is an in-memory
+    float64 array, otherwise rows converted on demand and kept in one buffer while they are
+    asked for (about twice the rows of the last request plus 64), so that a float32 or
+    memory-mapped matrix is never converted whole."""
+
+    def __init__(self, gram: Gram, capacity: int = 64) -> None:
+        self.gram = gram
+        values = gram.values
+        self.direct = values if type(values) is np.ndarray and values.dtype == np.float64 \
+            else None  # (a memory map is an ndarray subclass, read through the buffer)
+        self.buffer = np.empty((0 if self.direct is not None else capacity, gram.n))
+        self.item_at = np.full(len(self.buffer), -1, dtype=np.int64)
+        self.position = np.full(gram.n, -1, dtype=np.int64)
+        self.used = 0
+
+    def block(self, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        """``K[rows][:, columns]`` (a new array)."""
+        if self.direct is not None:
+            return self.direct[np.ix_(rows, columns)]
+        positions = self._positions(rows)  # may replace the buffer: look it up after
+        return self.buffer[np.ix_(positions, columns)]
+
+    def combine(self, items: np.ndarray, coef: np.ndarray) -> np.ndarray:
+        """``Σ_j coef_j K[items_j]``: one product with the whole matrix when the items are
+        many, else with their rows."""
+        if len(items) == 0:
+            return np.zeros(self.gram.n)
+        if self.direct is not None:
+            if 4 * len(items) > self.gram.n:
+                full = np.zeros(self.gram.n)
+                full[items] = coef
+                return self.direct @ full  # K is symmetric
+            return coef @ self.direct[items]
+        positions = self._positions(items)
+        return coef @ self.buffer[positions]
+
+    def _positions(self, items: np.ndarray) -> np.ndarray:
+        missing = np.unique(items[self.position[items] < 0])
+        if self.used + len(missing) > min(len(self.buffer), 2 * len(items) + 64):
+            self._compact(items)
+        if self.used + len(missing) > len(self.buffer):
+            self._grow(self.used + len(missing))
+        if len(missing):
+            slots = np.arange(self.used, self.used + len(missing))
+            self.buffer[slots] = self.gram.rows(missing)
+            self.item_at[slots] = missing
+            self.position[missing] = slots
+            self.used += len(missing)
+        return self.position[items]
+
+    def _compact(self, keep: np.ndarray) -> None:
+        held = self.item_at[:self.used].copy()
+        stay = np.flatnonzero(np.isin(held, keep))
+        self.position[held] = -1
+        self.buffer[:len(stay)] = self.buffer[stay]
+        self.item_at[:] = -1
+        self.item_at[:len(stay)] = held[stay]
+        self.position[held[stay]] = np.arange(len(stay))
+        self.used = len(stay)
+
+    def _grow(self, need: int) -> None:
+        capacity = max(need, 2 * len(self.buffer))
+        buffer = np.empty((capacity, self.gram.n))
+        buffer[:self.used] = self.buffer[:self.used]
+        item_at = np.full(capacity, -1, dtype=np.int64)
+        item_at[:self.used] = self.item_at[:self.used]
+        self.buffer, self.item_at = buffer, item_at
+
+
+@dataclass(frozen=True)
+class _Anchor:
+    """Candidate ``k``'s anchor: ``row = K(z, z_k)`` over the items and ``kk = K(z_k,
+    z_k)``; ``curvature`` is ``Q_ss = K_k(z_s, z_s)`` per slot."""
+
+    k: int
+    row: np.ndarray
+    kk: float
+    curvature: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Iterate:
+    """A point ``alpha`` in the box, its scores and its certificate."""
+
+    alpha: np.ndarray
+    v: np.ndarray  # K β over the items
+    scores: np.ndarray  # h over the items (0 at the anchor)
+    margins: np.ndarray  # per slot
+    gap: float
+    primal: float
+    dual: float
+    exact: bool  # from exact products of the support (else from updated ones)
+
+
+class FaceDescentSolver:
+    """Certified kernel-form solver of eq. (4) for many candidates (module docstring).
+
+    ``iter_solutions(candidates, progress, gap_bound)`` yields one
+    :class:`CandidateSolution` per candidate, in order; with ``gap_bound`` (a callable
+    returning the smallest candidate gap certified so far, or ``inf``) candidates that
+    provably cannot be chosen stop early with status :data:`SCREENED_STATUS` and carry
+    bounds instead of an optimum. ``tau`` is needed for that screening only.
+    """
+
+    name = "fast"
+
+    def __init__(self, problem: AATPProblem, gram: Gram, tau: float | None = None, *,
+                 rtol: float = TARGET_RTOL, max_rounds: int = MAX_ROUNDS,
+                 burst: int = BURST) -> None:
+        self.problem = problem
+        self.gram = gram
+        self.tau = tau
+        self.rtol = rtol
+        self.max_rounds = max_rounds
+        self.burst = burst
+        self.item = problem.slot_item
+        self.sign = problem.slot_sign
+        self.u = problem.upper
+        self.diag = gram.diagonal
+        self.rows = _Rows(gram)
+        self.alpha = np.zeros(len(self.u))  # the last point: the next warm start
+        self.v = np.zeros(gram.n)  # its products K β
+        self._skip_pivots = 0  # candidates left before pivoting is tried again
+
+    # ---- the candidate's data -------------------------------------------------------------
+    def _anchor(self, k: int) -> _Anchor:
+        row = self.gram.rows(int(k))
+        kk = float(self.diag[k])
+        items = self.item
+        return _Anchor(int(k), row, kk, self.diag[items] - 2.0 * row[items] + kk)
+
+    def _columns(self, anchor: _Anchor, slots: np.ndarray, within: np.ndarray) -> np.ndarray:
+        """``Q[within, slots]``."""
+        items, rows_of = self.item[slots], self.item[within]
+        anchored = self.rows.block(rows_of, items) - anchor.row[rows_of][:, None] \
+            - (anchor.row[items] - anchor.kk)[None, :]
+        return anchored * self.sign[within][:, None] * self.sign[slots][None, :]
+
+    # ---- points ---------------------------------------------------------------------------
+    def _products(self, alpha: np.ndarray) -> np.ndarray:
+        """``K β`` over the items, ``β`` the signed dual weights summed per item, computed
+        from the support."""
+        beta = np.bincount(self.item, weights=self.sign * alpha, minlength=self.gram.n)
+        items = np.flatnonzero(beta)
+        return self.rows.combine(items, beta[items])
+
+    def _moved(self, v: np.ndarray, slots: np.ndarray, delta: np.ndarray) -> np.ndarray:
+        """``K β`` after the slots ``slots`` moved by ``delta`` (rows of the moved items)."""
+        change = np.bincount(self.item[slots], weights=self.sign[slots] * delta,
+                             minlength=self.gram.n)
+        items = np.flatnonzero(change)
+        return v + self.rows.combine(items, change[items]) if len(items) else v
+
+    def _iterate(self, anchor: _Anchor, alpha: np.ndarray, v: np.ndarray | None = None
+                 ) -> _Iterate:
+        """``alpha``'s scores, margins and certificate from ``v = K β``: exact products of
+        the support when ``v`` is not given (updated ones only steer the rounds; every
+        bound and certificate that leaves the solver is computed from exact ones)."""
+        exact = v is None
+        v = self._products(alpha) if exact else v
+        sigma = float(self.sign @ alpha)
+        scores = v - sigma * anchor.row - (v[anchor.k] - sigma * anchor.kk)
+        margins = self.sign * scores[self.item]
+        slack = 1.0 - margins
+        hinge = float(self.u @ np.maximum(slack, 0.0))
+        half_sq = 0.5 * float(alpha @ margins)  # ‖w‖² = Σ_s α_s m_s
+        gap = hinge - float(alpha @ slack)  # Σ_s [u_s (1 − m_s)₊ − α_s (1 − m_s)] ≥ 0
+        return _Iterate(alpha.copy(), v, scores, margins, gap, half_sq + hinge,
+                        float(alpha.sum()) - half_sq, exact)
+
+    def _certified(self, point: _Iterate, rtol: float) -> bool:
+        return point.gap <= rtol * max(1.0, abs(point.primal))
+
+    # ---- the two kinds of step ----------------------------------------------------------------
+    def _newton(self, Q: np.ndarray, g: np.ndarray) -> np.ndarray:
+        """``Q⁻¹ g`` through a Cholesky factor with a ridge (least squares if it fails)."""
+        M = Q + _RIDGE * max(1.0, float(np.max(np.diag(Q)))) * np.eye(len(Q))
+        try:
+            return cho_solve(cho_factor(M, check_finite=False), g, check_finite=False)
+        except LinAlgError:
+            return np.linalg.lstsq(M, g, rcond=None)[0]
+
+    def _face_steps(self, alpha: np.ndarray, G: np.ndarray, work: np.ndarray,
+                    Q: np.ndarray) -> None:
+        """Newton steps on the working set ``work`` (``Q = Q[work, work]``; ``G = −∇φ`` on
+        ``work``, updated in place). First the step of the whole set as if every slot in it
+        were free, clipped to the box: taken when it decreases ``φ``, it moves the many
+        slots that enter or leave a bound after a change of anchor at once. Otherwise the
+        face steps of the primal active-set method (module docstring)."""
+        u = self.u[work]
+        a = alpha[work]
+        step = np.clip(a + self._newton(Q, G), 0.0, u) - a
+        change = Q @ step
+        if float(step @ (0.5 * change - G)) < 0.0:
+            alpha[work] = a + step
+            G -= change
+            return
+        local = np.flatnonzero((a > 0.0) & (a < u))
+        for _ in range(MAX_FACE_STEPS):
+            if len(local) == 0:
+                break
+            face = Q[np.ix_(local, local)]
+            d = self._newton(face, G[local])
+            start, top = a[local], u[local]
+            clipped = np.clip(start + d, 0.0, top) - start
+            if float(clipped @ (0.5 * (face @ clipped) - G[local])) < 0.0:
+                # the face's whole step, clipped, still decreases φ: several slots reach
+                # their bounds at once (the common case); the next round goes on
+                a[local] = start + clipped
+                G -= Q[:, local] @ clipped
+                break
+            with np.errstate(divide="ignore", invalid="ignore"):
+                room = np.where(d > 0, (top - start) / d, np.where(d < 0, -start / d, np.inf))
+            block = int(np.argmin(room))
+            t = min(1.0, float(room[block]))
+            new = np.clip(start + t * d, 0.0, top)
+            if t < 1.0:
+                new[block] = top[block] if d[block] > 0 else 0.0
+            a[local] = new
+            G -= Q[:, local] @ (new - start)
+            if t >= 1.0:
+                break
+            local = np.delete(local, block)
+        alpha[work] = a
+
+    def _coordinate_steps(self, anchor: _Anchor, alpha: np.ndarray, G: np.ndarray,
+                          work: np.ndarray, Q: np.ndarray, inverse: np.ndarray) -> None:
+        """Up to :attr:`burst` greedy exact coordinate steps on the working set ``work``
+        (``Q = Q[work, work]``); ``G`` on ``work`` is updated in place."""
+        u, curvature = self.u[work], anchor.curvature[work]
+        a, inv = alpha[work], inverse[work]
+        first = None
+        for _ in range(self.burst):
+            step = np.clip(a + G * inv, 0.0, u) - a
+            gain = step * (G - 0.5 * curvature * step)
+            i = int(np.argmax(gain))
+            first = gain[i] if first is None else first
+            if gain[i] <= BURST_RTOL * first:  # the rest are worth less than a round
+                break
+            a[i] += step[i]
+            G -= step[i] * Q[:, i]
+        alpha[work] = a
+
+    def _working_set(self, anchor: _Anchor, alpha: np.ndarray, G: np.ndarray,
+                     live: np.ndarray, inverse: np.ndarray) -> np.ndarray:
+        """The slots a round may move: the free ones and the bound ones whose coordinate
+        steps decrease ``φ`` most (at most :data:`WORKING_SET` of those); the others keep
+        their values until the round's exact products give every gradient again."""
+        step = np.clip(alpha + G * inverse, 0.0, self.u) - alpha
+        gain = step * (G - 0.5 * anchor.curvature * step)
+        gain[~live] = 0.0
+        free = live & (alpha > 0.0) & (alpha < self.u)
+        entering = np.flatnonzero(~free & (gain > 0.0))
+        if len(entering) > WORKING_SET:
+            entering = entering[np.argpartition(-gain[entering], WORKING_SET)[:WORKING_SET]]
+        return np.union1d(np.flatnonzero(free), entering)
+
+    # ---- fallback: gap-safe screening of slots, then a small dense QP ----------------------
+    def _reduced(self, anchor: _Anchor, point: _Iterate) -> _Iterate:
+        """Solve the candidate from a certified point: slots whose margin is provably above
+        (below) 1 at the optimum are fixed at 0 (``u``); the rest is a dense QP."""
+        u = self.u
+        radius = np.sqrt(2.0 * max(point.gap, 0.0))
+        spread = radius * np.sqrt(np.maximum(anchor.curvature, 0.0))
+        at_zero = point.margins - spread > 1.0
+        at_upper = point.margins + spread < 1.0
+        zero_curvature = self._zero_curvature(anchor)
+        at_upper[zero_curvature], at_zero[zero_curvature] = True, False
+        rest = np.flatnonzero(~(at_zero | at_upper))
+        alpha = np.where(at_upper, u, 0.0)
+        fixed = self._iterate(anchor, alpha)
+        Q = self._columns(anchor, rest, rest)
+        result = solve_box_qp(Q, -(1.0 - fixed.margins[rest]), u[rest], rtol=1e-2 * self.rtol)
+        alpha[rest] = result.x
+        return self._iterate(anchor, alpha)
+
+    def _zero_curvature(self, anchor: _Anchor) -> np.ndarray:
+        """Slots with ``b_s = 0`` (the candidate's own item and its exact repeats): their
+        gradient is −1 whatever ``w``, so they sit at ``u``."""
+        return anchor.curvature <= _ZERO_CURVATURE * max(1.0, float(np.max(self.diag)))
+
+    # ---- screening of candidates -----------------------------------------------------------
+    def _gap_bounds(self, anchor: _Anchor, point: _Iterate) -> tuple[float, float]:
+        """An interval holding the candidate's gap ``|q̂_k − h(z_k)| = |q̂_k|`` at the
+        optimum: the top τ-quantile is an order statistic of the scores, so it moves by
+        at most as much as they do."""
+        radius = np.sqrt(2.0 * max(point.gap, 0.0))
+        spread = radius * np.sqrt(np.maximum(self.diag + anchor.kk - 2.0 * anchor.row, 0.0))
+        points = self.problem.candidates
+        lo = self._quantile(point.scores[points] - spread[points])
+        hi = self._quantile(point.scores[points] + spread[points])
+        low_gap = 0.0 if lo <= 0.0 <= hi else min(abs(lo), abs(hi))
+        return low_gap, max(abs(lo), abs(hi))
+
+    def _quantile(self, scores: np.ndarray) -> float:
+        """The top τ-quantile of the sample points' scores
+        (:func:`.problem.weighted_top_quantile`)."""
+        weights = self.problem.item_weight
+        if weights is None:
+            return float(np.partition(scores, len(scores) - self._need)[len(scores) - self._need])
+        w = weights[self.problem.candidates]
+        order = np.argsort(-scores, kind="stable")
+        cumulative = np.cumsum(w[order])
+        return float(scores[order[np.searchsorted(cumulative, self._need, side="left")]])
+
+    @cached_property
+    def _need(self) -> int:
+        """The quantile's rank: ``ceil(τ·W)`` of the sample points' total weight ``W``."""
+        weights = self.problem.item_weight
+        points = self.problem.candidates
+        total = len(points) if weights is None else int(weights[points].sum())
+        return tau_cutoff(self.tau, total)
+
+    # ---- one candidate ---------------------------------------------------------------------
+    def _pivots(self, anchor: _Anchor, point: _Iterate, live: np.ndarray) -> _Iterate:
+        """Block principal pivoting (Júdice & Pires 1994) from the point's partition: the
+        face equations of the free slots with the others at their bounds, then every slot
+        whose value leaves the box or whose gradient points into it switches. On a
+        well-conditioned problem whose neighbouring candidate left a nearly right partition
+        it ends in a pivot or two at the exact optimum. It is not monotone: after
+        :data:`PIVOTS` pivots, or two in a row that do not reduce the number of slots to
+        switch, it gives up and ``None`` is returned (the rounds start from ``point``)."""
+        u = self.u
+        a, v = point.alpha.copy(), point.v
+        free = live & (a > 0.0) & (a < u)
+        upper = ~live | (~free & (a >= u))
+        G = 1.0 - point.margins
+        fewest, stalls = len(u) + 1, 0
+        for _ in range(PIVOTS):
+            base = np.where(free, a, np.where(upper, u, 0.0))
+            moved = np.flatnonzero(base != a)
+            v = self._moved(v, moved, base[moved] - a[moved])
+            if len(moved):
+                G = 1.0 - self._iterate(anchor, base, v).margins
+            F = np.flatnonzero(free)
+            a = base
+            if len(F):
+                d = self._newton(self._columns(anchor, F, F), G[F])
+                a[F] += d
+                v = self._moved(v, F, d)
+            trial = self._iterate(anchor, a, v)
+            G = 1.0 - trial.margins
+            low, high = free & (a < 0.0), free & (a > u)
+            rises = ~free & ~upper & live & (G > _PIVOT_GRADIENT)
+            falls = upper & live & (G < -_PIVOT_GRADIENT)
+            count = int(low.sum() + high.sum() + rises.sum() + falls.sum())
+            if count == 0:
+                return trial
+            stalls = 0 if count < fewest else stalls + 1
+            fewest = min(fewest, count)
+            if stalls >= 2:
+                break
+            free = (free & ~low & ~high) | rises | falls
+            upper = (upper & ~falls) | high
+        return None
+
+    def _exact(self, anchor: _Anchor, point: _Iterate) -> _Iterate:
+        return point if point.exact else self._iterate(anchor, point.alpha)
+
+    def _solve(self, k: int, gap_bound: float) -> CandidateSolution:
+        anchor = self._anchor(k)
+        zero_curvature = self._zero_curvature(anchor)
+        alpha = self.alpha.copy()
+        alpha[zero_curvature] = self.u[zero_curvature]
+        live = ~zero_curvature
+        inverse = np.where(live, 1.0 / np.where(live, anchor.curvature, 1.0), 0.0)
+        raised = np.flatnonzero(alpha != self.alpha)
+        point = self._iterate(anchor, alpha, self._moved(self.v, raised, alpha[raised]
+                                                         - self.alpha[raised]))
+        screen = np.isfinite(gap_bound) and self.tau is not None
+        if self._skip_pivots == 0:
+            pivoted = self._pivots(anchor, point, live)
+            if pivoted is None:  # this data's partitions move too much: rounds for a while
+                self._skip_pivots = PIVOT_PAUSE
+            else:
+                point, alpha = pivoted, pivoted.alpha.copy()
+        else:
+            self._skip_pivots -= 1
+        rounds = 0
+        while rounds < self.max_rounds:
+            if self._certified(point, self.rtol):
+                point = self._exact(anchor, point)
+                if self._certified(point, self.rtol):
+                    break
+            if screen:
+                bounds = self._gap_bounds(anchor, point)
+                if bounds[0] > gap_bound + GAP_ATOL:
+                    point = self._exact(anchor, point)
+                    bounds = self._gap_bounds(anchor, point)
+                if bounds[0] > gap_bound + GAP_ATOL:
+                    self.alpha, self.v = point.alpha, point.v  # the next start: near here
+                    return CandidateSolution(anchor.k, point.alpha, None, point.primal,
+                                             point.dual, rounds, SCREENED_STATUS,
+                                             scores=point.scores, gap_bounds=bounds)
+            rounds += 1
+            G = 1.0 - point.margins
+            work = self._working_set(anchor, alpha, G, live, inverse)
+            G, Q = G[work], self._columns(anchor, work, work)
+            before = alpha[work]
+            self._face_steps(alpha, G, work, Q)
+            self._coordinate_steps(anchor, alpha, G, work, Q, inverse)
+            point = self._iterate(anchor, alpha, self._moved(point.v, work, alpha[work] - before))
+        point = self._exact(anchor, point)
+        status = "optimal"
+        if not self._certified(point, self.rtol):
+            point = self._reduced(anchor, point)
+            status = "optimal (reduced interior point)"
+        allowed = CERTIFICATE_RTOL * max(1.0, abs(point.primal))
+        if not point.gap <= allowed:
+            raise SolverError(f"{self.name}: candidate {k} not certified, duality gap "
+                              f"{point.gap:.3g} > {allowed:.3g}", status="not_certified")
+        self.alpha, self.v = point.alpha, point.v
+        return CandidateSolution(anchor.k, point.alpha, None, point.primal, point.dual,
+                                 rounds, status, scores=point.scores)
+
+    # ---- public --------------------------------------------------------------------------
+    def iter_solutions(self, candidates: Sequence[int],
+                       progress: Callable[[int], None] | None = None,
+                       gap_bound: Callable[[], float] | None = None
+                       ) -> Iterator[CandidateSolution]:
+        # the matrices are small: one BLAS thread each is fastest, and parallelism comes
+        # from running chunks of candidates in separate workers (n_jobs)
+        with single_threaded_blas():
+            for k in candidates:
+                yield self._solve(int(k), np.inf if gap_bound is None else gap_bound())
+                if progress is not None:
+                    progress(1)
+
+    def solve_many(self, candidates: Sequence[int],
+                   progress: Callable[[int], None] | None = None) -> list[CandidateSolution]:
+        return list(self.iter_solutions(candidates, progress))
+
+    def solve(self, k: int) -> CandidateSolution:
+        return self.solve_many([k])[0]
