@@ -42,7 +42,7 @@ def make_problem(n: int, d: int, kernel: str = "linear", seed: int = 0):
 
 def timed(problem, tour, solver):
     start = time.perf_counter()
-    scores = solve_candidates(problem, tour, SolverPlan(solver), TAU)
+    scores, _ = solve_candidates(problem, tour, SolverPlan(solver), TAU)
     return time.perf_counter() - start, scores
 
 

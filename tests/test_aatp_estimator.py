@@ -294,3 +294,21 @@ def test_demo_fit():
     fit = aatp_demo_fit(X, y, X_new, tau=0.2)
     assert fit.scores.shape == (7,) and fit.seconds > 0
     assert fit.name.startswith("AATP") and "one quadratic program per training item" in fit.note
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_the_chosen_candidate_is_not_solved_twice(kernel, monkeypatch):
+    """The solution scored for the selection is the one the model keeps: no solver is
+    built after the candidates' pass (with ties beyond KEPT_SOLUTIONS it would be)."""
+    from cvxtop.aatp import candidates
+
+    built = []
+    original = candidates.SolverPlan.build
+    monkeypatch.setattr(candidates.SolverPlan, "build",
+                        lambda self, *a, **k: built.append(1) or original(self, *a, **k))
+    X, y, _ = data(12, n=80, d=5)
+    model = AATP(tau=0.1, kernel=kernel, gamma=0.5).fit(X, y)
+    assert len(built) == 1
+    chosen = int(np.flatnonzero(model.candidates_ == model.candidate_)[0])
+    assert model.objective_ == model.candidate_objectives_[chosen]
+    assert model.candidate_gap_ == model.candidate_gaps_[chosen]

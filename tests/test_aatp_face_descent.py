@@ -242,3 +242,22 @@ def test_box_qp_matches_cvxpy(seed):
     value = 0.5 * result.x @ Q @ result.x + c @ result.x
     assert value <= problem.value + 1e-8 * max(1.0, abs(problem.value))
     assert np.all(result.x >= 0) and np.all(result.x <= u)
+
+
+@pytest.mark.parametrize("kind", ["full rank", "low rank"])
+def test_a_fit_decomposes_the_gram_matrix_once(kind, monkeypatch):
+    """The rank, the PSD check, the engine's choice and the factor read one
+    eigendecomposition."""
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((90, 5 if kind == "full rank" else 3))
+    y = (X[:, 0] + 0.5 * rng.standard_normal(90) > 0.8).astype(int)
+    K = rbf_gram(X, X, 0.7) if kind == "full rank" else X @ X.T
+    calls = []
+    for name in ("eigh", "eigvalsh"):
+        original = getattr(np.linalg, name)
+        monkeypatch.setattr(np.linalg, name,
+                            lambda *a, _f=original, _n=name, **k: calls.append(_n) or _f(*a, **k))
+    model = AATP(tau=0.1, kernel="precomputed").fit(K, y)
+    assert len(calls) == 1
+    expected = "face descent (Gram matrix)" if kind == "full rank" else "interior point (factor)"
+    assert model.engine_ == expected

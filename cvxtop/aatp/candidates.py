@@ -55,13 +55,17 @@ from .dual import DualQP
 from .fast import FastDualSolver
 from .primal import PrimalQP
 from .problem import AATPProblem, CandidateSolution
-from .selection import CandidateScore, score_candidate
+from .selection import GAP_ATOL, CandidateScore, score_candidate
 
 __all__ = ["SOLVERS", "SolverPlan", "nearest_neighbour_tour", "duplicate_representatives",
            "solve_candidates"]
 
 #: Solver names of the ``solver`` argument of :class:`cvxtop.AATP`.
 SOLVERS = ("fast", "cvxpy", "cvxpy-primal")
+
+#: Solutions a chunk keeps for the selection rule's final choice (the chosen candidate's
+#: is among them unless more candidates tie; it is then solved again).
+KEPT_SOLUTIONS = 32
 
 #: Chunks per worker: a few, so that progress advances and loads balance, while each
 #: chunk keeps long strands for the fast solver and few compilations for cvxpy.
@@ -153,27 +157,52 @@ def duplicate_representatives(keys: np.ndarray, candidates: np.ndarray) -> np.nd
     return result
 
 
+def _keep_contenders(kept: dict[int, CandidateSolution], scores: dict[int, CandidateScore],
+                     best: float) -> None:
+    """Drop the kept solutions whose gap is now out of the selection rule's reach, and all
+    but the :data:`KEPT_SOLUTIONS` best of the others."""
+    reach = best + GAP_ATOL
+    for k in [k for k in kept if scores[k].gap > reach]:
+        del kept[k]
+    if len(kept) > KEPT_SOLUTIONS:
+        ranked = sorted(kept, key=lambda k: (scores[k].gap, scores[k].objective, k))
+        for k in ranked[KEPT_SOLUTIONS:]:
+            del kept[k]
+
+
 def _solve_chunk(problem: AATPProblem, chunk: np.ndarray, plan: SolverPlan, tau: float,
                  screen: bool, progress: Callable[[int], None] | None = None
-                 ) -> list[CandidateScore]:
+                 ) -> tuple[list[CandidateScore], dict[int, CandidateSolution]]:
     """Solve and score a contiguous part of the tour; with ``screen``, the smallest gap
-    certified so far in this chunk bounds the candidates that follow."""
+    certified so far in this chunk bounds the candidates that follow. Also returns the
+    solutions of the candidates the selection rule may still choose (gaps within its
+    tolerance of the chunk's smallest), so that the chosen one is not solved again."""
     solver = plan.build(problem, tau)
     best = [np.inf]
     scores: list[CandidateScore] = []
+    by_candidate: dict[int, CandidateScore] = {}
+    kept: dict[int, CandidateSolution] = {}
     bound = (lambda: best[0]) if screen else None
     for solution in _iter_solutions(solver, chunk, progress, bound):
         score = score_candidate(problem, solution, tau)
-        if score.gap_bounds is None:
-            best[0] = min(best[0], score.gap)
         scores.append(score)
-    return scores
+        if score.gap_bounds is None:
+            by_candidate[score.candidate] = score
+            best[0] = min(best[0], score.gap)
+            if score.gap <= best[0] + GAP_ATOL:
+                kept[score.candidate] = solution
+            _keep_contenders(kept, by_candidate, best[0])
+    return scores, kept
 
 
 def solve_candidates(problem: AATPProblem, candidates: np.ndarray, plan: SolverPlan,
                      tau: float, *, n_jobs: int | None = None, progress: bool = False,
-                     screen: bool = True) -> list[CandidateScore]:
-    """Solve and score every candidate (in tour order), optionally in parallel."""
+                     screen: bool = True
+                     ) -> tuple[list[CandidateScore], dict[int, CandidateSolution]]:
+    """Solve and score every candidate (in tour order), optionally in parallel; also the
+    solutions of the candidates that the selection rule may choose (see
+    :func:`_solve_chunk`; the chosen one's solution is among them unless more than
+    :data:`KEPT_SOLUTIONS` candidates tie)."""
     jobs = effective_n_jobs(n_jobs)
     with tqdm(total=len(candidates), desc="AATP candidates", unit="QP",
               disable=not progress) as bar:
@@ -183,7 +212,9 @@ def solve_candidates(problem: AATPProblem, candidates: np.ndarray, plan: SolverP
         results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
             delayed(_solve_chunk)(problem, chunk, plan, tau, screen) for chunk in chunks)
         scores: list[CandidateScore] = []
-        for part in results:
+        kept: dict[int, CandidateSolution] = {}
+        for part, solutions in results:
             scores.extend(part)
+            kept.update(solutions)
             bar.update(len(part))
-        return scores
+        return scores, kept

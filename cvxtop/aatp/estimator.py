@@ -103,11 +103,9 @@ class _TrainingData:
 
 
 #: ``solver="fast"`` runs the interior point on a factor ``K = F Fᵀ`` of at most this many
-#: columns, and coordinate and face steps on the Gram matrix above. The interior point's
-#: Newton systems cost ``O(n r²)`` and its iterations grow on degenerate data: at n = 1,000
-#: (C = 0.1, τ = 0.05) it takes 2.1, 3.1, 7.9 and 34.7 s on 5, 20, 64 and 128 Gaussian
-#: features against 12.6, 20.3, 21.6 and 24.8 s on the Gram matrix, and 163 s against 2.5 s
-#: on near-duplicate rows of numerical rank 246 (``benchmarks/aatp_kernel.py``).
+#: columns, and coordinate and face steps on the Gram matrix above: the interior point's
+#: Newton systems cost ``O(n r²)`` and its iterations grow on degenerate data (the
+#: measurements behind the bound: docs/aatp.md, "Solvers and certificates").
 FACTOR_MAX_RANK = 64
 
 
@@ -340,8 +338,8 @@ class AATP(BaseEstimator):
         problem = replace(problem, factor=factor)
         solved = np.unique(representatives)
         tour = nearest_neighbour_tour(plan.gram if factor is None else factor, solved)
-        scored = solve_candidates(problem, tour, plan, self._tau, n_jobs=self._n_jobs,
-                                  progress=bool(self.progress), screen=bool(self.screen))
+        scored, kept = solve_candidates(problem, tour, plan, self._tau, n_jobs=self._n_jobs,
+                                        progress=bool(self.progress), screen=bool(self.screen))
         by_candidate = {s.candidate: s for s in scored}
         table = [by_candidate[int(r)] for r in representatives]
         self.candidates_ = reported
@@ -356,7 +354,9 @@ class AATP(BaseEstimator):
         self.n_fallbacks_ = sum(s.gap_bounds is None and s.status != "optimal" for s in scored)
         chosen = int(reported[select(reported, self.candidate_gaps_,
                                      self.candidate_objectives_)])
-        solution = plan.build(problem, self._tau).solve_many([chosen])[0]
+        representative = int(representatives[int(np.flatnonzero(reported == chosen)[0])])
+        solution = kept.get(representative) or \
+            plan.build(problem, self._tau).solve_many([representative])[0]
         final = score_candidate(problem, solution, self._tau)
         self.candidate_ = chosen
         self.quantile_ = final.quantile
