@@ -184,3 +184,16 @@ def test_lazy_package_attributes():
         cvxtop.nope  # noqa: B018
     with pytest.raises(AttributeError, match="has no attribute '_threads_not_here'"):
         cvxtop._threads_not_here  # noqa: B018
+
+
+def test_no_timings_in_the_code():
+    """Measured times live in benchmarks/results and the docs: a constant's comment or a
+    docstring says what it does and where it was measured, never the seconds."""
+    import re
+
+    timing = re.compile(r"\d(\.\d+)? ?(ms|µs|s)\b(?=[ ,;:.)])|\b\d-core machine")
+    found = [f"{path.relative_to(PACKAGE.parent)}:{number}: {line.strip()}"
+             for path in sorted(PACKAGE.rglob("*.py"))
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if timing.search(line)]
+    assert found == []

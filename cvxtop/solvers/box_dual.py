@@ -16,7 +16,8 @@ everywhere. When the scores are small against ``k`` no relevant item is worth pr
 (``k·b/(a + b)`` falls by about ``k/b`` an item, far more than its score), the optimum lies
 where ``L = L₀``, and there thousands of irrelevant items sit exactly at score 0 (the hinge's
 kink): on the sparse 50,000 × 50,000 set at SVMperf's C_perf 10, 21,887 of them. Each round
-of the cutting plane adds one vertex of ``Q``'s face over them; 479 rounds took 11.7 s.
+of the cutting plane adds one vertex of ``Q``'s face over them, so the rounds alone take
+hundreds of them.
 
 ``½‖w‖² + C·L₀(Xw)`` has the dual ``max_{v ∈ Q} C·k − ½‖w‖²`` with ``w = −C·Xᵀg``. Its
 optimality conditions put ``v_i = 1`` where ``s_i > θ``, ``0`` where ``s_i < θ`` and between
@@ -33,15 +34,15 @@ weights a candidate best point: the certificate stays the master's, and a solve 
 (no convergence, or as many tied items as features) adds nothing. ``L₀`` is ``k`` plus a
 positively homogeneous function of the scores, so its minimizer is proportional to ``C``
 and the tied set the same at every ``C``: on the sparse set the solve certifies C_perf
-0.1, 1 and 10 alike, after 20 rounds, in about 0.5 s.
+0.1, 1 and 10 alike, after 20 rounds (measured: docs/solvers.md, "Measurements behind the constants").
 Where the optimum predicts relevant items too (the UCI sets at SVMperf's grid, except
 letter) the labelings of the best point have ``a > 0`` and the solve is not tried.
 
 prec@k-struct (Kar et al. 2015 eq. (3)) is the maximum of ``v·(s + 1 − y) − y·s`` over
 ``{v ∈ [0, 1]^n : Σv = k}``: the same kind of dual, over all the items, with ``1 − y``
 added to their scores and the threshold free (:func:`struct_dual_cut`). On the sparse set
-it certifies after 20 rounds in about 0.5 s at every C (47 to 410 rounds, 0.37 to 5.39 s,
-before), and ``make_ranking_data(10,000, 1,000)`` in 0.22 to 0.25 s (1.2 to 1.3 s).
+it certifies after 20 rounds at every C, where the rounds alone need 47 to 410, and
+``make_ranking_data(10,000, 1,000)`` faster too (measured: docs/solvers.md, "Measurements behind the constants").
 """
 
 from __future__ import annotations
@@ -60,21 +61,20 @@ __all__ = ["SOLVE_ROUNDS", "applies", "box_dual_cut", "hinge_dual_cut", "struct_
 
 #: Rounds of the cutting plane after which the solve is tried (while the gap is open): it
 #: needs no more than a rough best point to start from, and the rounds before it are
-#: cheap. On the sparse 50,000 × 50,000 set, tried first after round 5, 10, 20 or 30 it
-#: certified SVMperf's C_perf 0.1, 1 and 10 in 0.9 to 1.1 s (its conjugate gradients to
-#: 1e-12), fastest from round 20.
+#: cheap. On the sparse 50,000 × 50,000 set, tried first after round 5, 10, 20 or 30, it
+#: was fastest from round 20 (measured: docs/solvers.md, "Measurements behind the constants").
 SOLVE_ROUNDS = frozenset({20, 50, 150, 400, 1000})
 #: Irrelevant items whose score at the best point is within this share of the largest
 #: absolute score start tied at 0.
 TIE_SHARE = 0.01
 #: Active-set steps before the solve is given up. It is also given up as soon as as many
 #: items are tied as there are features: ``X_T X_Tᵀ`` is then singular, the steps cycle
-#: (on 20,000 × 5,000 sparse data 30 steps of 13,500 tied items took 0.45 s, where the
-#: optimum ties none and 31 to 82 rounds certify it).
+#: (on 20,000 × 5,000 sparse data 30 steps of 13,500 tied items, where the optimum ties
+#: none and 31 to 82 rounds certify it) (measured: docs/solvers.md, "Measurements behind the constants").
 MAX_STEPS = 30
 #: Iterations of the conjugate gradients a step. Their relative residual is the gap the
 #: solve aims at: on the sparse set 1e-6, 1e-8 and 1e-10 gave certified gaps of 4e-8,
-#: 5e-10 and 5e-12 (the solve taking 0.37, 0.50 and 0.63 s).
+#: 5e-10 and 5e-12 (measured: docs/solvers.md, "Measurements behind the constants").
 CG_ITERATIONS = 2000
 
 
@@ -82,7 +82,7 @@ def suits(objective: RankingObjective) -> bool:
     """Whether the objective is one this module solves: prec@k-svmperf on one list with more
     irrelevant items than ``k``, or prec@k-struct on one list with more items than ``k``,
     on at least :data:`.selection_dual.MIN_FEATURES` features (below, the rounds certify
-    quickly: letter, d = 16, took 0.02 to 0.04 s with svmperf, and 0.06 s with the solve)."""
+    quickly (measured: docs/solvers.md, "Measurements behind the constants"))."""
     if objective.surrogate.name not in ("prec@k-svmperf", "prec@k-struct") \
             or len(objective.parts) != 1 or objective.Z.shape[1] < MIN_FEATURES:
         return False
@@ -118,7 +118,7 @@ def _tied_weights(Z_T, rhs: np.ndarray, start: np.ndarray, rtol: float
                   ) -> np.ndarray | None:
     """``v_T`` with ``Z_T Z_Tᵀ v_T = rhs`` by conjugate gradients to the relative residual
     ``rtol``, or ``None``. (Splitting the products over two threads, as the rounds do, gave
-    no steady gain here: 0.41 to 0.52 s against 0.51 to 0.56 s on the sparse set.)"""
+    no steady gain here (measured: docs/solvers.md, "Measurements behind the constants").)"""
     m = Z_T.shape[0]
     gram = LinearOperator((m, m), matvec=lambda p: Z_T @ (Z_T.T @ np.ravel(p)),
                           dtype=np.float64)

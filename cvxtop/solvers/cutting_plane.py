@@ -92,19 +92,17 @@ STEP_FRACTION = 0.2
 #: The line search starts once a round's two products with the cut store read this many
 #: numbers per item of the list (the store's slots in use times its row length, against
 #: 50 n): from there a round costs enough more than the search's evaluations (about four
-#: oracle calls on the whole list; on the candidates of :mod:`.line_search` about 50 µs
-#: each) that the rounds it saves pay for them. On the sparse 50,000 × 50,000 set it
+#: oracle calls on the whole list, or far less on the candidates of :mod:`.line_search`)
+#: that the rounds it saves pay for them. On the sparse 50,000 × 50,000 set it
 #: starts after 50 rounds; on MAGIC, spambase and letter it would take 4,000 or more cuts
 #: (never within the default 2,000 rounds), and on the lists of
 #: ``benchmarks/grouped_exact.py`` (d = 10) millions.
 SEARCH_STORE_RATIO = 50
 #: Where the segment is evaluated on its candidates, the search costs about two passes over
-#: the scores and a few evaluations of 50 µs (0.3 ms at n = 10⁴), and it runs from the first
-#: round once ``Z`` holds this many numbers per item: there it is under a tenth of a round's
-#: products, and the best point it finds is also the dual solve's start
-#: (:mod:`.selection_dual`). Measured on prec@k-avg at C = 1, ``make_ranking_data(10⁴, d)``
-#: with two seeds each, searching against not: d = 300 0.93 / 0.84 s, d = 500 1.3 / 1.5 s,
-#: d = 700 1.5 / 2.5 s, d = 1,000 2.6 / 3.0 s, d = 1,500 4.6 / 4.9 s.
+#: the scores and a few cheap evaluations, and it runs from the first round once ``Z``
+#: holds this many numbers per item: there it is under a tenth of a round's products, and
+#: the best point it finds is also the dual solve's start (:mod:`.selection_dual`)
+#: (measured: docs/solvers.md, "Measurements behind the constants").
 SEARCH_FEATURES = 500
 #: Memory for stored cuts (d × slots doubles) before stale cuts are aggregated.
 STORE_BYTES = 256 * 2**20

@@ -13,15 +13,13 @@ as many threads as the caller gives BLAS (``OMP_NUM_THREADS``, ``threadpoolctl``
 Two kinds of product are split:
 
 - a dense block of rows times a vector, or a vector times it (the cutting plane's cut store,
-  from :data:`PARALLEL_NUMBERS` numbers): 500 × 50,000 rows took 12.6 ms on one thread and
-  6.0 ms on two on the 2-core machine;
+  from :data:`PARALLEL_NUMBERS` numbers);
 - a CSR or CSC ``Z`` times a vector, or ``Zᵀ`` times one (from :data:`PARALLEL_NONZEROS`
   stored values), in blocks along the compressed axis (rows of CSR, columns of CSC) whose
   ``data`` and ``indices`` are slices of ``Z``'s own arrays, so ``Z`` is not copied. Along
   that axis one of the two products gathers (each block writes its own part of the result)
-  and the other scatters (each block writes a whole result, and the results are added). On
-  the 50,000 × 50,000 sparse set (2.5 million values) ``Z @ w`` took 1.6 ms on one thread
-  and 1.0 ms on two, ``Zᵀ @ g`` 2.5 ms and 1.4 ms.
+  and the other scatters (each block writes a whole result, and the results are added)
+  (measured: docs/solvers.md, "Measurements behind the constants").
 """
 
 from __future__ import annotations
@@ -40,8 +38,8 @@ from .._threads import callers_thread_count
 __all__ = ["PARALLEL_NONZEROS", "PARALLEL_NUMBERS", "BlockedSparse", "ProductThreads",
            "product_threads"]
 
-#: Stored values from which a sparse ``Z``'s products run on the caller's threads: about
-#: half a millisecond of work a product, against some 50 µs to hand blocks to threads.
+#: Stored values from which a sparse ``Z``'s products run on the caller's threads: enough
+#: work a product to pay for handing blocks to threads (measured: docs/solvers.md, "Measurements behind the constants").
 PARALLEL_NONZEROS = 2**19
 #: Numbers in a dense block of rows (8 MB) from which its products with a vector run on the
 #: caller's threads: below it a product is not limited by one core's memory bandwidth.

@@ -28,12 +28,10 @@ the tied sets a step, and a guess with more than :data:`MAX_TIED` tied items is 
 
 The answer is a point of ``P`` (clipped and rescaled onto it exactly, up to rounding): its
 score vector ``g = (u, −v)`` gives the cut ``L(s) >= g·s + Σu``, valid everywhere, which
-the cutting plane adds to its master; the certificate stays the master's. Measured on
-``make_ranking_data(10,000, d)`` (``benchmarks/exact_scaling.py``): 50 rounds and this
-solve certify d = 200 in 0.27 s, d = 500 in 0.8 s and d = 1,000 in 2.1 s, where the rounds
-alone need 663 (2.9 s), 1,596 (17 s) and 3,454 (122 s); prec@k-max at d = 1,000 in 3.1 s,
-where 3,000 rounds leave a gap of 6e-3. On 100,000 × 50 (avg) the proximal problems tie
-too many items and the solve gives up after 0.14 s; the rounds go on.
+the cutting plane adds to its master; the certificate stays the master's. On
+``make_ranking_data(10,000, d)`` 50 rounds and this solve certify where the rounds alone
+need 663 to 3,454 (``benchmarks/exact_scaling.py``); on 100,000 × 50 (avg) the proximal
+problems tie too many items and the solve gives up, and the rounds go on (measured: docs/solvers.md, "Measurements behind the constants").
 """
 
 from __future__ import annotations
@@ -79,8 +77,8 @@ RHO_START, RHO_DECAY = 0.1, 0.3
 #: (plus 10), and more than one kind of move's cap, gives the guess up: the steps of a guess
 #: that converges move fewer items as they go, while one that diverges moves more and more,
 #: up to the caps, for all its steps. On ``make_ranking_data(10⁴, d)`` and spambase at C = 0.1,
-#: 1 and 10 this took the solves from 0.11 to 0.75 s to 0.05 to 0.59 s, and four solves
-#: that failed within :data:`ALL_STEPS` to certified ones.
+#: 1 and 10 this made four solves that failed within :data:`ALL_STEPS` certify
+#: (measured: docs/solvers.md, "Measurements behind the constants").
 DIVERGING = 2
 
 
@@ -114,8 +112,8 @@ def _bordered_solve(K: np.ndarray, rhs: np.ndarray, m: int) -> np.ndarray:
     definite (the tied items' block with the proximal ridge): a Cholesky factorization of
     it, half the work of ``K``'s LU, and the small Schur system of the other unknowns; the
     LU of ``K`` for small blocks (below :data:`CHOLESKY_FROM` items, where the extra calls
-    cost more than they save: 10⁴ × 200 took 0.70 s instead of 0.58) or a block that is
-    not definite (no ridge)."""
+    cost more than they save (measured: docs/solvers.md, "Measurements behind the constants")) or a block that is not definite (no
+    ridge)."""
     if m >= CHOLESKY_FROM:
         try:
             factor = sl.cho_factor(-K[:m, :m], overwrite_a=True, check_finite=False)
@@ -326,8 +324,8 @@ class SelectionDual:
         """``B Bᵀ`` for ``B`` = the rows of ``items`` and one more row (the capped relevant
         items' sum): the products of rows that were tied at the last step are taken from
         its Gram matrix, and only the new rows are multiplied (a step moves at most
-        ``max_moves`` items: at 10⁴ × 1,000, 13% of the full products' work, and the
-        whole solve 2.45 s instead of 2.93 s)."""
+        ``max_moves`` items: at 10⁴ × 1,000, 13% of the full products' work
+        (measured: docs/solvers.md, "Measurements behind the constants"))."""
         m = len(items)
         slot = self._gram_slot[items]  # each item's row in the last Gram matrix, or -1
         kept, new = np.flatnonzero(slot >= 0), np.flatnonzero(slot < 0)
@@ -423,9 +421,8 @@ class SelectionDual:
         Going to the end crossed alone moves ``t`` by one of avg's ``J`` pieces a step,
         while the items move by up to :data:`MAX_MOVES`: on spambase (``J = 453``) the
         first proximal problem walked from kink 67 to piece 72 and later ones diverged
-        on the way. Measured on spambase and ``make_ranking_data(10⁴, d)``, d = 50 to
-        500, at C = 0.1, 1 and 10 (15 fits): 4.55 s in all instead of 5.81, and two solves
-        that failed (d = 50 and 200 at C = 10: 0.52 and 0.61 s) certify (0.11, 0.31 s)."""
+        on the way; with the nearest breakpoint two solves that failed certify
+        (measured: docs/solvers.md, "Measurements behind the constants")."""
         kind, l = mode
         if kind == "piece":
             if self.breaks[l] - 1e-12 <= p.t <= self.breaks[l + 1] + 1e-12:
@@ -533,13 +530,12 @@ def selection_dual_cut(objective: RankingObjective, w_start: np.ndarray, tol: fl
     ``None`` (another surrogate, groups, few features, or the solve did not get there).
 
     On sparse features the tied rows' products are sparse and their systems dense, with at
-    most :data:`MAX_TIED_SPARSE` tied items. On ``make_sparse_ranking_data`` prec@k-avg was
-    certified after 50 rounds at 400 × 4,000 (0.08 s; 854 rounds, 1.45 s alone), 1,000 ×
-    8,000 (0.30 s; 822 rounds, 1.72 s) and 2,000 × 20,000 (1.7 s; 1,906 rounds, 44.8 s).
-    For prec@k-max the solve failed on all three and cost more than the rounds (0.16 to
-    0.77 s against totals of 0.20 to 0.65 s), so it is not tried there. Where the optimum
-    ties more items (50,000 × 50,000 and 10,000 × 100,000 at 0.1% density) the guess
-    passes that bound within two steps and the solve gives up in 0.02 to 0.06 s.
+    most :data:`MAX_TIED_SPARSE` tied items. On ``make_sparse_ranking_data`` prec@k-avg
+    was certified after 50 rounds where the rounds alone need 822 to 1,906; for prec@k-max
+    the solve failed and cost more than the rounds, so it is not tried there. Where the
+    optimum ties more items (50,000 × 50,000 and 10,000 × 100,000 at 0.1% density) the
+    guess passes that bound within two steps and the solve gives up at once
+    (measured: docs/solvers.md, "Measurements behind the constants").
 
     ``stats``, when given, has its ``"dual_steps"`` increased by the steps taken."""
     from ..surrogates.prec import PrecAvg, PrecMax

@@ -26,8 +26,7 @@ hands the final face, factors and borders, to the next solve of a grown problem.
 of a few dozen indices (the cutting plane's masters at d <= 30 or so) Python's cost per
 array operation outweighs the arithmetic, and one LU solve of the face's KKT system afresh
 costs less than a border's updates: faces of up to :data:`DIRECT_FACE` indices are solved
-that way (on ``make_ranking_data(10⁴, 20)`` the master takes 0.17 ms a round instead of
-0.30, with the warm start checked by its gradient before any solve).
+that way, with the warm start checked by its gradient before any solve (measured: docs/solvers.md, "Measurements behind the constants").
 """
 
 from __future__ import annotations
