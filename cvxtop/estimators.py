@@ -198,6 +198,11 @@ class TopRanker(BaseEstimator):
         A rigorous lower bound on the optimal value, when available.
     status_ : str
     engine_ : str
+        The method that ran, an identifier (``"direct"``, ``"cutting-plane"``, ``"dca"``,
+        ``"gd"``, ``"sgd"``, ``"perceptron"``; :data:`cvxtop.solvers.result.METHODS`).
+    engine_detail_ : str
+        What else there is to say about it, in words (the cvxpy solver, the step rule, a
+        fallback).
     n_iter_ : int
         Cutting-plane rounds, solver iterations, GD steps or epochs.
     solve_stats_ : dict
@@ -493,6 +498,7 @@ class TopRanker(BaseEstimator):
         self.lower_bound_ = result.lower_bound
         self.status_ = result.status
         self.engine_ = result.method
+        self.engine_detail_ = result.detail
         self.n_iter_ = result.n_iter
         self.solve_stats_ = dict(result.stats)
         if result.epoch_times is not None:

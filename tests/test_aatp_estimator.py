@@ -279,7 +279,7 @@ def test_dask_backend_with_a_local_cluster():
             assert len(ts.data) > 0  # the chunks ran as Dask tasks
             assert par.engine_ == one.engine_
             assert_same_fit(one, par, rtol=1e-10)
-    assert seq[1].engine_ == "face descent (Gram matrix)"
+    assert seq[1].engine_ == "face-descent"
 
 
 def test_progress_bar_counts_the_candidates(capsys):

@@ -108,7 +108,7 @@ def test_smooth_kernels_match_the_reference():
     y = (X[:, 0] + 0.5 * rng.standard_normal(60) > 0.8).astype(int)
     fast = AATP(tau=0.1, C=0.1, kernel="rbf", gamma=0.01).fit(X, y)
     reference = AATP(tau=0.1, C=0.1, kernel="rbf", gamma=0.01, solver="cvxpy").fit(X, y)
-    assert fast.engine_ == "interior point (factor)" and fast.gram_rank_ <= FACTOR_MAX_RANK
+    assert fast.engine_ == "interior-point" and fast.gram_rank_ <= FACTOR_MAX_RANK
     assert fast.candidate_ == reference.candidate_
     assert fast.objective_ == pytest.approx(reference.objective_, rel=1e-7)
 
@@ -149,7 +149,7 @@ def test_screening_leaves_the_choice_unchanged(seed):
     K = rbf_gram(X, X, 0.3)
     on = AATP(tau=0.1, kernel="precomputed").fit(K, y)
     off = AATP(tau=0.1, kernel="precomputed", screen=False).fit(K, y)
-    assert on.engine_ == "face descent (Gram matrix)"
+    assert on.engine_ == "face-descent"
     assert on.candidate_ == off.candidate_
     assert on.objective_ == pytest.approx(off.objective_, rel=1e-10)
     assert not off.candidate_screened_.any()
@@ -190,7 +190,7 @@ def test_degenerate_kernels_match_the_reference(kind):
         K = rbf_gram(X, X, gamma)
         fast = AATP(tau=0.1, C=C, kernel="precomputed", screen=False).fit(K, y)
         reference = AATP(tau=0.1, C=C, kernel="precomputed", solver="cvxpy").fit(K, y)
-        assert fast.engine_ == "face descent (Gram matrix)", fast.gram_rank_
+        assert fast.engine_ == "face-descent", fast.gram_rank_
         scale = np.maximum(1.0, np.abs(reference.candidate_objectives_))
         assert np.all(np.abs(fast.candidate_objectives_ - reference.candidate_objectives_)
                       <= 1e-8 * scale)
@@ -205,8 +205,8 @@ def test_full_rank_gram_runs_the_face_descent_solver_and_matches_cvxpy(rng):
     y[:2] = [1, 0]
     fast = AATP(tau=0.15, kernel="rbf", gamma=0.7).fit(X, y)
     reference = AATP(tau=0.15, kernel="rbf", gamma=0.7, solver="cvxpy").fit(X, y)
-    assert fast.engine_ == "face descent (Gram matrix)" and fast.gram_rank_ == 90
-    assert reference.engine_ == "cvxpy dual"
+    assert fast.engine_ == "face-descent" and fast.gram_rank_ == 90
+    assert reference.engine_ == "cvxpy-dual"
     assert fast.candidate_ == reference.candidate_
     assert fast.objective_ == pytest.approx(reference.objective_, rel=1e-7)
     assert np.allclose(fast.decision_function(X), reference.decision_function(X), atol=1e-5)
@@ -259,5 +259,5 @@ def test_a_fit_decomposes_the_gram_matrix_once(kind, monkeypatch):
                             lambda *a, _f=original, _n=name, **k: calls.append(_n) or _f(*a, **k))
     model = AATP(tau=0.1, kernel="precomputed").fit(K, y)
     assert len(calls) == 1
-    expected = "face descent (Gram matrix)" if kind == "full rank" else "interior point (factor)"
+    expected = "face-descent" if kind == "full rank" else "interior-point"
     assert model.engine_ == expected

@@ -331,7 +331,7 @@ def test_aatp_command_on_a_full_rank_float32_gram_shows_candidates_done(tmp_path
     assert code == 0 and err == ""
     fitted = json.loads(out)["training"]
     direct = AATP(tau=0.1, kernel="precomputed").fit(K, y)
-    assert direct.engine_ == "interior point (factor)" and direct.gram_rank_ == 60
+    assert direct.engine_ == "interior-point" and direct.gram_rank_ == 60
     assert fitted["candidate"] == direct.candidate_
     assert fitted["objective"] == pytest.approx(direct.objective_, rel=1e-9)
     code, _, err = run(capsys, "aatp", str(f), "--gram", str(gram), "--no-progress")

@@ -170,4 +170,4 @@ def test_estimators_report_the_rank_they_used(rng):
     y = labels(50, rng)
     assert TopRanker(kernel="precomputed", k=2).fit(K, y).gram_rank_ == 5
     model = AATP(kernel="precomputed", tau=0.2).fit(K, y)
-    assert model.gram_rank_ == 5 and model.engine_ == "interior point (factor)"
+    assert model.gram_rank_ == 5 and model.engine_ == "interior-point"

@@ -87,10 +87,11 @@ class SolverPlan:
 
     @property
     def engine(self) -> str:
+        """The method's identifier (:data:`cvxtop.solvers.result.METHODS`)."""
         if self.gram is not None:
-            return "face descent (Gram matrix)"
-        return {"fast": "interior point (factor)", "cvxpy": "cvxpy dual",
-                "cvxpy-primal": "cvxpy primal"}[self.name]
+            return "face-descent"
+        return {"fast": "interior-point", "cvxpy": "cvxpy-dual",
+                "cvxpy-primal": "cvxpy-primal"}[self.name]
 
     def build(self, problem: AATPProblem, tau: float) -> CandidateSolver:
         if self.gram is not None:

@@ -208,7 +208,9 @@ class AATP(BaseEstimator):
         computed gaps; these intervals say how far the true ones may be (what the rule
         promises: :mod:`cvxtop.aatp.selection`).
     engine_ : str
-        The solver that ran the candidates.
+        The solver that ran the candidates, an identifier: ``"interior-point"`` (a factor),
+        ``"face-descent"`` (the Gram matrix), ``"cvxpy-dual"`` or ``"cvxpy-primal"``
+        (:data:`cvxtop.solvers.result.METHODS`).
     gram_rank_ : int
         Numerical rank of the training Gram matrix (kernels other than linear, or a
         linear kernel with more features than half the sample).

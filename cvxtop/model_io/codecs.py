@@ -93,6 +93,7 @@ TOP_RANKER = Codec(
     "TopRanker", _top_ranker,
     (Scalar("objective", "float"), Scalar("gap", "float", True),
      Scalar("lower_bound", "float", True), Scalar("status", "str"), Scalar("engine", "str"),
+     Scalar("engine_detail", "str", True),
      Scalar("n_iter", "int"), Scalar("zero_model", "bool"), Scalar("n_groups", "int"),
      Scalar("n_groups_skipped", "int"), Scalar("mistakes", "int", True),
      Scalar("n_batches_skipped", "int", True), Scalar("gram_rank", "int", True)),

@@ -92,7 +92,7 @@ def batch_reference(problem: Problem, X: Any, y: Any, lam: float = 1.0,
     weights = np.asarray(V.value, dtype=np.float64)
     objective = _objective(problem, weights, X, Y, lam)
     return SolveResult(coef=np.array(coef_view(problem, weights)), objective=objective,
-                       status=status, method=f"cvxpy ({solver})",
+                       status=status, method="cvxpy", detail=solver,
                        n_iter=_cvxpy.iterations(program),
                        solver_value=float(program.value),
                        message=f"objective {objective:.10g}, solver value "

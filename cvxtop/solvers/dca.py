@@ -74,5 +74,5 @@ def solve_dca(objective: RankingObjective, w0: np.ndarray, *, tol: float = 1e-8,
             break
         current, value = candidate, new_value
     return SolveResult(coef=current, objective=value, status="local",
-                       method="convex-concave procedure", n_iter=it,
+                       method="dca", detail="convex-concave procedure", n_iter=it,
                        message=f"local solution after {it} convex-concave step(s)")

@@ -38,7 +38,6 @@ def solve_direct(objective: RankingObjective, *, solver: str = "CLARABEL",
     w = cp.Variable(d)
     loss, constraints = objective.loss_expression(objective.Z @ w)
     problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + objective.C * loss), constraints)
-    method = f"direct ({solver})"
     try:
         # with a certificate to follow, any point the solver stops at is a start for it
         status = _cvxpy.solve(problem, solver, solver_options, what="the training problem",
@@ -51,20 +50,22 @@ def solve_direct(objective: RankingObjective, *, solver: str = "CLARABEL",
         # needs no solver tolerance to hold, certifies the answer from zero.
         cert = solve_cutting_plane(objective, tol=tol, max_iter=max_iter, solver="CLARABEL",
                                    accept_inaccurate=accept_inaccurate)
-        return replace(cert, method=f"cutting-plane ({method} stopped: {exc.status})",
+        return replace(cert, method="cutting-plane",
+                       detail=f"the direct program ({solver}) stopped: {exc.status}",
                        message=f"{solver} stopped with status {exc.status}; {cert.message}")
     coef = np.asarray(w.value, dtype=np.float64)
     value = objective.value(coef)
     if not certify:
-        return SolveResult(coef=coef, objective=value, status=status, method=method,
-                           n_iter=_cvxpy.iterations(problem),
+        return SolveResult(coef=coef, objective=value, status=status, method="direct",
+                           detail=f"{solver}, uncertified", n_iter=_cvxpy.iterations(problem),
                            solver_value=float(problem.value),
                            message=f"{solver} status {status}; objective {value:.10g}, "
                                    f"solver value {float(problem.value):.10g}")
     cert = solve_cutting_plane(objective, tol=tol, max_iter=max_iter, solver="CLARABEL",
                                w0=coef, accept_inaccurate=accept_inaccurate)
     return SolveResult(coef=cert.coef, objective=cert.objective, status=cert.status,
-                       method=f"{method}, certified by the cutting plane", n_iter=cert.n_iter,
+                       method="direct", detail=f"{solver}, certified by the cutting plane",
+                       n_iter=cert.n_iter,
                        lower_bound=cert.lower_bound, gap=cert.gap,
                        solver_value=float(problem.value),
                        message=f"{solver} objective {value:.10g} (status {status}); "

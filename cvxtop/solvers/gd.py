@@ -87,6 +87,6 @@ def solve_gd(objective: RankingObjective, *, step: str = "line-search", eta0: fl
     status = "optimal" if gap is not None and gap <= tol else "completed"
     message = (f"best objective {best:.6g} after {t} steps"
                + (f", certified relative gap {gap:.2e}" if gap is not None else ""))
-    return SolveResult(coef=best_w, objective=best, status=status, method=f"gd ({step})",
+    return SolveResult(coef=best_w, objective=best, status=status, method="gd", detail=step,
                        n_iter=t, lower_bound=lower if certify else None, gap=gap,
                        message=message)

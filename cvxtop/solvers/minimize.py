@@ -362,7 +362,7 @@ def _one_block(objective: RankingObjective, opts: dict[str, Any]) -> SolveResult
                          None)
     try:
         return run_one_block(objective, opts["epochs"], opts["tol"] if stop else None,
-                             "sgd (line-search)", progress if progress.active else None)
+                             progress if progress.active else None)
     finally:
         progress.close()
 
@@ -380,11 +380,12 @@ def _minibatch(objective: RankingObjective, method: str, opts: dict[str, Any], s
         state = PerceptronState(np.zeros(objective.Z.shape[1]))
         seconds = run_perceptron(state, objective, variant, config, rng, checkpoints)
         coef, mistakes, name = state.w, state.mistakes, f"perceptron@k-{variant}"
+        detail = name
     else:
         rate = opts["learning_rate"]
         coef, seconds, skipped = run_sgd(objective, config, rng, rate, opts["eta0"],
                                          opts["average"], opts["radius"], checkpoints)
-        name = f"sgd ({rate})"
+        name, detail = f"sgd ({rate})", rate
     lower = gap = None
     if checkpoints is None:
         value = objective.value(coef)
@@ -393,7 +394,8 @@ def _minibatch(objective: RankingObjective, method: str, opts: dict[str, Any], s
         lower = None if gap is None else checkpoints.lower
     stopped_early = len(seconds) < config.epochs  # a stopping rule ended the run
     return SolveResult(coef=coef, objective=value,
-                       status="converged" if stopped_early else "completed", method=name,
+                       status="converged" if stopped_early else "completed", method=method,
+                       detail=detail,
                        n_iter=len(seconds), epoch_times=np.array(seconds), mistakes=mistakes,
                        n_batches_skipped=skipped, lower_bound=lower, gap=gap,
                        message=f"{name}: {len(seconds)} epoch(s) of batches of {size}, "

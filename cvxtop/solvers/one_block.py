@@ -46,7 +46,7 @@ def is_one_block(objective: RankingObjective, batch_size: int) -> bool:
 
 
 def run_one_block(objective: RankingObjective, epochs: int, tol: float | None,
-                  name: str, callback: Callable[[int, float, float | None], None] | None = None
+                  callback: Callable[[int, float, float | None], None] | None = None
                   ) -> SolveResult:
     """Run up to ``epochs`` cutting-plane rounds on the whole problem (module docstring);
     stop once the certified relative gap is at most ``tol`` (never with ``None``). The
@@ -74,7 +74,8 @@ def run_one_block(objective: RankingObjective, epochs: int, tol: float | None,
     return SolveResult(
         coef=result.coef, objective=result.objective,
         status="converged" if converged else "completed",
-        method=name, n_iter=rounds, lower_bound=result.lower_bound, gap=result.gap,
+        method="sgd", detail="line-search, one block", n_iter=rounds,
+        lower_bound=result.lower_bound, gap=result.gap,
         epoch_times=np.array(seconds), n_batches_skipped=0,
-        message=f"{name}: one block (the whole list), so {rounds} epoch(s) of cutting-plane "
+        message=f"sgd (line-search): one block (the whole list), so {rounds} epoch(s) of cutting-plane "
                 f"rounds, objective {result.objective:.6g}")

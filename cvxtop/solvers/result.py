@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["SolveResult", "STATUSES"]
+__all__ = ["SolveResult", "STATUSES", "METHODS"]
 
 #: The statuses a :class:`SolveResult` can carry, and what each means.
 STATUSES: dict[str, str] = {
@@ -28,6 +28,22 @@ STATUSES: dict[str, str] = {
 
 _SUCCESS = ("optimal", "local", "converged", "completed")
 
+#: The methods a :class:`SolveResult` can name (its ``method``; ``detail`` says more in words).
+METHODS: dict[str, str] = {
+    "cutting-plane": "the 1-slack cutting plane with OCAS steps (cvxtop.solvers.cutting_plane)",
+    "direct": "one cvxpy program, certified by the cutting plane warm-started at its answer",
+    "dca": "the convex-concave procedure of a difference of convex functions",
+    "gd": "full-batch subgradient descent",
+    "sgd": "mini-batch stochastic subgradient descent",
+    "perceptron": "Perceptron@k-avg or -max (Kar et al. 2015, Algorithms 1-2)",
+    "cvxpy": "one cvxpy program, uncertified (Predtron's batch problem)",
+    "interior-point": "AATP: the interior point on a factor K = F Fᵀ (cvxtop.aatp.fast)",
+    "face-descent": "AATP: face and coordinate steps on the Gram matrix "
+                    "(cvxtop.aatp.face_descent)",
+    "cvxpy-dual": "AATP: eq. (4) compiled once with cvxpy, Clarabel (the reference)",
+    "cvxpy-primal": "AATP: eq. (2) compiled once with cvxpy, Clarabel",
+}
+
 
 @dataclass(frozen=True, kw_only=True)
 class SolveResult:
@@ -42,7 +58,11 @@ class SolveResult:
     status : str
         One of :data:`STATUSES`.
     method : str
-        The method that produced the result (e.g. ``"cutting-plane"``).
+        The method that produced the result: a key of :data:`METHODS` (e.g.
+        ``"cutting-plane"``), for code to compare.
+    detail : str
+        What else a reader needs about the method, in words (the cvxpy solver, the step
+        rule, a fallback).
     n_iter : int
         Iterations (cutting-plane rounds, solver iterations, steps, epochs, ...).
     lower_bound : float or None
@@ -72,6 +92,7 @@ class SolveResult:
     status: str
     method: str
     n_iter: int
+    detail: str = ""
     lower_bound: float | None = None
     gap: float | None = None
     message: str = ""
@@ -84,6 +105,8 @@ class SolveResult:
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise ValueError(f"status must be one of {sorted(STATUSES)}, got {self.status!r}")
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {sorted(METHODS)}, got {self.method!r}")
 
     @property
     def success(self) -> bool:
