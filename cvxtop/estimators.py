@@ -312,7 +312,9 @@ class TopRanker(BaseEstimator):
                              f"(found {shown})")
         return check_labels(np.asarray(relevant, dtype=np.int64), "y")
 
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
+        """Validate the parameters as ``fit`` does: ``ValueError`` or ``TypeError`` naming
+        the parameter."""
         choices = [("solver", ("exact", "gd", "sgd", "perceptron")),
                    ("kernel", ("linear", "precomputed")),
                    ("engine", ("auto", "direct", "cutting-plane")),
@@ -401,7 +403,7 @@ class TopRanker(BaseEstimator):
         groups : array of shape (n,), optional
             A list id per item (user, query): the loss becomes the mean over lists.
         """
-        self._check_params()
+        self.check_params()
         # a later partial_fit starts a new stream; attributes of another solver's fit go
         for stale in ("_stream", "mistakes_", "n_batches_skipped_", "epoch_times_", "gram_rank_"):
             self.__dict__.pop(stale, None)
@@ -464,7 +466,7 @@ class TopRanker(BaseEstimator):
         full data are not seen at once (memory-mapped arrays, in contrast, can go to
         :meth:`fit`, which reads them batch by batch).
         """
-        self._check_params()
+        self.check_params()
         if self.kernel != "linear":
             raise ValueError("partial_fit needs kernel='linear'")
         surrogate = surrogates.get(self.surrogate, self.k)

@@ -55,6 +55,7 @@ __all__ = [
     "dcg_at_tau",
     "ndcg_at_tau",
     "positives_at_top",
+    "dcg_discounts",
     "METRICS",
     "PARAMETERS",
     "group_values",
@@ -379,13 +380,15 @@ def average_precision(y_true: Any, y_score: Any, *, groups: Any = None,
     return _mean_over_lists("average_precision", y, s, groups, skip_degenerate, ap)
 
 
-def _discounts(m: int) -> np.ndarray:
+def dcg_discounts(m: int) -> np.ndarray:
+    """The DCG discounts ``1/log2(1 + r)`` of positions ``r = 1..m`` (Boyd et al. 2012
+    Section 5.2; the NDCG of Jain et al. 2015 Section 4 uses the same)."""
     return 1.0 / np.log2(np.arange(2, m + 2))
 
 
 def _dcg(y: np.ndarray, s: np.ndarray, tau: float) -> float:
     m = tau_cutoff(tau, len(s))
-    return float(y[_pessimistic_order(y, s)][:m] @ _discounts(m))
+    return float(y[_pessimistic_order(y, s)][:m] @ dcg_discounts(m))
 
 
 def dcg_at_tau(y_true: Any, y_score: Any, tau: float, *, groups: Any = None,
@@ -411,7 +414,7 @@ def ndcg_at_tau(y_true: Any, y_score: Any, tau: float, *, groups: Any = None,
     def ndcg(yg: np.ndarray, sg: np.ndarray) -> float:
         n_pos, _ = require_classes(yg, negative=False)
         m = tau_cutoff(tau, len(sg))
-        ideal = float(_discounts(m)[:min(m, n_pos)].sum())
+        ideal = float(dcg_discounts(m)[:min(m, n_pos)].sum())
         return _dcg(yg, sg, tau) / ideal
 
     return _mean_over_lists("ndcg_at_tau", y, s, groups, skip_degenerate, ndcg)

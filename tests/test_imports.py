@@ -197,3 +197,60 @@ def test_no_timings_in_the_code():
              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if timing.search(line)]
     assert found == []
+
+
+def _package_of(path: Path) -> str:
+    """The subpackage a module belongs to (``solvers``, ``aatp``, ...), or the top level."""
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return parts[0] if len(parts) > 1 else "(top level)"
+
+
+def _private_crossings() -> list[str]:
+    """Private names used across subpackages: ``from X import _name`` where ``X`` lies in
+    another subpackage, and ``obj._name`` (``obj`` not ``self``/``cls``) where no module of
+    the user's own subpackage defines ``_name``. Private modules of the shared core
+    (``cvxtop._validation``, ``_cvxpy``, ``_threads``) are imported everywhere by design;
+    their names are public."""
+    defined: dict[str, set[str]] = {}
+    uses, found = [], []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        package = _package_of(path)
+        names = defined.setdefault(package, set())
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        module = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Attribute) and node.attr.startswith("_") \
+                    and not node.attr.startswith("__"):
+                if isinstance(node.ctx, ast.Store):
+                    names.add(node.attr)
+                elif ast.unparse(node.value) not in ("self", "cls", "super()"):
+                    uses.append((package, path, node.lineno, node.attr))
+            elif isinstance(node, ast.ImportFrom):
+                base = module.split(".")[:-1] if path.name != "__init__.py" \
+                    else module.split(".")
+                source = (".".join(base[:len(base) - node.level + 1] + [node.module or ""])
+                          if node.level else node.module or "")
+                parts = source.strip(".").split(".")
+                if parts[0] != "cvxtop":
+                    continue
+                other = parts[1] if len(parts) > 1 and (PACKAGE / parts[1]).is_dir() \
+                    else "(top level)"
+                for alias in node.names:
+                    shared_core = (PACKAGE / f"{alias.name}.py").exists()  # a core module
+                    if alias.name.startswith("_") and not alias.name.startswith("__") \
+                            and other != package and not shared_core:
+                        found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: "
+                                     f"from {source} import {alias.name}")
+    for package, path, line, attr in uses:
+        if attr not in defined[package]:
+            found.append(f"{path.relative_to(PACKAGE)}:{line}: ._{attr.lstrip('_')}")
+    return found
+
+
+def test_no_private_name_crosses_a_subpackage():
+    """A solver asks a surrogate what it can do (``dual_form``, ``term_weights``), a model
+    file restores weights through ``load_weights``: no subpackage reaches into another's
+    private names."""
+    assert _private_crossings() == []

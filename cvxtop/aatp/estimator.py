@@ -250,7 +250,9 @@ class AATP(BaseEstimator):
         return tags
 
     # ---- validation ------------------------------------------------------------------
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
+        """Validate the parameters as ``fit`` does: ``ValueError`` or ``TypeError`` naming
+        the parameter."""
         self._tau = check_fraction(self.tau, "tau")
         self._C = check_positive(self.C, "C")
         check_choice(self.solver, "solver", SOLVERS)
@@ -301,7 +303,7 @@ class AATP(BaseEstimator):
         Each item is one point ``z_j`` of the sample, with sign ``+1`` (preferred) or
         ``−1``; with ``kernel="precomputed"``, ``X`` is the training Gram matrix.
         """
-        self._check_params()
+        self.check_params()
         require_target(y, type(self).__name__, "y")
         data = self._training_data(X).rescaled()
         y = check_labels(y, "y")
@@ -320,7 +322,7 @@ class AATP(BaseEstimator):
         ``a`` (``x_i``). An item may occur in many pairs, on either side: eq. (2) and the
         quantile count it once per occurrence among the 2m points.
         """
-        self._check_params()
+        self.check_params()
         data = self._training_data(X).rescaled()
         n_items = len(data.keys)
         pairs = check_pairs(pairs, n_items, "pairs")

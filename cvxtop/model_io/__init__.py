@@ -348,7 +348,7 @@ def _estimator(fields: Fields, codec: Codec, document: dict[str, Any],
         raise fields.error("problem", f"must be null for {codec.name}")
     try:
         estimator = cls(**arguments)
-        estimator._check_params()
+        estimator.check_params()
         if codec.name == "TopRanker":
             from ..surrogates import get
 

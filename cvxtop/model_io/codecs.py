@@ -178,15 +178,8 @@ def _kernel_predtron_layout(kernel: str | None, n_features: int, problem: Any
 
 def _predtron_restore(est: Any, arrays: dict[str, np.ndarray], scalars: dict[str, Any]
                       ) -> None:
-    """Weights copied into a fresh model (``_init_model``), so that learning can go on."""
-    est._init_model(est.n_features_in_)
-    if "support_rows" in arrays:
-        est._support.extend(arrays["support_rows"])
-        est._coef.extend(arrays["dual_coef"])
-        return
-    est.coef_[...] = arrays["coef"]  # coef_ and dual_coef_ are views of the internal weights
-    if "dual_coef" in arrays:
-        est.dual_coef_[...] = arrays["dual_coef"]
+    """Weights copied into a fresh model, so that learning can go on."""
+    est.load_weights(est.n_features_in_, arrays)
 
 
 _ONLINE_SCALARS = (Scalar("mistakes", "int"), Scalar("cumulative_loss", "float"),

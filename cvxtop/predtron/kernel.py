@@ -65,8 +65,10 @@ class KernelPredtron(OnlineLearner):
         self.degree = degree
         self.coef0 = coef0
 
-    def _check_params(self) -> None:
-        super()._check_params()
+    def check_params(self) -> None:
+        """Validate the parameters as ``fit`` does: ``ValueError`` or ``TypeError`` naming
+        the parameter."""
+        super().check_params()
         if not callable(self.kernel) and self.kernel not in PAIRWISE_KERNEL_FUNCTIONS:
             raise ValueError(f"kernel must be a callable or one of "
                              f"{sorted(PAIRWISE_KERNEL_FUNCTIONS)}, got {self.kernel!r}")
@@ -85,6 +87,13 @@ class KernelPredtron(OnlineLearner):
     def _init_model(self, n_features: int) -> None:
         self._support = _GrowingRows(n_features)
         self._coef = _GrowingRows(n_outputs(self.problem))
+
+    def load_weights(self, n_features: int, arrays: dict[str, np.ndarray]) -> None:
+        """Copy saved support rows and their coefficients (``support_rows``,
+        ``dual_coef``) into a fresh model, so that learning can go on."""
+        self._init_model(n_features)
+        self._support.extend(arrays["support_rows"])
+        self._coef.extend(arrays["dual_coef"])
 
     @property
     def support_rows_(self) -> np.ndarray:

@@ -58,6 +58,15 @@ class OnlineLearner(BaseEstimator, ABC):
     def _init_model(self, n_features: int) -> None:
         """Start from the zero predictor, Jain et al. 2015 Algorithm 1 line 1."""
 
+    def load_weights(self, n_features: int, arrays: dict[str, np.ndarray]) -> None:
+        """Copy saved weights (``coef``, and ``dual_coef`` where the model has one) into a
+        fresh model of ``n_features`` features, so that learning can go on (model files,
+        :mod:`cvxtop.model_io`)."""
+        self._init_model(n_features)
+        self.coef_[...] = arrays["coef"]  # coef_ and dual_coef_ view the internal weights
+        if "dual_coef" in arrays:
+            self.dual_coef_[...] = arrays["dual_coef"]
+
     @abstractmethod
     def _scores(self, rows: np.ndarray) -> np.ndarray:
         """The score vector ``t`` of one input given as rows."""
@@ -67,7 +76,9 @@ class OnlineLearner(BaseEstimator, ABC):
         """Step against the gradient ``rowsᵀ direction`` of ψ (Algorithm 1, line 10)."""
 
     # ---- fitting -----------------------------------------------------------------------
-    def _check_params(self) -> None:
+    def check_params(self) -> None:
+        """Validate the parameters as ``fit`` does: ``ValueError`` or ``TypeError`` naming
+        the parameter."""
         check_problem(self.problem)
         check_positive(self.eta, "eta")
         check_int_in_range(self.epochs, "epochs", 1, 10**9)
@@ -99,7 +110,7 @@ class OnlineLearner(BaseEstimator, ABC):
         With ``y`` omitted, ``X`` is an iterable of ``(X_batch, y_batch)`` pairs (a generator
         works: batches are read one at a time). Learning continues from the current state.
         """
-        self._check_params()
+        self.check_params()
         batches = [(X, y)] if y is not None else _stream(X)
         for X_batch, y_batch in batches:
             n_features = getattr(self, "n_features_in_", None)
@@ -112,7 +123,7 @@ class OnlineLearner(BaseEstimator, ABC):
     def fit(self, X: Any, y: Any) -> "OnlineLearner":
         """Start from zero and make up to ``epochs`` passes over ``(X, y)`` in order,
         stopping after the first pass without a mistake."""
-        self._check_params()
+        self.check_params()
         X, Y = check_batch(self.problem, X, y)
         self._start(X.shape[-1])
         for _ in range(self.epochs):
@@ -185,8 +196,10 @@ class PredtronLink(Predtron):
         super().__init__(problem, eta=eta, epochs=epochs)
         self.r = r
 
-    def _check_params(self) -> None:
-        super()._check_params()
+    def check_params(self) -> None:
+        """Validate the parameters as ``fit`` does: ``ValueError`` or ``TypeError`` naming
+        the parameter."""
+        super().check_params()
         if self.r is not None:
             r = check_positive(self.r, "r")
             if not 1.0 < r <= 2.0:

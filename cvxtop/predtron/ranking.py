@@ -28,7 +28,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from .._validation import check_grades, check_int_in_range, check_vector
-from ..metrics import _discounts
+from ..metrics import dcg_discounts
 from .base import Problem
 
 __all__ = ["SubsetRanking", "MultilabelRanking", "ndcg_loss", "default_f", "MAX_DOCUMENTS"]
@@ -57,7 +57,7 @@ def _dcg(ranked_gains: np.ndarray) -> float:
     """DCG of gains listed from the top position down. Always the same contiguous dot
     product, so that equal rankings give bit-identical values (a strided view can take a
     different summation path)."""
-    return float(np.ascontiguousarray(ranked_gains) @ _discounts(len(ranked_gains)))
+    return float(np.ascontiguousarray(ranked_gains) @ dcg_discounts(len(ranked_gains)))
 
 
 def _ideal_dcg(gains: np.ndarray) -> float:
@@ -121,7 +121,7 @@ class SubsetRanking(Problem):
         self.norm = float(np.linalg.norm(self.f_values))
         self.dim = self.m
         self.label_shape = (self.m,)
-        self._discounts = _discounts(self.m)
+        self._discounts = dcg_discounts(self.m)
 
     def __repr__(self) -> str:
         name = getattr(self.f, "__name__", type(self.f).__name__)

@@ -79,15 +79,16 @@ CG_ITERATIONS = 2000
 
 
 def suits(objective: RankingObjective) -> bool:
-    """Whether the objective is one this module solves: prec@k-svmperf on one list with more
-    irrelevant items than ``k``, or prec@k-struct on one list with more items than ``k``,
+    """Whether the objective is one this module solves: a surrogate that declares this dual
+    (``dual_form`` ``"box-hinge"``, prec@k-svmperf, on one list with more irrelevant items
+    than ``k``; ``"box-struct"``, prec@k-struct, on one list with more items than ``k``),
     on at least :data:`.selection_dual.MIN_FEATURES` features (below, the rounds certify
     quickly (measured: docs/solvers.md, "Measurements behind the constants"))."""
-    if objective.surrogate.name not in ("prec@k-svmperf", "prec@k-struct") \
+    if objective.surrogate.dual_form not in ("box-hinge", "box-struct") \
             or len(objective.parts) != 1 or objective.Z.shape[1] < MIN_FEATURES:
         return False
     bound = objective.parts[0].bound
-    if objective.surrogate.name == "prec@k-struct":
+    if objective.surrogate.dual_form == "box-struct":
         return bound.n > bound.k >= 1
     return bound.n_neg > bound.k >= 1
 
@@ -98,7 +99,7 @@ def applies(objective: RankingObjective, subgradient: np.ndarray) -> bool:
     predicts no relevant item (every relevant item's subgradient is −1)."""
     if not suits(objective):
         return False
-    return objective.surrogate.name == "prec@k-struct" \
+    return objective.surrogate.dual_form == "box-struct" \
         or bool(np.all(subgradient[objective.parts[0].bound.pos] == -1.0))
 
 
@@ -109,7 +110,7 @@ def box_dual_cut(objective: RankingObjective, best_scores: np.ndarray,
     ``None`` where the solve does not apply there or fails."""
     if not applies(objective, subgradient):
         return None
-    if objective.surrogate.name == "prec@k-struct":
+    if objective.surrogate.dual_form == "box-struct":
         return struct_dual_cut(objective, best_scores, tol)
     return hinge_dual_cut(objective, best_scores, tol)
 

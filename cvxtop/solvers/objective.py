@@ -72,14 +72,14 @@ class RankingObjective:
 
     def __post_init__(self) -> None:
         if self.groups is None:
-            self.parts = [Part(np.arange(len(self.y)), self.surrogate._bind(self.y))]
+            self.parts = [Part(np.arange(len(self.y)), self.surrogate.bind_labels(self.y))]
             return
         if not isinstance(self.groups, Groups):
             self.groups = Groups.of(self.groups, len(self.y))
         parts = []
         for code, index in enumerate(self.groups):
             try:
-                parts.append(Part(index, self.surrogate._bind(self.y[index])))
+                parts.append(Part(index, self.surrogate.bind_labels(self.y[index])))
             except ValueError as exc:
                 if not self.skip_degenerate:
                     raise ValueError(

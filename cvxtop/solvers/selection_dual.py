@@ -46,7 +46,7 @@ import scipy.sparse as sp
 from .objective import RankingObjective
 
 if TYPE_CHECKING:
-    from ..surrogates.prec import _SelectionSurrogate
+    from ..surrogates.prec import SelectionSurrogate
 
 __all__ = ["SelectionDual", "DualCut", "dual_cut", "selection_dual_cut"]
 
@@ -190,14 +190,14 @@ class SelectionDual:
     sparse and their systems dense)."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, k: int, C: float,
-                 surrogate: _SelectionSurrogate) -> None:
+                 surrogate: SelectionSurrogate) -> None:
         self.neg, self.pos = np.flatnonzero(y == 0), np.flatnonzero(y == 1)
         self.X = X  # no copy: the classes are index sets
         self.C, self.k = C, k
         self.J = J = min(k, len(self.neg))
         # the labeling of j irrelevant items weights the m_j lowest relevant ones by w_j
-        self.weights_j, self.widths = surrogate._term_weights(len(self.pos), k, J)
-        self.slopes, self.intercepts = surrogate._cap_pieces(len(self.pos), k, J)
+        self.weights_j, self.widths = surrogate.term_weights(len(self.pos), k, J)
+        self.slopes, self.intercepts = surrogate.cap_pieces(len(self.pos), k, J)
         self.breaks = _breakpoints(len(self.slopes), J)
         d = X.shape[1]
         self.max_moves = max(20, int(MAX_MOVES * d))
@@ -524,8 +524,9 @@ class SelectionDual:
 
 def selection_dual_cut(objective: RankingObjective, w_start: np.ndarray, tol: float,
                        stats: dict[str, float] | None = None) -> DualCut | None:
-    """For prec@k-avg or -max on one list with at least :data:`MIN_FEATURES` features
-    (sparse features: prec@k-avg only): a valid cut ``L(s) >= b + g·s`` whose dual point is
+    """For a surrogate that declares this dual (``dual_form = "selection"``: prec@k-avg and
+    -max) on one list with at least :data:`MIN_FEATURES` features (sparse features: those
+    that declare ``dual_on_sparse``, prec@k-avg): a valid cut ``L(s) >= b + g·s`` whose dual point is
     within ``tol`` of optimal (module docstring), with the objective at its weights, or
     ``None`` (another surrogate, groups, few features, or the solve did not get there).
 
@@ -538,12 +539,9 @@ def selection_dual_cut(objective: RankingObjective, w_start: np.ndarray, tol: fl
     (measured: docs/solvers.md, "Measurements behind the constants").
 
     ``stats``, when given, has its ``"dual_steps"`` increased by the steps taken."""
-    from ..surrogates.prec import PrecAvg, PrecMax
-
-    Z = objective.Z
-    if objective.groups is not None or type(objective.surrogate) not in (PrecAvg, PrecMax) \
-            or Z.shape[1] < MIN_FEATURES \
-            or sp.issparse(Z) and type(objective.surrogate) is not PrecAvg:
+    Z, surrogate = objective.Z, objective.surrogate
+    if objective.groups is not None or surrogate.dual_form != "selection" \
+            or Z.shape[1] < MIN_FEATURES or sp.issparse(Z) and not surrogate.dual_on_sparse:
         return None
     Z = sp.csr_matrix(Z) if sp.issparse(Z) else np.asarray(Z)
     dual = SelectionDual(Z, objective.y, objective.ks[0], objective.C, objective.surrogate)

@@ -67,6 +67,15 @@ class Surrogate(ABC):
     #: Perceptron@k variant ("avg" or "max", Kar et al. 2015, Algorithms 1 and 2) that
     #: minimizes this surrogate online, if any.
     perceptron: ClassVar[str | None] = None
+    #: The dual over the items the exact cutting plane may solve for this surrogate (a
+    #: capability it declares; solvers never ask for a type or a name): ``"selection"``
+    #: (prec@k-avg and -max's form, :class:`~cvxtop.surrogates.prec.SelectionSurrogate`:
+    #: :mod:`cvxtop.solvers.selection_dual`), ``"box-hinge"`` (prec@k-svmperf's) and
+    #: ``"box-struct"`` (prec@k-struct's, :mod:`cvxtop.solvers.box_dual`), or ``None``.
+    #: A subclass that changes the function must set it anew.
+    dual_form: ClassVar[str | None] = None
+    #: Whether that dual is worth solving on sparse features too (measured per surrogate).
+    dual_on_sparse: ClassVar[bool] = False
 
     def __init__(self, k: Any) -> None:
         self.k = k
@@ -102,9 +111,9 @@ class Surrogate(ABC):
     def bind(self, y_true: Any, name: str = "y_true") -> Bound:
         """The surrogate on the labels ``y_true``: ``k`` resolved, index sets cached."""
         y = check_labels(y_true, name)
-        return self._bind(y)
+        return self.bind_labels(y)
 
-    def _bind(self, y: np.ndarray) -> Bound:
+    def bind_labels(self, y: np.ndarray) -> Bound:
         """:meth:`bind` for labels already validated (an ``int64`` 0/1 array)."""
         return self.bind_cutoff(y, self.resolve_k(y))
 
@@ -117,7 +126,7 @@ class Surrogate(ABC):
         y = check_labels(y_true, "y_true")
         s = check_scores(y_score, "y_score")
         check_same_length(y_true=y, y_score=s)
-        return self._bind(y), s
+        return self.bind_labels(y), s
 
     # ---- public faces ----------------------------------------------------------------
     def value(self, y_true: Any, y_score: Any) -> float:
@@ -157,7 +166,7 @@ class Surrogate(ABC):
                 f"score_expr must have shape ({len(y)},) to match y_true, got {score_expr.shape}")
         if not score_expr.is_affine():
             raise ValueError("score_expr must be affine in the optimization variables")
-        return self._bind(y).expression(score_expr)
+        return self.bind_labels(y).expression(score_expr)
 
     # ---- private faces (a bound list, validated scores) ------------------------------
     def _value(self, b: Bound, s: np.ndarray) -> float:

@@ -70,7 +70,7 @@ def _bindings(name: str, y: np.ndarray) -> list[Bound]:
     out = []
     for k in [*range(1, len(y) + 1), 0.3, 1.0]:
         try:
-            out.append(get(name, k)._bind(y))
+            out.append(get(name, k).bind_labels(y))
         except (ValueError, TypeError):
             continue
     return out
@@ -167,7 +167,7 @@ def check_rules(name: str, seed: int = 0) -> None:
         _require(whole == bound.k, f"{where}: the whole list as one batch has cut-off "
                  f"{whole}, the list {bound.k}")
         if local:
-            start = get(cls.dca_start, bound.surrogate.k)._bind(bound.y)
+            start = get(cls.dca_start, bound.surrogate.k).bind_labels(bound.y)
             _require(start.k == bound.k, f"{where}: dca_start resolves k to {start.k}")
 
 

@@ -35,7 +35,7 @@ from .segment import Segment, SegmentPoint, reach
 #: The scores of given items (of the list, or of a point on a segment).
 Scores = Callable[[np.ndarray], np.ndarray]
 
-__all__ = ["PrecStruct", "PrecRamp", "PrecMax", "PrecAvg"]
+__all__ = ["SelectionSurrogate", "PrecStruct", "PrecRamp", "PrecMax", "PrecAvg"]
 
 
 def _largest(values: np.ndarray, m: int) -> np.ndarray:
@@ -100,17 +100,21 @@ def _avg_weights(c: int, j_max: int) -> np.ndarray:
     return phi
 
 
-class _SelectionSurrogate(PrecSurrogate):
+class SelectionSurrogate(PrecSurrogate):
     """max and avg: ``max_{j=0..J} [sum_largest(s⁻ + 1, j) − w_j·sum_smallest(s⁺, m_j)]``,
     ``J = min(k, n₋)``, whose cvxpy form is the compact LP dual of
-    :func:`._prec_dcp.selection_lp_dual`."""
+    :func:`._prec_dcp.selection_lp_dual`. A subclass declares the dual over the items of
+    :mod:`cvxtop.solvers.selection_dual` (``dual_form = "selection"``), which reads the
+    terms through :meth:`term_weights` and :meth:`cap_pieces`."""
+
+    dual_form: ClassVar[str | None] = "selection"
 
     @abstractmethod
-    def _term_weights(self, n_pos: int, k: int, j_max: int) -> tuple[np.ndarray, np.ndarray]:
+    def term_weights(self, n_pos: int, k: int, j_max: int) -> tuple[np.ndarray, np.ndarray]:
         """The weights ``w_j`` and widths ``m_j`` of the terms, ``j = 0..J``."""
 
     @abstractmethod
-    def _cap_pieces(self, n_pos: int, k: int, j_max: int) -> tuple[np.ndarray, np.ndarray]:
+    def cap_pieces(self, n_pos: int, k: int, j_max: int) -> tuple[np.ndarray, np.ndarray]:
         """Slopes ``a_l`` and intercepts ``b_l`` of the LP's cap ``z <= a_l t + b_l``."""
 
     def _expression(self, b: Bound, s: Any) -> tuple[Any, list]:
@@ -121,7 +125,7 @@ class _SelectionSurrogate(PrecSurrogate):
         j_max = min(b.k, b.n_neg)
         if j_max == 0:  # no irrelevant item: only the empty selection, value 0
             return cp.Constant(0.0), []
-        slopes, intercepts = self._cap_pieces(b.n_pos, b.k, j_max)
+        slopes, intercepts = self.cap_pieces(b.n_pos, b.k, j_max)
         return _prec_dcp.selection_lp_dual(s[b.neg], s[b.pos], j_max, slopes, intercepts)
 
     def literal_expression(self, y_true: Any, s: Any) -> Any:
@@ -131,7 +135,7 @@ class _SelectionSurrogate(PrecSurrogate):
 
         b = self.bind(y_true)
         j_max = min(b.k, b.n_neg)
-        weights, widths = self._term_weights(b.n_pos, b.k, j_max)
+        weights, widths = self.term_weights(b.n_pos, b.k, j_max)
         return _prec_dcp.literal_selection(s[b.neg], s[b.pos], weights, widths)
 
 
@@ -147,6 +151,7 @@ class PrecStruct(PrecSurrogate):
 
     name: ClassVar[str] = "prec@k-struct"
     convex: ClassVar[bool] = True
+    dual_form: ClassVar[str | None] = "box-struct"
     definition = staticmethod(reference.prec_struct)
 
     def _value_and_subgradient(self, b: Bound, s: np.ndarray) -> tuple[float, np.ndarray]:
@@ -204,7 +209,7 @@ class PrecRamp(PrecSurrogate, DifferenceOfConvex):
 
 
 @register
-class PrecMax(_SelectionSurrogate):
+class PrecMax(SelectionSurrogate):
     """Max surrogate, Kar et al. 2015 eq. (6).
 
     ``max_{j ≤ J} [sum_largest(s⁻ + 1, j) − sum_smallest(s⁺, j)]
@@ -247,15 +252,15 @@ class PrecMax(_SelectionSurrogate):
 
         return at
 
-    def _term_weights(self, n_pos: int, k: int, j_max: int) -> tuple[np.ndarray, np.ndarray]:
+    def term_weights(self, n_pos: int, k: int, j_max: int) -> tuple[np.ndarray, np.ndarray]:
         return np.ones(j_max + 1), np.arange(j_max + 1)
 
-    def _cap_pieces(self, n_pos: int, k: int, j_max: int) -> tuple[np.ndarray, np.ndarray]:
+    def cap_pieces(self, n_pos: int, k: int, j_max: int) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(1), np.ones(1)  # z <= 1
 
 
 @register
-class PrecAvg(_SelectionSurrogate):
+class PrecAvg(SelectionSurrogate):
     """Avg surrogate, Kar et al. 2015 eq. (7).
 
     With ``j = k − k'`` negatives selected, ``c = n₊ − k`` and ``φ(j) = j/(c + j)``:
@@ -267,6 +272,9 @@ class PrecAvg(_SelectionSurrogate):
 
     name: ClassVar[str] = "prec@k-avg"
     convex: ClassVar[bool] = True
+    #: the selection dual on sparse features pays here and fails for max
+    #: (:func:`cvxtop.solvers.selection_dual.selection_dual_cut`)
+    dual_on_sparse: ClassVar[bool] = True
     definition = staticmethod(reference.prec_avg)
     perceptron: ClassVar[str | None] = "avg"
 
@@ -319,10 +327,10 @@ class PrecAvg(_SelectionSurrogate):
 
         return at
 
-    def _term_weights(self, n_pos: int, k: int, j_max: int) -> tuple[np.ndarray, np.ndarray]:
+    def term_weights(self, n_pos: int, k: int, j_max: int) -> tuple[np.ndarray, np.ndarray]:
         return _avg_weights(n_pos - k, j_max), n_pos - k + np.arange(j_max + 1)
 
-    def _cap_pieces(self, n_pos: int, k: int, j_max: int) -> tuple[np.ndarray, np.ndarray]:
+    def cap_pieces(self, n_pos: int, k: int, j_max: int) -> tuple[np.ndarray, np.ndarray]:
         phi = _avg_weights(n_pos - k, j_max)
         slopes = np.diff(phi)  # the linear interpolation of the concave φ at 0..J
         return slopes, phi[:-1] - slopes * np.arange(j_max)

@@ -160,6 +160,7 @@ class PrecSvmperf(PrecSurrogate):
 
     name: ClassVar[str] = "prec@k-svmperf"
     convex: ClassVar[bool] = True
+    dual_form: ClassVar[str | None] = "box-hinge"
     definition = staticmethod(reference.prec_svmperf)
 
     def dcp_size(self, n_pos: int, n_neg: int) -> int:
