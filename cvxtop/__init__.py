@@ -1,7 +1,8 @@
 """cvxtop: learning to rank at the top of a list, solved exactly and approximately.
 
 Public modules: :mod:`cvxtop.metrics`, :mod:`cvxtop.surrogates`, :mod:`cvxtop.reference`,
-:mod:`cvxtop.predtron`; estimators :class:`TopRanker` and :class:`AATP`. See ``README.md``.
+:mod:`cvxtop.predtron`, :mod:`cvxtop.solvers`, :mod:`cvxtop.datasets`, :mod:`cvxtop.cutoff`,
+:mod:`cvxtop.testing`; estimators :class:`TopRanker` and :class:`AATP`. See ``README.md``.
 
 Names and submodules are imported on first use (PEP 562), so that ``import cvxtop.metrics``
 or ``import cvxtop.reference`` loads neither cvxpy nor scikit-learn.
@@ -19,11 +20,13 @@ __version__ = "0.1.0"
 _CLASSES = {"TopRanker": ".estimators", "AATP": ".aatp", "SolverError": ".exceptions",
             "save_model": ".model_io", "load_model": ".model_io"}
 
-__all__ = ["__version__", "metrics", "reference", "surrogates", "predtron", "TopRanker",
-           "AATP", "SolverError", "save_model", "load_model"]
+__all__ = ["__version__", "metrics", "reference", "surrogates", "predtron", "solvers",
+           "datasets", "cutoff", "testing", "TopRanker", "AATP", "SolverError", "save_model",
+           "load_model"]
 
 if TYPE_CHECKING:  # the names as static analysis sees them
-    from . import metrics, predtron, reference, surrogates  # noqa: F401
+    from . import (cutoff, datasets, metrics, predtron, reference, solvers,  # noqa: F401
+                   surrogates, testing)
     from .aatp import AATP  # noqa: F401
     from .estimators import TopRanker  # noqa: F401
     from .exceptions import SolverError  # noqa: F401
@@ -44,4 +47,8 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    """The public names (and the submodules imported so far), not this module's helpers."""
+    loaded = {name for name, value in globals().items()
+              if not name.startswith("_") and getattr(value, "__name__", "").startswith(
+                  f"{__name__}.")}
+    return sorted(set(__all__) | loaded)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import json
 import pkgutil
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -122,23 +123,43 @@ def test_module_level_import_graph_is_acyclic():
     assert "cvxtop._cvxpy" in graph["cvxtop.solvers.direct"]
 
 
-CORE = {"cvxtop._validation", "cvxtop.cutoff", "cvxtop.groups", "cvxtop.exceptions",
-        "cvxtop._cvxpy", "cvxtop.gram", "cvxtop._threads"}
+ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
+
+
+def architecture_layers(text: str) -> dict[str, int]:
+    """Module -> layer (0 at the bottom) from the layer table of docs/architecture.md: a
+    row's backticked ``cvxtop.x`` names, each followed by its submodules in parentheses."""
+    table = text[text.index("| layer | modules | job |"):].split("\n\n", 1)[0]
+    layers: dict[str, int] = {}
+    for number, row in enumerate(table.splitlines()[2:]):
+        cells = row.split(" | ")
+        for match in re.finditer(r"`(cvxtop[\w.]*)`(?: \(([^)]*)\))?", cells[1]):
+            layers[match[1]] = number
+            for part in re.findall(r"`(\w+)`", match[2] or ""):
+                layers[f"{match[1]}.{part}"] = number
+    return layers
+
+
+LAYERS = architecture_layers(ARCHITECTURE.read_text(encoding="utf-8"))
 
 
 def layer(module: str) -> int:
-    """The layers of docs/architecture.md, bottom (0) to top (5)."""
-    if module in CORE:
-        return 0
-    if module.startswith("cvxtop.reference") or module == "cvxtop.metrics":
-        return 1
-    if module.startswith("cvxtop.surrogates"):
-        return 2
-    if module.startswith("cvxtop.solvers"):
-        return 3
-    if module.startswith(("cvxtop.estimators", "cvxtop.aatp", "cvxtop.predtron")):
-        return 4
-    return 5
+    """The module's layer in docs/architecture.md."""
+    return LAYERS[module]
+
+
+def test_the_architecture_table_lists_every_module():
+    every = set(MODULES) | {"cvxtop", "cvxtop.__main__"}
+    packages = {m.rsplit(".", 1)[0] for m in every if m.count(".") > 1}
+    assert set(LAYERS) - packages == every - packages
+    assert packages <= set(LAYERS)
+
+
+def test_the_table_reader_reads_submodules_and_rows():
+    text = ("| layer | modules | job |\n|---|---|---|\n| a | `cvxtop.x`, `cvxtop.p` (`q`, the "
+            "`r`) | j |\n| b | `cvxtop.y` | j |\n\nprose")
+    assert architecture_layers(text) == {"cvxtop.x": 0, "cvxtop.p": 0, "cvxtop.p.q": 0,
+                                         "cvxtop.p.r": 0, "cvxtop.y": 1}
 
 
 def test_modules_import_only_their_own_layer_or_below():
@@ -254,3 +275,11 @@ def test_no_private_name_crosses_a_subpackage():
     file restores weights through ``load_weights``: no subpackage reaches into another's
     private names."""
     assert _private_crossings() == []
+
+
+def test_the_package_lists_its_public_names_only():
+    names = run_python("import cvxtop; print(' '.join(dir(cvxtop)))").split()
+    assert not {"Any", "TYPE_CHECKING", "importlib"} & set(names)
+    assert {"solvers", "datasets", "cutoff", "testing"} <= set(cvxtop.__all__)
+    for name in cvxtop.__all__:
+        assert getattr(cvxtop, name) is not None
