@@ -575,3 +575,21 @@ def test_products_over_threads_reach_the_same_optimum(monkeypatch, fmt):
         assert isinstance(operators[0], pp.BlockedSparse) == (fmt != "dense")
     for a, b in ((single, threaded), (threaded, single)):
         assert a.status == "optimal" and a.lower_bound <= b.objective + 1e-12 * abs(b.objective)
+
+def test_solver_functions_default_to_their_methods_options():
+    """One place for defaults: every keyword default of a solver function that is also an
+    option of its method in OPTIONS has the same value there."""
+    import inspect
+
+    from cvxtop.solvers import dca, direct, gd, cutting_plane
+    from cvxtop.solvers.minimize import OPTIONS
+
+    pairs = [(cutting_plane.solve_cutting_plane, "cutting-plane"),
+             (direct.solve_direct, "direct"), (dca.solve_dca, "dca"), (gd.solve_gd, "gd")]
+    checked = 0
+    for function, method in pairs:
+        for name, parameter in inspect.signature(function).parameters.items():
+            if name in OPTIONS[method] and parameter.default is not inspect.Parameter.empty:
+                assert parameter.default == OPTIONS[method][name], (method, name)
+                checked += 1
+    assert checked >= 8

@@ -69,7 +69,7 @@ from . import box_dual
 from .line_search import line_search as segment_minimum
 from .objective import RankingObjective
 from .parallel_products import ProductThreads, product_threads
-from .result import SolveResult
+from .result import EXACT_MAX_ITER, EXACT_TOL, SolveResult
 from .selection_dual import selection_dual_cut
 from .simplex_qp import FaceCache, solve_simplex_qp
 
@@ -395,8 +395,8 @@ def _final_bounds(objective: RankingObjective, best: np.ndarray, lower: float,
 def solve_cutting_plane(
     objective: RankingObjective,
     *,
-    tol: float = 1e-6,
-    max_iter: int = 2000,
+    tol: float = EXACT_TOL,
+    max_iter: int = EXACT_MAX_ITER,
     solver: str = "CLARABEL",
     solver_options: dict[str, Any] | None = None,
     w0: np.ndarray | None = None,

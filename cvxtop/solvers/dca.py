@@ -22,13 +22,13 @@ import numpy as np
 from .. import _cvxpy
 from ..surrogates.base import Bound, DifferenceOfConvex
 from .objective import RankingObjective
-from .result import SolveResult
+from .result import EXACT_MAX_ITER, EXACT_TOL, SolveResult
 
 __all__ = ["solve_dca"]
 
 
-def solve_dca(objective: RankingObjective, w0: np.ndarray, *, tol: float = 1e-8,
-              max_iter: int = 100, solver: str = "CLARABEL",
+def solve_dca(objective: RankingObjective, w0: np.ndarray, *, tol: float = EXACT_TOL,
+              max_iter: int = EXACT_MAX_ITER, solver: str = "CLARABEL",
               solver_options: dict[str, Any] | None = None,
               accept_inaccurate: bool = False) -> SolveResult:
     """Run the convex-concave procedure from ``w0`` until the objective stalls.

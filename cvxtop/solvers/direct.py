@@ -12,15 +12,15 @@ from .. import _cvxpy
 from ..exceptions import SolverError
 from .cutting_plane import solve_cutting_plane
 from .objective import RankingObjective
-from .result import SolveResult
+from .result import EXACT_MAX_ITER, EXACT_TOL, SolveResult
 
 __all__ = ["solve_direct"]
 
 
 def solve_direct(objective: RankingObjective, *, solver: str = "CLARABEL",
                  solver_options: dict[str, Any] | None = None,
-                 accept_inaccurate: bool = False, certify: bool = True, tol: float = 1e-6,
-                 max_iter: int = 2000) -> SolveResult:
+                 accept_inaccurate: bool = False, certify: bool = True, tol: float = EXACT_TOL,
+                 max_iter: int = EXACT_MAX_ITER) -> SolveResult:
     """Minimize ``½‖w‖² + C·L(y, Zw)`` with the surrogate's DCP expression in one program.
 
     Interior-point solvers can stop slightly off the optimum while reporting success, so

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..exceptions import SolverError
 from .objective import RankingObjective
-from .result import SolveResult
+from .result import APPROXIMATE_TOL, SolveResult
 
 __all__ = ["solve_gd", "STEP_RULES"]
 
@@ -35,7 +35,7 @@ STEP_RULES = ("line-search", "inverse", "sqrt")
 
 
 def solve_gd(objective: RankingObjective, *, step: str = "line-search", eta0: float = 1.0,
-             max_iter: int = 1000, tol: float = 1e-6, w0: np.ndarray | None = None,
+             max_iter: int = 1000, tol: float = APPROXIMATE_TOL, w0: np.ndarray | None = None,
              callback: Callable[[int, float, float | None], None] | None = None) -> SolveResult:
     """Run full-batch subgradient descent; see the module docstring.
 

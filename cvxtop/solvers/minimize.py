@@ -46,7 +46,7 @@ from .minibatch import DEFAULT_EPOCHS, MinibatchConfig, run_perceptron, run_sgd
 from .objective import RankingObjective
 from .one_block import ONE_BLOCK_ROUNDS, is_one_block, run_one_block
 from .perceptron import PerceptronState
-from .result import SolveResult
+from .result import APPROXIMATE_TOL, EXACT_MAX_ITER, EXACT_TOL, SolveResult
 from .scaling import feature_scale, rescaled, unscaled, unscaled_callback
 
 __all__ = ["minimize", "exact_method", "check_method", "METHODS", "OPTIONS", "DIRECT_MAX_ITEMS",
@@ -58,12 +58,8 @@ __all__ = ["minimize", "exact_method", "check_method", "METHODS", "OPTIONS", "DI
 DIRECT_MAX_ITEMS = 500
 DIRECT_MAX_SIZE = 2500
 
-#: Default relative gap of the approximate methods (GD, SGD): their model is certified
-#: within it or a ``ConvergenceWarning`` says how far it is (:mod:`.certificate`).
-APPROXIMATE_TOL = 1e-2
-
-_EXACT = {"tol": 1e-6, "max_iter": 2000, "cvx_solver": "CLARABEL", "solver_options": None,
-          "accept_inaccurate": False}
+_EXACT = {"tol": EXACT_TOL, "max_iter": EXACT_MAX_ITER, "cvx_solver": "CLARABEL",
+          "solver_options": None, "accept_inaccurate": False}
 #: The approximate methods' certificate (:mod:`.certificate`): whether to run it, and its
 #: budget of cutting-plane rounds.
 _CERTIFICATE = {"certify": True, "certificate_rounds": CERTIFICATE_ROUNDS}
@@ -348,8 +344,8 @@ def _dca(objective: RankingObjective, opts: dict[str, Any],
     exact = {key: opts[key] for key in _EXACT}
     w0 = minimize(start, opts["start_method"], options={**exact, "progress": opts["progress"]},
                   callback=callback).coef
-    return solve_dca(objective, w0, max_iter=opts["max_iter"], solver=opts["cvx_solver"],
-                     solver_options=opts["solver_options"],
+    return solve_dca(objective, w0, tol=opts["tol"], max_iter=opts["max_iter"],
+                     solver=opts["cvx_solver"], solver_options=opts["solver_options"],
                      accept_inaccurate=opts["accept_inaccurate"])
 
 

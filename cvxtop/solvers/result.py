@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["SolveResult", "STATUSES", "METHODS"]
+__all__ = ["SolveResult", "STATUSES", "METHODS", "APPROXIMATE_TOL", "EXACT_TOL", "EXACT_MAX_ITER"]
 
 #: The statuses a :class:`SolveResult` can carry, and what each means.
 STATUSES: dict[str, str] = {
@@ -27,6 +27,17 @@ STATUSES: dict[str, str] = {
 }
 
 _SUCCESS = ("optimal", "local", "converged", "completed")
+
+#: Default relative gap of the approximate methods (GD, SGD): their model is certified
+#: within it or a ``ConvergenceWarning`` says how far it is (:mod:`.certificate`). Every
+#: default of a solver function is the default of its method in
+#: :data:`cvxtop.solvers.minimize.OPTIONS` (a test checks it).
+APPROXIMATE_TOL = 1e-2
+#: Default relative gap of the exact engines, and the convex-concave procedure's stall
+#: threshold.
+EXACT_TOL = 1e-6
+#: Default rounds of the exact engines and steps of the convex-concave procedure.
+EXACT_MAX_ITER = 2000
 
 #: The methods a :class:`SolveResult` can name (its ``method``; ``detail`` says more in words).
 METHODS: dict[str, str] = {
