@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
-__all__ = ["BoxQPResult", "solve_box_qp"]
+__all__ = ["BoxQPResult", "solve_box_qp", "step_to_boundary"]
 
 _STEP_FRACTION = 0.99
 _D_FLOOR = 1e-12
@@ -32,10 +32,11 @@ class BoxQPResult:
     converged: bool
 
 
-def _step_to_boundary(v: np.ndarray, dv: np.ndarray) -> float:
-    """The largest ``t ≤ 1`` with ``v + t·dv ≥ 0`` for ``v > 0``."""
-    ratio = -dv / v
-    return float(1.0 / max(1.0, ratio.max(initial=0.0)))
+def step_to_boundary(x: np.ndarray, dx: np.ndarray) -> np.ndarray:
+    """Per row (lane), the largest ``t ≤ 1`` with ``x + t·dx ≥ 0``, for ``x > 0``:
+    ``1 / max(1, max_s(−dx_s / x_s))`` (the interior points' step rule, here and in
+    :mod:`.fast`)."""
+    return 1.0 / np.maximum(1.0, (-dx / x).max(axis=-1, initial=0.0))
 
 
 def _newton_solver(Q: np.ndarray, D: np.ndarray):
@@ -92,8 +93,8 @@ def solve_box_qp(Q: np.ndarray, c: np.ndarray, u: np.ndarray, *, rtol: float = 1
             return dx, ds, r1 - za * dx, r2 - zs * ds
 
         def length(dx, ds, dz1, dz2):
-            return min(_step_to_boundary(x, dx), _step_to_boundary(s, ds),
-                       _step_to_boundary(z1, dz1), _step_to_boundary(z2, dz2))
+            return float(min(step_to_boundary(x, dx), step_to_boundary(s, ds),
+                             step_to_boundary(z1, dz1), step_to_boundary(z2, dz2)))
 
         dx, ds, dz1, dz2 = directions(0.0)
         a = length(dx, ds, dz1, dz2)

@@ -55,6 +55,7 @@ import numpy as np
 from scipy.linalg import cho_solve
 
 from .._threads import single_threaded_blas
+from .box_qp import step_to_boundary
 from .dual import DualQP
 from .problem import (
     CERTIFICATE_RTOL,
@@ -241,12 +242,6 @@ def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", a, b)
 
 
-def _step_to_boundary(x: np.ndarray, dx: np.ndarray) -> np.ndarray:
-    """Per lane, the largest ``t ≤ 1`` with ``x + t·dx ≥ 0``, for ``x > 0``:
-    ``1 / max(1, max_s(−dx_s / x_s))``."""
-    return 1.0 / np.maximum(1.0, (-dx / x).max(axis=1))
-
-
 class FastDualSolver:
     """Certified numpy solver of eq. (4) for many candidates (module docstring).
 
@@ -402,8 +397,8 @@ class FastDualSolver:
         def step(dx, ds, dz1, dz2):
             # one length for primal and dual: the dual residual ∇φ(α) − z₁ + z₂ involves
             # α (through Q), so unequal lengths would break the dual feasibility
-            return np.minimum(np.minimum(_step_to_boundary(alpha, dx), _step_to_boundary(s, ds)),
-                              np.minimum(_step_to_boundary(z1, dz1), _step_to_boundary(z2, dz2)))
+            return np.minimum(np.minimum(step_to_boundary(alpha, dx), step_to_boundary(s, ds)),
+                              np.minimum(step_to_boundary(z1, dz1), step_to_boundary(z2, dz2)))
 
         # predictor (affine scaling): complementarity targets 0, so r₁/α = −z₁, r₂/s = −z₂
         dx = system.solve(zs * r_u - grad)
