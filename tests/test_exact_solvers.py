@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from cvxtop import SolverError, TopRanker, surrogates
-from cvxtop.datasets import load_paper_dataset
+from cvxtop.datasets import load_paper_dataset, make_ranking_data
 from cvxtop.solvers import RankingObjective, minimize, solve_cutting_plane, solve_direct
 from cvxtop.surrogates import PapSurrogate, PrecSurrogate
 from conftest import registered
@@ -338,9 +338,9 @@ def test_a_repeated_cut_is_refused_and_the_master_point_queried(name, seed, mast
                    <= 1e-12 * max(1.0, abs(intercepts[i]))
                    for i in range(len(rows)) for j in range(i))
 
-    def spied_add(self, h, g, offset, refuse_repeat=True):
+    def spied_add(self, h, g, offset, rounding, refuse_repeat=True):
         before = repeats(self)
-        added = add(self, h, g, offset, refuse_repeat)
+        added = add(self, h, g, offset, rounding, refuse_repeat)
         if refuse_repeat:  # the store's equal pairs do not grow
             assert repeats(self) == before
         events.append(("add", added, refuse_repeat))
@@ -412,7 +412,7 @@ def test_cut_store_products_run_over_the_slots_in_use(support, shape, split, mon
     g = rng.standard_normal((10, shape[0]))
     H = np.asarray((Z.T @ g.T).T)  # one cut h = Zᵀg per row
     for h_c, g_c in zip(H, g):
-        bundle.add(h_c, g_c, float(rng.standard_normal()))
+        bundle.add(h_c, g_c, float(rng.standard_normal()), (0.0, 0.0))
     assert bundle.used == 10 and len(bundle.b) == 16  # the store doubled twice
     np.testing.assert_allclose(bundle.G[:10, :10], H @ H.T, rtol=1e-12, atol=1e-12)
     bundle.active[[2, 5]] = False  # freed slots keep their stale rows
@@ -456,7 +456,7 @@ def test_aggregating_stale_cuts_keeps_the_master_point_and_compacts_the_store():
                         solver="CLARABEL", options=None, threads=ProductThreads(None))
     g = rng.standard_normal((12, 40))
     for g_c in g:
-        bundle.add(Z.T @ g_c, g_c, float(rng.standard_normal()))
+        bundle.add(Z.T @ g_c, g_c, float(rng.standard_normal()), (0.0, 0.0))
     bundle.lam[:12] = rng.random(12) * (rng.random(12) < 0.7)
     bundle.lam /= bundle.lam.sum()
     point = bundle.combination(bundle.lam)
@@ -593,3 +593,41 @@ def test_solver_functions_default_to_their_methods_options():
                 assert parameter.default == OPTIONS[method][name], (method, name)
                 checked += 1
     assert checked >= 8
+
+
+def test_at_a_huge_scale_the_bound_stays_below_every_feasible_objective():
+    """X·1e6 with C = 1e8 (C = 1e20 on X, once scaled): the cuts' intercepts lose digits to
+    the products they are differences of. The bound counts the cuts lowered by their
+    rounding, so it stays below the zero model's objective (and the best point's); the fit
+    says the problem is too badly conditioned to certify instead of returning a wrong
+    bound (before: 'lower bound 8.5e26 above objective 1.8e22')."""
+    X, y = make_ranking_data(200, 5, random_state=0)
+    with pytest.raises(SolverError, match="too badly conditioned to certify"):
+        TopRanker(k=0.5, C=1e8, max_iter=300).fit(X * 1e6, y)
+    with pytest.warns(UserWarning, match="too badly conditioned"):
+        model = TopRanker(k=0.5, C=1e8, max_iter=300, accept_inaccurate=True).fit(X * 1e6, y)
+    zero = RankingObjective(X * 1e6, y, surrogates.get("prec@k-avg", 0.5), 1e8)
+    assert model.lower_bound_ <= zero.value(np.zeros(5))
+    assert model.lower_bound_ <= model.objective_
+
+
+def test_cut_rounding_bounds_the_error_of_the_intercept_and_of_h():
+    """The computed intercept L(s) − g·s and h = Zᵀg against exact rational arithmetic,
+    at scores from 1 to 1e20."""
+    from fractions import Fraction
+
+    from cvxtop.solvers.cutting_plane import _cut_rounding, _frobenius
+
+    rng = np.random.default_rng(0)
+    for scale in (1.0, 1e6, 1e12, 1e20):
+        Z = rng.standard_normal((40, 4))
+        w = rng.standard_normal(4) * scale
+        s = Z @ w
+        y = np.r_[np.ones(10, int), np.zeros(30, int)]
+        loss, g = surrogates.get("prec@k-avg", 3).bind(y).value_and_subgradient(s)
+        intercept_margin, h_error = _cut_rounding(loss, g, s, _frobenius(Z))
+        exact = Fraction(loss) - sum(Fraction(gi) * Fraction(si) for gi, si in zip(g, s))
+        assert abs(Fraction(loss - float(g @ s)) - exact) <= Fraction(intercept_margin)
+        h_exact = [sum(Fraction(Z[i, j]) * Fraction(g[i]) for i in range(40)) for j in range(4)]
+        error = np.linalg.norm([float(Fraction(h) - e) for h, e in zip(Z.T @ g, h_exact)])
+        assert error <= h_error

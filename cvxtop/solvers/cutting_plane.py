@@ -214,6 +214,9 @@ class _CutBundle:
             self.cuts = rows
         self.G = np.zeros((capacity, capacity))
         self.b = np.zeros(capacity)
+        # each cut's rounding (:func:`_cut_rounding`): of its intercept, and of its h
+        self.margin = np.zeros(capacity)
+        self.h_error = np.zeros(capacity)
         self.active = np.zeros(capacity, dtype=bool)
         self.idle = np.zeros(capacity, dtype=np.int64)
         self.lam = np.zeros(capacity)
@@ -251,6 +254,8 @@ class _CutBundle:
             self.cuts[keep] = mix @ self.cuts[stale]
             self.faces.rewritten(int(keep))
             self.b[keep] = float(self.b[stale] @ mix)
+            self.margin[keep] = float(self.margin[stale] @ mix)
+            self.h_error[keep] = float(self.h_error[stale] @ mix)
             column = self.G[:, stale] @ mix
             column[keep] = float(mix @ self.G[np.ix_(stale, stale)] @ mix)
             self.G[:, keep] = self.G[keep, :] = column
@@ -272,7 +277,7 @@ class _CutBundle:
         holes = np.flatnonzero(~self.active[:m])
         order[holes] = slots[slots >= m]
         self.cuts[holes] = self.cuts[order[holes]]
-        for values in (self.b, self.idle, self.lam):
+        for values in (self.b, self.margin, self.h_error, self.idle, self.lam):
             values[:m] = values[order]
         self.G[:m, :m] = self.G[np.ix_(order, order)]
         self.active[:m], self.active[m:] = True, False
@@ -291,19 +296,23 @@ class _CutBundle:
         if len(free):
             return int(free[0])
         m = len(self.b)
-        G, b, idle, lam = self.G, self.b, self.idle, self.lam
+        G, b, margin, h_error = self.G, self.b, self.margin, self.h_error
+        idle, lam = self.idle, self.lam
         self._allocate(min(2 * m, self.limit) if m < self.limit else 2 * m)
         self.G[:m, :m], self.b[:m], self.active[:m] = G, b, True
+        self.margin[:m], self.h_error[:m] = margin, h_error
         self.idle[:m], self.lam[:m] = idle, lam
         return m
 
-    def add(self, h: np.ndarray, g: np.ndarray, offset: float, refuse_repeat: bool = True
-            ) -> bool:
-        """Add the cut ``b_c + h·w`` with ``h = Zᵀg``, unless ``refuse_repeat`` and the store
-        holds it already; whether it was added."""
+    def add(self, h: np.ndarray, g: np.ndarray, offset: float, rounding: tuple[float, float],
+            refuse_repeat: bool = True) -> bool:
+        """Add the cut ``b_c + h·w`` with ``h = Zᵀg`` and its ``rounding`` (the bounds on
+        the errors of ``b_c`` and of ``h``, :func:`_cut_rounding`), unless
+        ``refuse_repeat`` and the store holds it already; whether it was added."""
         slot = self._free_slot()
         row = g if self.scores else h
         self.cuts[slot], self.b[slot] = row, offset
+        self.margin[slot], self.h_error[slot] = rounding
         self.faces.rewritten(slot)
         self.active[slot], self.idle[slot] = True, 0
         used = self._used = max(self._used, slot + 1)
@@ -370,7 +379,37 @@ class _CutBundle:
         model = float(values[active].max())
         below = values < model - 1e-9 * max(1.0, abs(model))
         self.idle = np.where(active & below, self.idle + 1, 0)
-        return w_c, float(b @ alpha) - 0.5 * float(Ha @ Ha)
+        # D(α) of the exact cuts, bounded below through their rounding: each intercept
+        # lowered by its margin, and ‖Hα‖ raised by the errors of the h's (h_error) and of
+        # the combination's m sums; b·α's own m terms carry a rounding of their own
+        m, eps = int(np.count_nonzero(alpha)) + 1, np.finfo(np.float64).eps
+        norms = np.sqrt(np.maximum(np.diag(self.G), 0.0))
+        combined = float(np.linalg.norm(Ha)) + float(self.h_error @ alpha) \
+            + (m + self.row) * eps * float(norms @ alpha)
+        return w_c, float(b @ alpha) - float(self.margin @ alpha) \
+            - 2.0 * m * eps * float(np.abs(b) @ alpha) - 0.5 * combined * combined
+
+
+def _frobenius(Z: Any) -> float:
+    """``‖Z‖_F`` (of the stored values, for a sparse ``Z``)."""
+    data = Z.data if sp.issparse(Z) else np.asarray(Z)
+    return float(np.sqrt(np.sum(np.square(data, dtype=np.float64))))
+
+
+def _cut_rounding(intercept: float, g: np.ndarray, scores: np.ndarray | None,
+                  norm_Z: float) -> tuple[float, float]:
+    """What rounding can have put into a cut ``L(Zw) >= b + hᵀw``: the intercept ``b = L(s)
+    − g·s`` is a difference of sums of ``n`` terms (error at most ``2(n+1)·ε·(|L(s)| +
+    |g|·|s|)``), and the computed ``h = Zᵀg`` lies within ``(n+1)·ε·‖Z‖_F·‖g‖`` of the
+    exact one. The lower bound counts the intercept lowered by the first and the norm of
+    the cuts' combination raised by the second (:meth:`_CutBundle.solve_master`), so that
+    it holds whatever the scale: at scores near 1e20 an intercept loses its digits to the
+    products it is the difference of, and without these margins a bound came out above a
+    feasible objective."""
+    n, eps = len(g), np.finfo(np.float64).eps
+    spread = abs(intercept) if scores is None else \
+        abs(intercept) + float(np.abs(g) @ np.abs(scores))
+    return 2.0 * (n + 1) * eps * spread, (n + 1) * eps * norm_Z * float(np.linalg.norm(g))
 
 
 def _final_bounds(objective: RankingObjective, best: np.ndarray, lower: float,
@@ -379,15 +418,18 @@ def _final_bounds(objective: RankingObjective, best: np.ndarray, lower: float,
     themselves (``exact_scores``), else recomputed from scratch (the scores were updated
     incrementally along the line searches); the lower bound; and the relative gap.
 
-    Both bounds carry floating-point rounding; a lower bound above the upper one by more
-    than that would be a bug, and is reported as such.
+    Both bounds carry floating-point rounding; a lower bound above the objective of a
+    feasible point (the best one, or the zero model) by more than that would be a failed
+    certificate, and is reported as such.
     """
     if not exact_scores:
         upper = objective.value(best)
+    zero = objective.value(np.zeros_like(best))  # a feasible objective the bound must not pass
     slack = 1e-12 * max(abs(upper), 1.0)
-    if lower > upper + slack:
-        raise SolverError(f"internal error: lower bound {lower!r} above objective {upper!r}",
-                          status="inconsistent_bounds")
+    if lower > min(upper, zero) + slack:
+        raise SolverError(f"the certificate failed: the lower bound {lower!r} is above the "
+                          f"objective {min(upper, zero)!r} of a feasible point (a cut lost its "
+                          "validity to rounding; please report it)", status="certificate_failed")
     lower = min(lower, upper)
     return upper, lower, (upper - lower) / max(abs(upper), 1e-12)
 
@@ -495,6 +537,7 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
             and _numbers_per_item(objective.Z) >= SEARCH_FEATURES:
         searched, search_later = True, False
     bundle = _CutBundle(Z, capacity, patience, master, solver, solver_options, threads)
+    norm_Z = _frobenius(objective.Z)
     if w0 is None:  # the zero model's scores need no product
         best, best_s = np.zeros(d), np.zeros(Z.shape[0])
     else:
@@ -521,7 +564,8 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
         # a repeat there too means the model is exact at that point, and only the master's
         # own inaccuracy (the cvxpy master's interior-point answer) leaves a gap: that cut
         # is stored again, which changes the master's problem
-        new_cut = bundle.add(h, g, loss - float(h @ query), refuse_repeat=mu < 1.0)
+        new_cut = bundle.add(h, g, loss - float(g @ query_s),
+                             _cut_rounding(loss, g, query_s, norm_Z), refuse_repeat=mu < 1.0)
         if it in dual_rounds and dual_solves \
                 and (upper - lower) > tol * max(abs(upper), 1e-12):
             # (a caller that stops the rounds itself passes tol = 0: its cut then aims at 1e-8)
@@ -533,7 +577,8 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
             stats["dual_solve_seconds"] += time.perf_counter() - started
             dual_solves = cut is not None  # after a failed solve, the rounds alone
             if cut is not None:  # a near-optimal dual point: its cut, and its weights
-                bundle.add(cut.h, cut.g, cut.intercept)
+                bundle.add(cut.h, cut.g, cut.intercept,
+                           _cut_rounding(cut.intercept, cut.g, None, norm_Z))
                 if cut.value < upper:
                     upper, best, best_s = cut.value, cut.weights, cut.scores
                     best_oracle, exact_scores = (cut.loss, cut.subgradient), True
@@ -574,6 +619,13 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
         query_s = best_s + mu * (s_c - best_s)
     upper, lower, gap = _final_bounds(objective, best, lower, upper, exact_scores)
     message = f"cutting plane stopped after {max_iter} rounds with relative gap {gap:.2e}"
+    rounding = C * float((bundle.margin + bundle.h_error) @ bundle.lam) / max(abs(upper),
+                                                                             1e-300)
+    if rounding > 0.5 * tol:
+        message += (f"; the rounding margins of the cuts alone account for a relative gap of "
+                    f"{rounding:.2e}: the problem is too badly conditioned to certify to tol "
+                    f"(C = {C:.3g} once the features are scaled to about 1, so large that "
+                    "float64 cannot certify its optimum's scores to tol)")
     if not accept_inaccurate:
         raise SolverError(f"{message}: raise max_iter or tol, or pass accept_inaccurate=True "
                           "to keep this point with its certified gap", status="max_iter")
