@@ -24,6 +24,7 @@ from ._threads import single_threaded_blas
 from ._validation import (check_bool, check_count_or_auto, check_options_mapping,
                           check_random_state, check_features, check_labels, check_matrix,
                           check_positive, check_same_length)
+from .parameters import Param, ParameterTable, choice, keyword_only, optional, positive_int
 from .gram import check_gram_matrix
 from .groups import Groups
 from .solvers import RankingObjective, SolveResult, Stream, check_method, minimize
@@ -58,9 +59,47 @@ PRECOMPUTED_EXPECTED_FAILED_CHECKS: dict[str, str] = {
 }
 
 
-#: TopRanker's parameters that are flags (``True`` or ``False`` only).
-FLAGS = ("accept_inaccurate", "skip_degenerate_groups", "shuffle", "average", "early_stopping",
-         "certify", "warm_start", "verbose")
+_EXACT, _APPROXIMATE = ("exact",), ("gd", "sgd", "perceptron")
+_STREAMING = ("sgd", "perceptron")
+
+#: TopRanker's parameters: what each accepts and which solver reads it; ``fit`` checks
+#: them once (:mod:`cvxtop.parameters`).
+PARAMETERS = ParameterTable("solver", (
+    Param("surrogate", "a name of `cvxtop.surrogates.SURROGATES` (checked by "
+          "`surrogates.get`)"),
+    Param("k", "int ≥ 1 or float in (0, 1] (resolved against n₊ by the surrogate's rule)"),
+    Param("C", "float > 0", check_positive),
+    Param("solver", "`exact`, `gd`, `sgd`, `perceptron`",
+          choice(("exact", "gd", "sgd", "perceptron"))),
+    Param("kernel", "`linear`, `precomputed`", choice(("linear", "precomputed"))),
+    Param("engine", "`auto`, `direct`, `cutting-plane`",
+          choice(("auto", "direct", "cutting-plane")), _EXACT),
+    Param("cvx_solver", "a cvxpy solver: " + ", ".join(f"`{s}`" for s in _cvxpy.SOLVERS),
+          choice(_cvxpy.SOLVERS), _EXACT),
+    Param("solver_options", "None or a mapping", optional(check_options_mapping), _EXACT),
+    Param("tol", "None or float > 0", optional(check_positive)),
+    Param("max_iter", "int ≥ 1", positive_int, ("exact", "gd")),
+    Param("accept_inaccurate", "bool", check_bool, _EXACT),
+    Param("skip_degenerate_groups", "bool", check_bool),
+    Param("batch_size", "int ≥ 1 or `auto`", check_count_or_auto, _STREAMING),
+    Param("epochs", "int ≥ 1 or `auto`", check_count_or_auto, _STREAMING),
+    Param("shuffle", "bool", check_bool, _STREAMING),
+    Param("random_state", "None, int in [0, 2³²), or a numpy generator", check_random_state,
+          _STREAMING),
+    Param("learning_rate", ", ".join(f"`{r}`" for r in ("auto",) + STEP_RULES),
+          choice(("auto",) + STEP_RULES), ("gd", "sgd")),
+    Param("eta0", "float > 0", check_positive, ("gd", "sgd")),
+    Param("average", "bool", check_bool, ("sgd",)),
+    Param("radius", "None or float > 0", optional(check_positive), ("sgd",),
+          refuse_ignored=True),
+    Param("early_stopping", "bool", check_bool, ("sgd",)),
+    Param("certify", "bool", check_bool, _APPROXIMATE),
+    Param("warm_start", "bool", check_bool, _EXACT),
+    Param("verbose", "bool", check_bool),
+    Param("gram_rtol", "None or float in (0, 1) (checked by `cvxtop.gram`)", None,
+          ("precomputed",), chosen_by="kernel"),
+    Param("pos_label", "None or one of the values of y"),
+))
 
 
 def expected_failed_checks(estimator: "TopRanker") -> dict[str, str]:
@@ -243,7 +282,8 @@ class TopRanker(BaseEstimator):
     scikit-learn scorer.
     """
 
-    def __init__(self, surrogate: str = "prec@k-avg", k: int | float = 0.25, C: float = 1.0,
+    @keyword_only
+    def __init__(self, surrogate: str = "prec@k-avg", *, k: int | float = 0.25, C: float = 1.0,
                  solver: str = "exact", kernel: str = "linear", engine: str = "auto",
                  cvx_solver: str = "CLARABEL", solver_options: dict[str, Any] | None = None,
                  tol: float | None = None, max_iter: int = 2000,
@@ -312,37 +352,12 @@ class TopRanker(BaseEstimator):
                              f"(found {shown})")
         return check_labels(np.asarray(relevant, dtype=np.int64), "y")
 
-    def check_params(self) -> None:
-        """Validate the parameters as ``fit`` does: ``ValueError`` or ``TypeError`` naming
-        the parameter."""
-        choices = [("solver", ("exact", "gd", "sgd", "perceptron")),
-                   ("kernel", ("linear", "precomputed")),
-                   ("engine", ("auto", "direct", "cutting-plane")),
-                   ("cvx_solver", _cvxpy.SOLVERS),
-                   ("learning_rate", ("auto",) + STEP_RULES)]
-        for name, allowed in choices:
-            value = getattr(self, name)
-            if value not in allowed:
-                raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
-        for name in ("C", "eta0"):
-            check_positive(getattr(self, name), name)
-        if self.tol is not None:
-            check_positive(self.tol, "tol")
-        if self.radius is not None:
-            check_positive(self.radius, "radius")
-            if self.solver != "sgd":
-                raise ValueError("radius (the projected form) applies to solver='sgd' only, "
-                                 f"not {self.solver!r}")
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) \
-                or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
-        check_count_or_auto(self.epochs, "epochs")
-        check_count_or_auto(self.batch_size, "batch_size")
-        for name in FLAGS:
-            check_bool(getattr(self, name), name)
-        check_random_state(self.random_state)
-        if self.solver_options is not None:
-            check_options_mapping(self.solver_options, "solver_options")
+    def check_params(self) -> dict[str, Any]:
+        """Validate the parameters as ``fit`` does (:data:`PARAMETERS`): ``ValueError`` or
+        ``TypeError`` naming the parameter, and an
+        :class:`~cvxtop.parameters.IgnoredParameterWarning` for a parameter set that the
+        chosen solver does not read. Returns the checked values."""
+        return PARAMETERS.check(self)
 
     def _tol(self) -> float | None:
         """``tol``, or its default for the solver: ``1e-6`` for the exact engines,

@@ -10,7 +10,7 @@ from sklearn.model_selection import GroupShuffleSplit, train_test_split
 
 from ._validation import check_features, check_fraction, check_labels, check_matrix, is_sparse
 from .cutoff import is_fraction, prec_cutoff, tau_cutoff
-from .estimators import TopRanker
+from .estimators import PARAMETERS, TopRanker
 from .io import read_labeled_features, read_labels
 from .model_io import SavedModel, save_model
 from .report import evaluate_scores
@@ -85,8 +85,9 @@ def fit_from_file(path: str, *, surrogate: str = "prec@k-avg", k: int | float = 
     else:
         X_tr, y_tr, g_tr, X_te = X, y, groups, None
     mean, scale = _standardizer(X_tr, standardize)
+    shuffled = {"random_state": seed} if PARAMETERS.reads("random_state", solver) else {}
     model = TopRanker(surrogate, k=k, C=C, solver=solver, engine=engine, epochs=epochs,
-                      batch_size=batch_size, random_state=seed, verbose=progress)
+                      batch_size=batch_size, verbose=progress, **shuffled)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model.fit(_standardized(X_tr, mean, scale), y_tr, groups=g_tr)

@@ -12,7 +12,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import (
     check_bool,
-    check_choice,
     check_fraction,
     check_labels,
     check_matrix,
@@ -28,6 +27,7 @@ from .._validation import (
     require_target,
 )
 from ..gram import Gram, check_gram_matrix
+from ..parameters import Param, ParameterTable, choice, keyword_only, optional
 from .candidates import (
     SOLVERS,
     SolverPlan,
@@ -107,6 +107,21 @@ class _TrainingData:
 #: Newton systems cost ``O(n r²)`` and its iterations grow on degenerate data (the
 #: measurements behind the bound: docs/aatp.md, "Solvers and certificates").
 FACTOR_MAX_RANK = 64
+
+#: AATP's parameters: what each accepts and which solver or kernel reads it; ``fit``
+#: checks them once (:mod:`cvxtop.parameters`).
+PARAMETERS = ParameterTable("solver", (
+    Param("tau", "float in (0, 1)", check_fraction),
+    Param("C", "float > 0", check_positive),
+    Param("kernel", "`linear`, `rbf`, `precomputed`, or a callable returning the Gram "
+          "matrix (checked at fit)"),
+    Param("gamma", "None or float > 0", optional(check_positive), ("rbf",), chosen_by="kernel"),
+    Param("solver", ", ".join(f"`{s}`" for s in SOLVERS), choice(SOLVERS)),
+    Param("n_jobs", "None or a nonzero int", check_n_jobs),
+    Param("progress", "bool", check_bool),
+    Param("screen", "bool", check_bool, ("fast",)),
+    Param("gram_rtol", "None or float in (0, 1) (checked by `cvxtop.gram`)"),
+))
 
 
 def _feature_radius(problem: AATPProblem, plan: SolverPlan, factor: np.ndarray | None
@@ -226,7 +241,8 @@ class AATP(BaseEstimator):
     n_features_in_ : int
     """
 
-    def __init__(self, tau: float = 0.05, C: float = 1.0,
+    @keyword_only
+    def __init__(self, *, tau: float = 0.05, C: float = 1.0,
                  kernel: str | Callable[[np.ndarray, np.ndarray], Any] = "linear",
                  gamma: float | None = None, solver: str = "fast",
                  n_jobs: int | None = None, progress: bool = False, screen: bool = True,
@@ -250,15 +266,14 @@ class AATP(BaseEstimator):
         return tags
 
     # ---- validation ------------------------------------------------------------------
-    def check_params(self) -> None:
-        """Validate the parameters as ``fit`` does: ``ValueError`` or ``TypeError`` naming
-        the parameter."""
-        self._tau = check_fraction(self.tau, "tau")
-        self._C = check_positive(self.C, "C")
-        check_choice(self.solver, "solver", SOLVERS)
-        self._n_jobs = check_n_jobs(self.n_jobs)
-        for name in ("progress", "screen"):
-            check_bool(getattr(self, name), name)
+    def check_params(self) -> dict[str, Any]:
+        """Validate the parameters as ``fit`` does (:data:`PARAMETERS`): ``ValueError`` or
+        ``TypeError`` naming the parameter, and an
+        :class:`~cvxtop.parameters.IgnoredParameterWarning` for a parameter set that the
+        chosen solver or kernel does not read. Returns the checked values."""
+        values = PARAMETERS.check(self)
+        self._tau, self._C, self._n_jobs = values["tau"], values["C"], values["n_jobs"]
+        return values
 
     def _training_data(self, X: Any) -> _TrainingData:
         reject_sparse(X, "X")

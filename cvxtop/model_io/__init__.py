@@ -12,6 +12,7 @@ described by ``docs/schemas/model.schema.json`` and ``docs/model-files.md``.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -19,6 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._validation import check_features, check_n_features, is_sparse
+from ..parameters import IgnoredParameterWarning
 from .codecs import CODECS, Codec, codec_for, json_value, kernel_name
 from .document import FORMAT, FORMAT_VERSION, Fields, ModelFileError, finite_json, \
     read_document, write_document
@@ -348,7 +350,9 @@ def _estimator(fields: Fields, codec: Codec, document: dict[str, Any],
         raise fields.error("problem", f"must be null for {codec.name}")
     try:
         estimator = cls(**arguments)
-        estimator.check_params()
+        with warnings.catch_warnings():  # the file's parameters were fitted with
+            warnings.simplefilter("ignore", IgnoredParameterWarning)  # (warned then)
+            estimator.check_params()
         if codec.name == "TopRanker":
             from ..surrogates import get
 

@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 
 from .._validation import check_int_in_range, check_positive
+from ..parameters import Param, keyword_only, optional
 from ._model import n_outputs
 from .base import Problem
 from .online import OnlineLearner
@@ -45,6 +46,23 @@ class _GrowingRows:
         return self._data[:self.size]
 
 
+#: The named kernels of :func:`sklearn.metrics.pairwise.pairwise_kernels` that read gamma.
+_GAMMA_KERNELS = ("rbf", "laplacian", "poly", "polynomial", "sigmoid", "chi2")
+
+
+def _check_kernel(value: Any, name: str) -> Any:
+    if not callable(value) and value not in PAIRWISE_KERNEL_FUNCTIONS:
+        raise ValueError(f"{name} must be a callable or one of "
+                         f"{sorted(PAIRWISE_KERNEL_FUNCTIONS)}, got {value!r}")
+    return value
+
+
+def _check_coef0(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise TypeError(f"{name} must be a finite real number, got {value!r}")
+    return float(value)
+
+
 class KernelPredtron(OnlineLearner):
     """Predtron (Jain et al. 2015 Algorithm 1) with a kernel in place of the inner product.
 
@@ -56,7 +74,8 @@ class KernelPredtron(OnlineLearner):
     for vector inputs and 1 for subset ranking).
     """
 
-    def __init__(self, problem: Problem, eta: float = 1.0, epochs: int = 1,
+    @keyword_only
+    def __init__(self, problem: Problem, *, eta: float = 1.0, epochs: int = 1,
                  kernel: str | Callable[[np.ndarray, np.ndarray], float] = "linear",
                  gamma: float | None = None, degree: int = 3, coef0: float = 1.0) -> None:
         super().__init__(problem, eta=eta, epochs=epochs)
@@ -65,19 +84,17 @@ class KernelPredtron(OnlineLearner):
         self.degree = degree
         self.coef0 = coef0
 
-    def check_params(self) -> None:
-        """Validate the parameters as ``fit`` does: ``ValueError`` or ``TypeError`` naming
-        the parameter."""
-        super().check_params()
-        if not callable(self.kernel) and self.kernel not in PAIRWISE_KERNEL_FUNCTIONS:
-            raise ValueError(f"kernel must be a callable or one of "
-                             f"{sorted(PAIRWISE_KERNEL_FUNCTIONS)}, got {self.kernel!r}")
-        if self.gamma is not None:
-            check_positive(self.gamma, "gamma")
-        check_int_in_range(self.degree, "degree", 1, 100)
-        if isinstance(self.coef0, bool) or not isinstance(self.coef0, numbers.Real) \
-                or not np.isfinite(self.coef0):
-            raise TypeError(f"coef0 must be a finite real number, got {self.coef0!r}")
+    PARAMETERS = OnlineLearner.PARAMETERS.extended(
+        Param("kernel", "a callable k(a, b) or a name of scikit-learn's pairwise kernels",
+              _check_kernel),
+        Param("gamma", "None or float > 0", optional(check_positive), _GAMMA_KERNELS,
+              chosen_by="kernel"),
+        Param("degree", "int in [1, 100]",
+              lambda value, name: check_int_in_range(value, name, 1, 100), ("poly", "polynomial"),
+              chosen_by="kernel"),
+        Param("coef0", "a finite real number", _check_coef0, ("poly", "polynomial", "sigmoid"),
+              chosen_by="kernel"),
+    )
 
     def _kernel_params(self) -> dict[str, Any]:
         if callable(self.kernel):

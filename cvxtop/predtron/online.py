@@ -22,6 +22,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from .._validation import check_int_in_range, check_positive
+from ..parameters import Param, ParameterTable, keyword_only, optional
 from ._model import as_rows, check_batch, check_problem, coef_view, mean_loss, n_outputs
 from .base import Problem
 from .links import dual_exponent, paper_r, pnorm_link
@@ -48,7 +49,8 @@ class OnlineLearner(BaseEstimator, ABC):
     ``n_rounds_``; ``n_iter_`` (passes made by the last :meth:`fit`).
     """
 
-    def __init__(self, problem: Problem, eta: float = 1.0, epochs: int = 1) -> None:
+    @keyword_only
+    def __init__(self, problem: Problem, *, eta: float = 1.0, epochs: int = 1) -> None:
         self.problem = problem
         self.eta = eta
         self.epochs = epochs
@@ -76,12 +78,17 @@ class OnlineLearner(BaseEstimator, ABC):
         """Step against the gradient ``rowsᵀ direction`` of ψ (Algorithm 1, line 10)."""
 
     # ---- fitting -----------------------------------------------------------------------
-    def check_params(self) -> None:
-        """Validate the parameters as ``fit`` does: ``ValueError`` or ``TypeError`` naming
-        the parameter."""
-        check_problem(self.problem)
-        check_positive(self.eta, "eta")
-        check_int_in_range(self.epochs, "epochs", 1, 10**9)
+    #: The learner's parameters (:mod:`cvxtop.parameters`); subclasses extend it.
+    PARAMETERS = ParameterTable(None, (
+        Param("problem", "a `cvxtop.predtron` problem", lambda value, _: check_problem(value)),
+        Param("eta", "float > 0", check_positive),
+        Param("epochs", "int ≥ 1", lambda value, name: check_int_in_range(value, name, 1, 10**9)),
+    ))
+
+    def check_params(self) -> dict[str, Any]:
+        """Validate the parameters as ``fit`` does (:attr:`PARAMETERS`): ``ValueError`` or
+        ``TypeError`` naming the parameter. Returns the checked values."""
+        return self.PARAMETERS.check(self)
 
     def _start(self, n_features: int) -> None:
         self.n_features_in_ = n_features
@@ -179,6 +186,13 @@ class Predtron(OnlineLearner):
         self._V -= self.eta * (rows.T @ direction)
 
 
+def _check_link_exponent(value: Any, name: str) -> float:
+    r = check_positive(value, name)
+    if not 1.0 < r <= 2.0:
+        raise ValueError(f"{name} must lie in (1, 2], got {r}")
+    return r
+
+
 class PredtronLink(Predtron):
     """Predtron.Link with the p-norm link, Jain et al. 2015 Corollaries 6 (ℓ1) and 8 (group).
 
@@ -191,19 +205,14 @@ class PredtronLink(Predtron):
     shaped like ``coef_``).
     """
 
-    def __init__(self, problem: Problem, eta: float = 1.0, epochs: int = 1,
+    @keyword_only
+    def __init__(self, problem: Problem, *, eta: float = 1.0, epochs: int = 1,
                  r: float | None = None) -> None:
         super().__init__(problem, eta=eta, epochs=epochs)
         self.r = r
 
-    def check_params(self) -> None:
-        """Validate the parameters as ``fit`` does: ``ValueError`` or ``TypeError`` naming
-        the parameter."""
-        super().check_params()
-        if self.r is not None:
-            r = check_positive(self.r, "r")
-            if not 1.0 < r <= 2.0:
-                raise ValueError(f"r must lie in (1, 2], got {r}")
+    PARAMETERS = OnlineLearner.PARAMETERS.extended(
+        Param("r", "None or float in (1, 2]", optional(_check_link_exponent)))
 
     def _init_model(self, n_features: int) -> None:
         super()._init_model(n_features)
