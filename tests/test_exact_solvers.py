@@ -283,10 +283,11 @@ def test_cutting_plane_bundle_growth_and_pruning(d, seed, C, patience, master, m
     program's, and the rigorous bound never falls back. With its memory budget spent the
     store aggregates cuts idle for a round, whatever the patience, so it stays within
     room for two full active sets."""
-    import cvxtop.solvers.cutting_plane as cp_module
+    import cvxtop.solvers.cut_store as store_module
+    from cvxtop.solvers.cut_store import CutStore
 
     calls = {"aggregate": 0, "slots": 0}
-    aggregate, allocate = cp_module._CutBundle._aggregate_stale, cp_module._CutBundle._allocate
+    aggregate, allocate = CutStore._aggregate_stale, CutStore._allocate
 
     def counted_aggregate(self, rounds):
         calls["aggregate"] += 1
@@ -296,9 +297,9 @@ def test_cutting_plane_bundle_growth_and_pruning(d, seed, C, patience, master, m
         calls["slots"] = max(calls["slots"], capacity)
         return allocate(self, capacity)
 
-    monkeypatch.setattr(cp_module._CutBundle, "_aggregate_stale", counted_aggregate)
-    monkeypatch.setattr(cp_module._CutBundle, "_allocate", counted_allocate)
-    monkeypatch.setattr(cp_module, "STORE_BYTES", 8 * d)  # room for one cut
+    monkeypatch.setattr(CutStore, "_aggregate_stale", counted_aggregate)
+    monkeypatch.setattr(CutStore, "_allocate", counted_allocate)
+    monkeypatch.setattr(store_module, "STORE_BYTES", 8 * d)  # room for one cut
     X, y = ranking_data(seed, n=200, d=d)
     obj = RankingObjective(X, y, surrogates.get("prec@k-avg", 0.25), C)
     bounds = []
@@ -329,7 +330,9 @@ def test_a_repeated_cut_is_refused_and_the_master_point_queried(name, seed, mast
     obj = RankingObjective(X, y, surrogates.get(name, 0.25 if name.startswith("prec") else 4),
                            10.0)
     events = []
-    add, master_solve = cp_module._CutBundle.add, cp_module._CutBundle.solve_master
+    from cvxtop.solvers.cut_store import CutStore
+
+    add, master_solve = CutStore.add, cp_module.solve_master
     oracle = RankingObjective.loss_and_score_gradient
 
     def repeats(bundle):
@@ -346,8 +349,8 @@ def test_a_repeated_cut_is_refused_and_the_master_point_queried(name, seed, mast
         events.append(("add", added, refuse_repeat))
         return added
 
-    def spied_master(self, C):
-        w_c, bound = master_solve(self, C)
+    def spied_master(store, C):
+        w_c, bound = master_solve(store, C)
         events.append(("master", obj.Z @ w_c))
         return w_c, bound
 
@@ -355,8 +358,8 @@ def test_a_repeated_cut_is_refused_and_the_master_point_queried(name, seed, mast
         events.append(("query", np.array(s)))
         return oracle(self, s)
 
-    monkeypatch.setattr(cp_module._CutBundle, "add", spied_add)
-    monkeypatch.setattr(cp_module._CutBundle, "solve_master", spied_master)
+    monkeypatch.setattr(CutStore, "add", spied_add)
+    monkeypatch.setattr(cp_module, "solve_master", spied_master)
     monkeypatch.setattr(RankingObjective, "loss_and_score_gradient", spied_oracle)
     res = solve_cutting_plane(obj, tol=1e-8, master=master)
     monkeypatch.undo()
@@ -399,13 +402,13 @@ def test_cut_store_products_run_over_the_slots_in_use(support, shape, split, mon
     from scipy import sparse
 
     import cvxtop.solvers.parallel_products as pp
-    from cvxtop.solvers.cutting_plane import _CutBundle, in_score_space
+    from cvxtop.solvers.cut_store import CutStore, in_score_space
 
     rng = np.random.default_rng(support)
     Z = sparse.random(*shape, density=0.5, random_state=support, format="csr")
     monkeypatch.setattr(pp, "PARALLEL_NUMBERS", 1)
     pool = ThreadPoolExecutor(max_workers=2) if split else None
-    bundle = _CutBundle(Z, capacity=4, patience=100, master="active-set",
+    bundle = CutStore(Z, capacity=4, patience=100, master="active-set",
                         solver="CLARABEL", options=None,
                         threads=pp.ProductThreads(pool, 2))
     assert bundle.scores == in_score_space(*shape) == (shape[0] < shape[1] / 2)
@@ -429,13 +432,13 @@ def test_wide_sparse_data_keep_cuts_in_score_space_with_the_same_certified_optim
         monkeypatch):
     """On wide data (d > 2n) the store keeps score subgradients; forcing d-dimensional rows
     gives the same certified optimum."""
-    import cvxtop.solvers.cutting_plane as cp_module
+    import cvxtop.solvers.cut_store as store_module
     from cvxtop.datasets import make_sparse_ranking_data
 
     X, y = make_sparse_ranking_data(300, 2000, density=0.02, noise=0.3, random_state=0)
     obj = RankingObjective(X, y, surrogates.get("prec@k-avg", 0.25), 0.1)
     scores = solve_cutting_plane(obj, tol=1e-8)
-    monkeypatch.setattr(cp_module, "in_score_space", lambda n, d: False)
+    monkeypatch.setattr(store_module, "in_score_space", lambda n, d: False)
     features = solve_cutting_plane(obj, tol=1e-8)
     assert scores.status == features.status == "optimal"
     assert scores.objective == pytest.approx(features.objective, rel=2e-8)
@@ -447,12 +450,12 @@ def test_aggregating_stale_cuts_keeps_the_master_point_and_compacts_the_store():
     """Cuts idle for the patience are replaced by their weighted mix: the master's point
     Σ λ_c h_c and the Gram matrix of the cuts stay right, and the cuts in use move to the
     first slots (the products run up to the last one in use)."""
-    from cvxtop.solvers.cutting_plane import _CutBundle
+    from cvxtop.solvers.cut_store import CutStore
     from cvxtop.solvers.parallel_products import ProductThreads
 
     rng = np.random.default_rng(3)
     Z = rng.standard_normal((40, 6))
-    bundle = _CutBundle(Z, capacity=16, patience=5, master="active-set",
+    bundle = CutStore(Z, capacity=16, patience=5, master="active-set",
                         solver="CLARABEL", options=None, threads=ProductThreads(None))
     g = rng.standard_normal((12, 40))
     for g_c in g:
@@ -616,7 +619,7 @@ def test_cut_rounding_bounds_the_error_of_the_intercept_and_of_h():
     at scores from 1 to 1e20."""
     from fractions import Fraction
 
-    from cvxtop.solvers.cutting_plane import _cut_rounding, _frobenius
+    from cvxtop.solvers.cut_store import cut_rounding, frobenius
 
     rng = np.random.default_rng(0)
     for scale in (1.0, 1e6, 1e12, 1e20):
@@ -625,7 +628,7 @@ def test_cut_rounding_bounds_the_error_of_the_intercept_and_of_h():
         s = Z @ w
         y = np.r_[np.ones(10, int), np.zeros(30, int)]
         loss, g = surrogates.get("prec@k-avg", 3).bind(y).value_and_subgradient(s)
-        intercept_margin, h_error = _cut_rounding(loss, g, s, _frobenius(Z))
+        intercept_margin, h_error = cut_rounding(loss, g, s, frobenius(Z))
         exact = Fraction(loss) - sum(Fraction(gi) * Fraction(si) for gi, si in zip(g, s))
         assert abs(Fraction(loss - float(g @ s)) - exact) <= Fraction(intercept_margin)
         h_exact = [sum(Fraction(Z[i, j]) * Fraction(g[i]) for i in range(40)) for j in range(4)]

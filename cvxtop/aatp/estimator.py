@@ -35,7 +35,7 @@ from .candidates import (
     nearest_neighbour_tour,
     solve_candidates,
 )
-from ..solvers.scaling import feature_scale, magnitude_scale
+from ..solvers.scaling import feature_scale, magnitude_scale, unscaled
 from .kernels import Kernel, make_kernel
 from .problem import AATPProblem, aatp_loss, items_problem, pairs_problem
 from .selection import certified_gap_bounds, score_candidate, select
@@ -389,7 +389,7 @@ class AATP(BaseEstimator):
                                       weights=problem.slot_sign * solution.alpha,
                                       minlength=problem.n_items)
         if data.scale != 1.0:
-            self._unscale(data.scale ** 2)
+            self._unscale(data.scale)
         if data.kernel.name == "linear":
             X = data.X_fit
             self.coef_ = X.T @ self.dual_coef_ - self.dual_coef_.sum() * X[chosen]
@@ -400,17 +400,16 @@ class AATP(BaseEstimator):
                                else data.X_fit.shape[1])
         return self
 
-    def _unscale(self, factor: float) -> None:
-        """Values of the rescaled problem (Gram matrix divided by ``factor``, C multiplied
-        by it) in the original problem's terms: objectives, duality gaps and dual
-        coefficients divided by ``factor``; scores, quantiles and their gaps unchanged."""
+    def _unscale(self, scale: float) -> None:
+        """Values of the rescaled problem (Gram matrix divided by ``scale²``, C multiplied
+        by it) in the original problem's terms, by the one rule of
+        :mod:`cvxtop.solvers.scaling`: objectives, duality gaps and dual coefficients
+        divided by ``scale²``; scores, quantiles and their gaps unchanged."""
+        factor = scale * scale
         for name in ("objective_", "duality_gap_", "candidate_objectives_",
                      "candidate_duality_gaps_", "dual_coef_"):
             setattr(self, name, getattr(self, name) / factor)
-        result = self.result_
-        self.result_ = replace(
-            result, coef=result.coef / factor, objective=result.objective / factor,
-            lower_bound=None if result.lower_bound is None else result.lower_bound / factor)
+        self.result_ = unscaled(self.result_, scale, dual=True)
 
     # ---- prediction ------------------------------------------------------------------
     def decision_function(self, X: Any) -> np.ndarray:

@@ -57,21 +57,19 @@ import time
 import warnings
 from typing import Any, Callable
 
-import cvxpy as cp
 import numpy as np
-import scipy.sparse as sp
 
-from .. import _cvxpy
 from .._threads import single_threaded_blas
 from .._validation import check_fraction
 from ..exceptions import SolverError
 from . import box_dual
+from .cut_store import CutStore, cut_rounding, frobenius, numbers_per_item
 from .line_search import line_search as segment_minimum
 from .objective import RankingObjective
 from .parallel_products import ProductThreads, product_threads
 from .result import EXACT_MAX_ITER, EXACT_TOL, SolveResult
+from .master import solve_master
 from .selection_dual import selection_dual_cut
-from .simplex_qp import FaceCache, solve_simplex_qp
 
 __all__ = ["solve_cutting_plane"]
 
@@ -104,8 +102,6 @@ SEARCH_STORE_RATIO = 50
 #: the best point it finds is also the dual solve's start (:mod:`.selection_dual`)
 #: (measured: docs/solvers.md, "Measurements behind the constants").
 SEARCH_FEATURES = 500
-#: Memory for stored cuts (d × slots doubles) before stale cuts are aggregated.
-STORE_BYTES = 256 * 2**20
 #: Rounds after which prec@k-avg's or -max's dual is solved over the items from the best
 #: point (:mod:`.selection_dual`), while the gap is above ``tol``: its cut closes the gap at
 #: once where the rounds would add one vertex of the optimum's face at a time.
@@ -114,302 +110,6 @@ STORE_BYTES = 256 * 2**20
 DUAL_SOLVE_ROUNDS = frozenset({50, 150, 400, 1000})
 #: The relative gap the dual solve aims at when the rounds' own ``tol`` is zero.
 DUAL_SOLVE_TOL = 1e-8
-
-
-def _dual(lam: np.ndarray, G: np.ndarray, c: np.ndarray) -> float:
-    return float(c @ lam) - 0.5 * float(lam @ G @ lam)
-
-
-def _polish(lam: np.ndarray, G: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Refine an interior-point solution of the master to machine precision.
-
-    On the support ``S`` of ``λ`` the master is an equality-constrained QP whose KKT
-    system ``[G_SS 1; 1ᵀ 0][λ_S; μ] = [c_S; 1]`` is solved directly; the refined point is
-    kept only if it is feasible and raises the dual value, so the rigorous lower bound can
-    only improve.
-    """
-    support = np.flatnonzero(lam > 1e-9 * lam.max())
-    m = len(support)
-    kkt = np.zeros((m + 1, m + 1))
-    kkt[:m, :m] = G[np.ix_(support, support)]
-    kkt[:m, m] = kkt[m, :m] = 1.0
-    solution = np.linalg.lstsq(kkt, np.r_[c[support], 1.0], rcond=None)[0]
-    refined = np.zeros_like(lam)
-    refined[support] = solution[:m]
-    if np.all(refined >= 0) and abs(refined.sum() - 1.0) < 1e-12 \
-            and _dual(refined, G, c) > _dual(lam, G, c):
-        return refined / refined.sum()
-    return lam
-
-
-def _cvxpy_master(G: np.ndarray, c: np.ndarray, solver: str,
-                  options: dict[str, Any] | None) -> np.ndarray:
-    """``max_λ cᵀλ − ½λᵀGλ`` over the simplex with cvxpy: the reference for the active-set
-    master, and its fallback. Returns λ exactly feasible (clipped and renormalized)."""
-    lam = cp.Variable(len(c), nonneg=True)
-    problem = cp.Problem(cp.Maximize(c @ lam - 0.5 * cp.quad_form(lam, cp.psd_wrap(G))),
-                         [cp.sum(lam) == 1])
-    # an inaccurate master solution is fine: its λ is projected onto the simplex and the
-    # bound is evaluated exactly there, so it stays rigorous
-    _cvxpy.solve(problem, solver, options, what="the cutting-plane master",
-                 accept_inaccurate=True, warn=False)
-    value = np.maximum(np.asarray(lam.value, dtype=np.float64), 0.0)
-    total = value.sum()
-    if not np.isfinite(total) or total <= 0:
-        raise SolverError("the cutting-plane master returned no usable solution",
-                          status=str(problem.status))
-    return _polish(value / total, G, c)
-
-
-def _numbers_per_item(Z: Any) -> float:
-    """The numbers ``Z`` stores per item (its features when dense, its nonzeros per row when
-    sparse): what a product with it reads per item."""
-    stored = Z.nnz if sp.issparse(Z) else Z.size
-    return stored / max(Z.shape[0], 1)
-
-
-def in_score_space(n_items: int, n_features: int) -> bool:
-    """Whether the cut store keeps a cut ``h = Zᵀg`` as its score subgradient ``g``: when
-    there are fewer than half as many items as features (wide, usually sparse, data), a
-    row of ``n`` numbers instead of ``d`` makes the store's products cheaper by ``d/n``,
-    for two more products with ``Z`` a round."""
-    return 2 * n_items < n_features
-
-
-class _CutBundle:
-    """Cuts ``L(Zw) >= b_c + h_c·w`` in slots, with their Gram matrix ``G = HᵀH`` kept up
-    to date, and pruning by aggregation.
-
-    The cuts are stored slot-major, one row of ``cuts`` per slot: ``h_c`` itself, or on wide
-    data (:func:`in_score_space`) the score subgradient ``g_c`` with ``h_c = Zᵀg_c``, and then
-    ``G``'s new column is ``g_cᵀ(Z h)`` and a combination ``Hα`` is ``Zᵀ(Σ α_c g_c)``. Every
-    product with the rows runs over the slots up to the last one in use, or over the
-    master's support alone when that is smaller: at d = 50,000 a product with a whole store
-    of d-dimensional rows costs as much as a pass over a sparse ``X``."""
-
-    def __init__(self, Z: Any, capacity: int, patience: int, master: str, solver: str,
-                 options: dict[str, Any] | None, threads: ProductThreads) -> None:
-        n, d = Z.shape
-        self.Z, self.scores, self.threads = Z, in_score_space(n, d), threads
-        self.row = n if self.scores else d
-        self.patience, self.master = patience, master
-        self.solver, self.options = solver, options
-        self.faces = FaceCache()  # the master's last factored face, for the next master
-        # Cuts are kept (the store doubling as needed) up to room for a full active set,
-        # 2(rank + 2) with rank <= min(n, d), within a memory budget; past that, stale cuts
-        # are aggregated.
-        full = 2 * (min(n, d) + 2)
-        self.limit = max(capacity, min(full, STORE_BYTES // (8 * max(self.row, 1))))
-        # The rows of every slot up to the limit are reserved at once: zeroed pages cost no
-        # memory until a cut is written to them, and the store then does not copy its rows
-        # as it grows (at 50,000 features a doubling copied up to 200 MB).
-        self.cuts = np.zeros((self.limit, self.row))
-        self._used = 0  # one past the last slot in use (:attr:`used`)
-        self._allocate(capacity)
-
-    def _allocate(self, capacity: int) -> None:
-        if len(self.cuts) < capacity:  # past the limit: the rows double too
-            rows = np.zeros((capacity, self.row))
-            rows[:len(self.cuts)] = self.cuts
-            self.cuts = rows
-        self.G = np.zeros((capacity, capacity))
-        self.b = np.zeros(capacity)
-        # each cut's rounding (:func:`_cut_rounding`): of its intercept, and of its h
-        self.margin = np.zeros(capacity)
-        self.h_error = np.zeros(capacity)
-        self.active = np.zeros(capacity, dtype=bool)
-        self.idle = np.zeros(capacity, dtype=np.int64)
-        self.lam = np.zeros(capacity)
-
-    @property
-    def used(self) -> int:
-        """One past the last slot in use: products with the cuts stop there."""
-        return self._used
-
-    def _recount(self) -> None:
-        in_use = self.active.nonzero()[0]
-        self._used = int(in_use[-1]) + 1 if len(in_use) else 0
-
-    def combination(self, weights: np.ndarray) -> np.ndarray:
-        """``H @ weights`` for weights that vanish on free slots, over their support."""
-        support, used = np.flatnonzero(weights), self.used
-        if 2 * len(support) < used:
-            rows = self.threads.times_rows(weights[support], self.cuts[support])
-        else:
-            rows = self.threads.times_rows(weights[:used], self.cuts[:used])
-        return np.asarray(self.Z.T @ rows).ravel() if self.scores else rows
-
-    def _aggregate_stale(self, patience: int) -> None:
-        """Replace the cuts that stayed below the model for ``patience`` rounds by their
-        convex combination with the last master weights (valid, and it keeps the last
-        master solution feasible, so the lower bound never falls back)."""
-        stale = np.flatnonzero(self.idle >= patience)
-        if len(stale) < 2:
-            return
-        weight = self.lam[stale].sum()
-        mix = self.lam[stale] / weight if weight > 0 else None
-        self.active[stale], self.lam[stale] = False, 0.0
-        if mix is not None:
-            keep = stale[0]
-            self.cuts[keep] = mix @ self.cuts[stale]
-            self.faces.rewritten(int(keep))
-            self.b[keep] = float(self.b[stale] @ mix)
-            self.margin[keep] = float(self.margin[stale] @ mix)
-            self.h_error[keep] = float(self.h_error[stale] @ mix)
-            column = self.G[:, stale] @ mix
-            column[keep] = float(mix @ self.G[np.ix_(stale, stale)] @ mix)
-            self.G[:, keep] = self.G[keep, :] = column
-            self.active[keep], self.idle[keep] = True, 0
-            # the merged cut carries the stale cuts' weight, so Σ λ_c h_c, the last master
-            # point, is unchanged and the next master starts there
-            self.lam[keep] = weight
-        self._compact()
-        self._recount()
-
-    def _compact(self) -> None:
-        """Move the cuts in use to the first slots, so that the products, which run up to
-        the last slot in use, run over them alone."""
-        slots = np.flatnonzero(self.active)
-        m = len(slots)
-        if m == 0 or slots[-1] == m - 1:
-            return
-        order = np.arange(m)  # new slot i holds old slot order[i]
-        holes = np.flatnonzero(~self.active[:m])
-        order[holes] = slots[slots >= m]
-        self.cuts[holes] = self.cuts[order[holes]]
-        for values in (self.b, self.margin, self.h_error, self.idle, self.lam):
-            values[:m] = values[order]
-        self.G[:m, :m] = self.G[np.ix_(order, order)]
-        self.active[:m], self.active[m:] = True, False
-        self.faces = FaceCache()  # the slots of the cached face moved
-
-    def _free_slot(self) -> int:
-        """A free slot: the first unused one; else, below the slot limit, a new one (the
-        capacity doubles, up to the limit); else one freed by aggregating stale cuts (idle
-        for ``patience`` rounds, or for one round once the store has used its memory
-        budget); else a new one (the capacity doubles past the limit)."""
-        if self.active.all() and len(self.b) >= self.limit:
-            self._aggregate_stale(self.patience)
-            if self.active.all() and 8 * len(self.b) * self.row >= STORE_BYTES:
-                self._aggregate_stale(1)
-        free = np.flatnonzero(~self.active)
-        if len(free):
-            return int(free[0])
-        m = len(self.b)
-        G, b, margin, h_error = self.G, self.b, self.margin, self.h_error
-        idle, lam = self.idle, self.lam
-        self._allocate(min(2 * m, self.limit) if m < self.limit else 2 * m)
-        self.G[:m, :m], self.b[:m], self.active[:m] = G, b, True
-        self.margin[:m], self.h_error[:m] = margin, h_error
-        self.idle[:m], self.lam[:m] = idle, lam
-        return m
-
-    def add(self, h: np.ndarray, g: np.ndarray, offset: float, rounding: tuple[float, float],
-            refuse_repeat: bool = True) -> bool:
-        """Add the cut ``b_c + h·w`` with ``h = Zᵀg`` and its ``rounding`` (the bounds on
-        the errors of ``b_c`` and of ``h``, :func:`_cut_rounding`), unless
-        ``refuse_repeat`` and the store holds it already; whether it was added."""
-        slot = self._free_slot()
-        row = g if self.scores else h
-        self.cuts[slot], self.b[slot] = row, offset
-        self.margin[slot], self.h_error[slot] = rounding
-        self.faces.rewritten(slot)
-        self.active[slot], self.idle[slot] = True, 0
-        used = self._used = max(self._used, slot + 1)
-        column = np.zeros(len(self.b))
-        # h_cᵀh for every stored cut: O(row·slots), the one product with the rows
-        column[:used] = self.threads.rows_times(
-            self.cuts[:used], np.asarray(self.Z @ h).ravel() if self.scores else h)
-        if refuse_repeat and self._repeats(slot, row, offset, column):
-            self.active[slot] = False
-            self._recount()
-            return False
-        self.G[:, slot] = self.G[slot, :] = column
-        return True
-
-    def _repeats(self, slot: int, row: np.ndarray, offset: float, column: np.ndarray
-                 ) -> bool:
-        """Whether an active cut other than ``slot`` has the same row and intercept (to
-        rounding): a query on a piece of ``L`` the model holds already gives that piece's
-        cut again. Found through the Gram column (``h_c·h = ‖h‖² = ‖h_c‖²``) and confirmed
-        on the rows themselves."""
-        norm = column[slot]
-        close = 1e-12 * max(norm, 1e-300)
-        near = (np.abs(column[:self._used] - norm) <= close).nonzero()[0]
-        return any(c != slot and self.active[c] and abs(self.G[c, c] - norm) <= close
-                   and abs(self.b[c] - offset) <= 1e-12 * max(1.0, abs(offset))
-                   and np.array_equal(self.cuts[c], row) for c in near)
-
-    def aggregate_line(self, w: np.ndarray, d: np.ndarray, w_c: np.ndarray, C: float
-                       ) -> tuple[float, float]:
-        """The last master's aggregate cut ``Σ λ_c (b_c + h_c·x)`` (a convex combination of
-        cuts, so below ``L``, and equal to the cut model at ``w_c``) along ``x = w + τd``:
-        its intercept and slope in ``τ``. Its ``Σ λ_c h_c`` is ``−w_c/C``: no product with
-        the cuts."""
-        return float(self.b @ self.lam) - float(w @ w_c) / C, -float(d @ w_c) / C
-
-    def solve_master(self, C: float) -> tuple[np.ndarray, float]:
-        """The master solution ``w_c`` and the rigorous dual bound ``D(α)``."""
-        b, active = self.b, self.active
-        # With α = Cλ, D = C(b·λ − ½C‖Hλ‖²): the simplex QP in λ with Q = G, c = b/C. The
-        # active-set method takes views of the slots up to the last one in use, and a mask
-        # of those in use (no copy).
-        lam = None
-        if self.master == "active-set":
-            used = self.used
-            lam_used = solve_simplex_qp(self.G[:used, :used], b[:used] / C, self.lam[:used],
-                                        allowed=active[:used], cache=self.faces)
-            if lam_used is not None:
-                lam = np.zeros(len(b))
-                lam[:used] = lam_used
-        if lam is None:  # the cvxpy master: the reference, and the fallback
-            slots = np.flatnonzero(active)
-            # scaled so that the master's data are O(1) for the solver's tolerances
-            scale = max(1.0, float(np.max(np.diag(self.G)[slots])))
-            lam = np.zeros(len(b))
-            lam[slots] = _cvxpy_master(self.G[np.ix_(slots, slots)] / scale,
-                                       b[slots] / (C * scale), self.solver, self.options)
-        self.lam = lam
-        alpha = C * lam  # zero on free slots
-        Ha = self.combination(alpha)
-        w_c = -Ha
-        # A cut is idle while it lies strictly below the model at w_c (judged by values, not
-        # weights: the cvxpy master's interior-point weights are never exactly zero).
-        values = b - self.G @ alpha  # b + Hᵀw_c, through the Gram matrix
-        model = float(values[active].max())
-        below = values < model - 1e-9 * max(1.0, abs(model))
-        self.idle = np.where(active & below, self.idle + 1, 0)
-        # D(α) of the exact cuts, bounded below through their rounding: each intercept
-        # lowered by its margin, and ‖Hα‖ raised by the errors of the h's (h_error) and of
-        # the combination's m sums; b·α's own m terms carry a rounding of their own
-        m, eps = int(np.count_nonzero(alpha)) + 1, np.finfo(np.float64).eps
-        norms = np.sqrt(np.maximum(np.diag(self.G), 0.0))
-        combined = float(np.linalg.norm(Ha)) + float(self.h_error @ alpha) \
-            + (m + self.row) * eps * float(norms @ alpha)
-        return w_c, float(b @ alpha) - float(self.margin @ alpha) \
-            - 2.0 * m * eps * float(np.abs(b) @ alpha) - 0.5 * combined * combined
-
-
-def _frobenius(Z: Any) -> float:
-    """``‖Z‖_F`` (of the stored values, for a sparse ``Z``)."""
-    data = Z.data if sp.issparse(Z) else np.asarray(Z)
-    return float(np.sqrt(np.sum(np.square(data, dtype=np.float64))))
-
-
-def _cut_rounding(intercept: float, g: np.ndarray, scores: np.ndarray | None,
-                  norm_Z: float) -> tuple[float, float]:
-    """What rounding can have put into a cut ``L(Zw) >= b + hᵀw``: the intercept ``b = L(s)
-    − g·s`` is a difference of sums of ``n`` terms (error at most ``2(n+1)·ε·(|L(s)| +
-    |g|·|s|)``), and the computed ``h = Zᵀg`` lies within ``(n+1)·ε·‖Z‖_F·‖g‖`` of the
-    exact one. The lower bound counts the intercept lowered by the first and the norm of
-    the cuts' combination raised by the second (:meth:`_CutBundle.solve_master`), so that
-    it holds whatever the scale: at scores near 1e20 an intercept loses its digits to the
-    products it is the difference of, and without these margins a bound came out above a
-    feasible objective."""
-    n, eps = len(g), np.finfo(np.float64).eps
-    spread = abs(intercept) if scores is None else \
-        abs(intercept) + float(np.abs(g) @ np.abs(scores))
-    return 2.0 * (n + 1) * eps * spread, (n + 1) * eps * norm_Z * float(np.linalg.norm(g))
 
 
 def _final_bounds(objective: RankingObjective, best: np.ndarray, lower: float,
@@ -470,12 +170,12 @@ def solve_cutting_plane(
         Starting point (a warm start); zeros by default.
     capacity : int
         Initial number of cut slots. The store doubles when every slot is in use, up to
-        room for a full active set (``2(d + 2)`` cuts, within :data:`STORE_BYTES`); past
+        room for a full active set (``2(d + 2)`` cuts, within :data:`.cut_store.STORE_BYTES`); past
         that, cuts idle for ``patience`` rounds are aggregated. Storage therefore follows
         the number of cuts the solve needs, not ``d²``.
     patience : int
         Rounds a cut must stay below the model before it may be aggregated away (once the
-        store has used :data:`STORE_BYTES`, one round). Aggregating sooner loses cuts that
+        store has used :data:`.cut_store.STORE_BYTES`, one round). Aggregating sooner loses cuts that
         come back: on Spambase pAp@k-ts (d = 57) at C = 1 and 10, 10 rounds left the gap
         stuck near 1e-6 after 2000 rounds, where 100 certify it in 545 and 607.
     step_fraction : float, optional
@@ -534,10 +234,10 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
     # by the rule (line_search None) the search starts once the store is dear
     searched, search_later = bool(line_search), line_search is None
     if search_later and objective.restricted_segment \
-            and _numbers_per_item(objective.Z) >= SEARCH_FEATURES:
+            and numbers_per_item(objective.Z) >= SEARCH_FEATURES:
         searched, search_later = True, False
-    bundle = _CutBundle(Z, capacity, patience, master, solver, solver_options, threads)
-    norm_Z = _frobenius(objective.Z)
+    bundle = CutStore(Z, capacity, patience, master, solver, solver_options, threads)
+    norm_Z = frobenius(objective.Z)
     if w0 is None:  # the zero model's scores need no product
         best, best_s = np.zeros(d), np.zeros(Z.shape[0])
     else:
@@ -565,7 +265,7 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
         # own inaccuracy (the cvxpy master's interior-point answer) leaves a gap: that cut
         # is stored again, which changes the master's problem
         new_cut = bundle.add(h, g, loss - float(g @ query_s),
-                             _cut_rounding(loss, g, query_s, norm_Z), refuse_repeat=mu < 1.0)
+                             cut_rounding(loss, g, query_s, norm_Z), refuse_repeat=mu < 1.0)
         if it in dual_rounds and dual_solves \
                 and (upper - lower) > tol * max(abs(upper), 1e-12):
             # (a caller that stops the rounds itself passes tol = 0: its cut then aims at 1e-8)
@@ -578,11 +278,11 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
             dual_solves = cut is not None  # after a failed solve, the rounds alone
             if cut is not None:  # a near-optimal dual point: its cut, and its weights
                 bundle.add(cut.h, cut.g, cut.intercept,
-                           _cut_rounding(cut.intercept, cut.g, None, norm_Z))
+                           cut_rounding(cut.intercept, cut.g, None, norm_Z))
                 if cut.value < upper:
                     upper, best, best_s = cut.value, cut.weights, cut.scores
                     best_oracle, exact_scores = (cut.loss, cut.subgradient), True
-        w_c, bound = bundle.solve_master(C)
+        w_c, bound = solve_master(bundle, C)
         lower = max(lower, bound)
         s_c = Z @ w_c
         if search_later and bundle.used * bundle.row >= SEARCH_STORE_RATIO * Z.shape[0]:

@@ -58,14 +58,18 @@ def rescaled(objective: RankingObjective, scale: float) -> RankingObjective:
     return other
 
 
-def unscaled(result: SolveResult, scale: float) -> SolveResult:
-    """A result of the rescaled problem in the original problem's terms."""
+def unscaled(result: SolveResult, scale: float, *, dual: bool = False) -> SolveResult:
+    """A result of the rescaled problem in the original problem's terms: values divided
+    by ``scale²``, and ``coef`` by ``scale`` (a primal ``w``) or, with ``dual``, by
+    ``scale²`` (dual variables ``α``, as AATP's: their problem's Gram matrix is divided by
+    ``scale²`` and its ``C`` multiplied by it)."""
     factor = scale * scale
 
     def value(v: float | None) -> float | None:
         return None if v is None else v / factor
 
-    return replace(result, coef=result.coef / scale, objective=result.objective / factor,
+    coef = result.coef / (factor if dual else scale)
+    return replace(result, coef=coef, objective=result.objective / factor,
                    lower_bound=value(result.lower_bound), solver_value=value(result.solver_value),
                    message=f"{result.message}; solved on the features divided by 2^"
                            f"{int(math.log2(scale))} with C multiplied by its square")

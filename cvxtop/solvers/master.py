@@ -1,0 +1,111 @@
+"""The cutting plane's master problem: the dual QP over the simplex in the cuts' Gram
+matrix, solved by the warm-started active-set method of :mod:`.simplex_qp` (cvxpy the
+reference and fallback), and its rigorous lower bound.
+
+With ``α = Cλ`` the master's dual is ``D = C(b·λ − ½C‖Hλ‖²)``, a QP over the simplex with
+``Q = G`` and ``c = b/C``. Any feasible ``λ`` gives a lower bound on the optimum (weak
+duality); :func:`solve_master` evaluates it with each intercept lowered by its rounding
+margin and the combination's norm raised by its own (:func:`.cut_store.cut_rounding`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+
+from .. import _cvxpy
+from ..exceptions import SolverError
+from .cut_store import CutStore
+from .simplex_qp import solve_simplex_qp
+
+__all__ = ["solve_master", "cvxpy_master", "polish", "dual_value"]
+
+
+def dual_value(lam: np.ndarray, G: np.ndarray, c: np.ndarray) -> float:
+    return float(c @ lam) - 0.5 * float(lam @ G @ lam)
+
+
+def polish(lam: np.ndarray, G: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Refine an interior-point solution of the master to machine precision.
+
+    On the support ``S`` of ``λ`` the master is an equality-constrained QP whose KKT
+    system ``[G_SS 1; 1ᵀ 0][λ_S; μ] = [c_S; 1]`` is solved directly; the refined point is
+    kept only if it is feasible and raises the dual value, so the rigorous lower bound can
+    only improve.
+    """
+    support = np.flatnonzero(lam > 1e-9 * lam.max())
+    m = len(support)
+    kkt = np.zeros((m + 1, m + 1))
+    kkt[:m, :m] = G[np.ix_(support, support)]
+    kkt[:m, m] = kkt[m, :m] = 1.0
+    solution = np.linalg.lstsq(kkt, np.r_[c[support], 1.0], rcond=None)[0]
+    refined = np.zeros_like(lam)
+    refined[support] = solution[:m]
+    if np.all(refined >= 0) and abs(refined.sum() - 1.0) < 1e-12 \
+            and dual_value(refined, G, c) > dual_value(lam, G, c):
+        return refined / refined.sum()
+    return lam
+
+
+def cvxpy_master(G: np.ndarray, c: np.ndarray, solver: str,
+                  options: dict[str, Any] | None) -> np.ndarray:
+    """``max_λ cᵀλ − ½λᵀGλ`` over the simplex with cvxpy: the reference for the active-set
+    master, and its fallback. Returns λ exactly feasible (clipped and renormalized)."""
+    lam = cp.Variable(len(c), nonneg=True)
+    problem = cp.Problem(cp.Maximize(c @ lam - 0.5 * cp.quad_form(lam, cp.psd_wrap(G))),
+                         [cp.sum(lam) == 1])
+    # an inaccurate master solution is fine: its λ is projected onto the simplex and the
+    # bound is evaluated exactly there, so it stays rigorous
+    _cvxpy.solve(problem, solver, options, what="the cutting-plane master",
+                 accept_inaccurate=True, warn=False)
+    value = np.maximum(np.asarray(lam.value, dtype=np.float64), 0.0)
+    total = value.sum()
+    if not np.isfinite(total) or total <= 0:
+        raise SolverError("the cutting-plane master returned no usable solution",
+                          status=str(problem.status))
+    return polish(value / total, G, c)
+
+
+def solve_master(store: CutStore, C: float) -> tuple[np.ndarray, float]:
+    """The master solution ``w_c`` and the rigorous dual bound ``D(α)`` of the cuts in
+    ``store`` (whose master weights and idle counts it updates)."""
+    b, active = store.b, store.active
+    # With α = Cλ, D = C(b·λ − ½C‖Hλ‖²): the simplex QP in λ with Q = G, c = b/C. The
+    # active-set method takes views of the slots up to the last one in use, and a mask
+    # of those in use (no copy).
+    lam = None
+    if store.master == "active-set":
+        used = store.used
+        lam_used = solve_simplex_qp(store.G[:used, :used], b[:used] / C, store.lam[:used],
+                                    allowed=active[:used], cache=store.faces)
+        if lam_used is not None:
+            lam = np.zeros(len(b))
+            lam[:used] = lam_used
+    if lam is None:  # the cvxpy master: the reference, and the fallback
+        slots = np.flatnonzero(active)
+        # scaled so that the master's data are O(1) for the solver's tolerances
+        scale = max(1.0, float(np.max(np.diag(store.G)[slots])))
+        lam = np.zeros(len(b))
+        lam[slots] = cvxpy_master(store.G[np.ix_(slots, slots)] / scale,
+                                   b[slots] / (C * scale), store.solver, store.options)
+    store.lam = lam
+    alpha = C * lam  # zero on free slots
+    Ha = store.combination(alpha)
+    w_c = -Ha
+    # A cut is idle while it lies strictly below the model at w_c (judged by values, not
+    # weights: the cvxpy master's interior-point weights are never exactly zero).
+    values = b - store.G @ alpha  # b + Hᵀw_c, through the Gram matrix
+    model = float(values[active].max())
+    below = values < model - 1e-9 * max(1.0, abs(model))
+    store.idle = np.where(active & below, store.idle + 1, 0)
+    # D(α) of the exact cuts, bounded below through their rounding: each intercept
+    # lowered by its margin, and ‖Hα‖ raised by the errors of the h's (h_error) and of
+    # the combination's m sums; b·α's own m terms carry a rounding of their own
+    m, eps = int(np.count_nonzero(alpha)) + 1, np.finfo(np.float64).eps
+    norms = np.sqrt(np.maximum(np.diag(store.G), 0.0))
+    combined = float(np.linalg.norm(Ha)) + float(store.h_error @ alpha) \
+        + (m + store.row) * eps * float(norms @ alpha)
+    return w_c, float(b @ alpha) - float(store.margin @ alpha) \
+        - 2.0 * m * eps * float(np.abs(b) @ alpha) - 0.5 * combined * combined
