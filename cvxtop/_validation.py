@@ -340,17 +340,19 @@ def check_bool(value: Any, name: str) -> bool:
 
 
 def check_random_state(value: Any, name: str = "random_state") -> Any:
-    """A seed: ``None``, an int ``>= 0``, a :class:`numpy.random.Generator`,
-    ``SeedSequence`` or ``BitGenerator``, or a legacy ``RandomState`` (scikit-learn's
-    habit). Returned as given (:func:`make_rng` draws from it)."""
+    """A seed: ``None``, an int in ``[0, 2³²)`` (what scikit-learn's splitters accept
+    too), a :class:`numpy.random.Generator`, ``SeedSequence`` or ``BitGenerator``, or a
+    legacy ``RandomState`` (scikit-learn's habit). Returned as given (:func:`make_rng`
+    draws from it)."""
     if value is None or isinstance(value, (np.random.Generator, np.random.SeedSequence,
                                            np.random.BitGenerator, np.random.RandomState)):
         return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be None, an int >= 0 or a numpy Generator, got "
+        raise TypeError(f"{name} must be None, an int from 0 to 2**32 - 1 or a numpy Generator, got "
                         f"{type(value).__name__} {value!r}")
-    if value < 0:
-        raise ValueError(f"{name} must be None, an int >= 0 or a numpy Generator, got {value}")
+    if not 0 <= value < 2 ** 32:
+        raise ValueError(f"{name} must be None, an int from 0 to 2**32 - 1 or a numpy "
+                         f"Generator, got {value}")
     return value
 
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from . import __version__
-from ._validation import check_count_or_auto, check_features, check_labels, check_ranked_scores
+from ._validation import (check_count_or_auto, check_features, check_fraction, check_labels,
+                          check_random_state, check_ranked_scores)
 from .io import read_scored_items, read_vector
+from .parameters import positive_int
 from .report import evaluate_scores, format_table, metric_rows
 from .solvers.minibatch import DEFAULT_EPOCHS
 from .solvers.one_block import ONE_BLOCK_ROUNDS
@@ -108,35 +110,31 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return value
+def _argument(parse: Callable[[str], Any], check: Callable[[Any, str], Any],
+              must: str) -> Callable[[str], Any]:
+    """An argparse type: ``parse`` the text, then run the library's own check of the value
+    (:mod:`cvxtop._validation`, :mod:`cvxtop.parameters`), so that an option accepts
+    exactly what the parameter it sets accepts; a refusal says what the option ``must``
+    be."""
+
+    def convert(text: str) -> Any:
+        try:
+            return check(parse(text), "the value")
+        except (TypeError, ValueError):
+            raise argparse.ArgumentTypeError(f"must be {must}, got {text!r}") from None
+
+    return convert
 
 
-def _seed(text: str) -> int:
-    """``--seed``: an int from 0 to 2**32 − 1 (what numpy and scikit-learn accept)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 <= value < 2 ** 32:
-        raise argparse.ArgumentTypeError(f"must be an integer from 0 to 2**32 - 1, got {text!r}")
-    return value
-
-
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"must be a number in (0, 1), got {text!r}")
-    return value
+#: ``--k`` of ``evaluate``: a positive integer.
+_positive_int = _argument(int, positive_int, "a positive integer")
+#: ``--seed``: what numpy and scikit-learn accept as a seed.
+_seed = _argument(int, check_random_state, "an integer from 0 to 2**32 - 1")
+#: ``--tau``: a number in (0, 1), as the estimators' ``tau``.
+_fraction = _argument(float, check_fraction, "a number in (0, 1)")
+#: ``--batch-size``, ``--epochs``: a positive integer or ``auto``.
+_parse_count_or_auto = _argument(lambda text: text if text == "auto" else int(text),
+                                 check_count_or_auto, "a positive integer or 'auto'")
 
 
 def _parse_k(text: str) -> int | float:
@@ -164,15 +162,6 @@ def _model_path(text: str) -> str:
     if not path.resolve().parent.is_dir():
         raise argparse.ArgumentTypeError(f"the directory of {text!r} does not exist")
     return text
-
-
-def _parse_count_or_auto(text: str) -> int | str:
-    """``--batch-size`` or ``--epochs``: a positive int or ``auto``."""
-    try:
-        return check_count_or_auto(text if text == "auto" else int(text), "the value")
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"must be a positive integer or 'auto', got {text!r}") from None
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:
@@ -287,10 +276,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         raise ValueError(f"{runner} not found: cvxtop bench runs the benchmark suite of a "
                          "checkout of the cvxtop repository; run it from the checkout's root "
                          "or pass --dir")
-    command = [sys.executable, str(runner), "--out", args.out] + (
-        ["--quick"] if args.quick else []) + (["--json"] if args.json else [])
-    if args.only:
-        command += ["--only", *args.only]
+    command = [sys.executable, str(runner), "--out", args.out, *args.runner_options]
     return subprocess.run(command).returncode
 
 
@@ -429,13 +415,11 @@ def build_parser() -> argparse.ArgumentParser:
         "bench", help="run the benchmark suite of a repository checkout",
         description="Run benchmarks/run.py of a checkout of the cvxtop repository: a table "
         "per benchmark and a summary, written to --out (the published tables under "
-        "benchmarks/results/ are rewritten only with --out benchmarks/results).")
-    bench.add_argument("--quick", action="store_true", help="the smoke version (< 5 min)")
+        "benchmarks/results/ are rewritten only with --out benchmarks/results). Every other "
+        "option goes to benchmarks/run.py as it is: --quick (the smoke version), --only "
+        "NAME ..., --json (see python benchmarks/run.py --help).")
     bench.add_argument("--out", default="cvxtop-bench",
                        help="directory for the tables and the summary (./cvxtop-bench)")
-    bench.add_argument("--json", action="store_true",
-                       help="print the summary as JSON (one object per benchmark)")
-    bench.add_argument("--only", nargs="+", metavar="NAME", help="run only these benchmarks")
     bench.add_argument("--dir", default=".", help="the repository checkout (.)")
     bench.set_defaults(func=_cmd_bench)
 
@@ -490,7 +474,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, unknown = parser.parse_known_args(argv)
+        if args.command == "bench":  # its options are benchmarks/run.py's own
+            args.runner_options = unknown
+        elif unknown:
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except _UsageError as exc:
         print(exc, file=sys.stderr)
         return 2

@@ -88,22 +88,16 @@ def fit_from_file(path: str, *, surrogate: str = "prec@k-avg", k: int | float = 
     shuffled = {"random_state": seed} if PARAMETERS.reads("random_state", solver) else {}
     model = TopRanker(surrogate, k=k, C=C, solver=solver, engine=engine, epochs=epochs,
                       batch_size=batch_size, verbose=progress, **shuffled)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        model.fit(_standardized(X_tr, mean, scale), y_tr, groups=g_tr)
+    caught = _fit_and_record(model, _standardized(X_tr, mean, scale), y_tr, groups=g_tr)
     training = {
-        "data": str(path), "items": len(y_tr), "relevant": int(y_tr.sum()),
-        "features": X.shape[1], "index_column": data.index_column,
-        "label_column": data.label_column, "group_column": data.group_column,
-        "lists": None if groups is None else int(model.n_groups_), "surrogate": surrogate,
-        "k": k, "cutoff": metric_cutoff(k, y_tr), "C": C, "solver": solver,
-        "engine": model.engine_, "objective": float(model.objective_),
+        **_training_fields(path, data, y_tr, X.shape[1],
+                           None if groups is None else int(model.n_groups_), C, model,
+                           model.status_),
+        "surrogate": surrogate, "k": k, "cutoff": metric_cutoff(k, y_tr), "solver": solver,
         "certified_gap": None if model.gap_ is None else float(model.gap_),
-        "status": model.status_, "iterations": int(model.n_iter_),
         "zero_model": bool(model.zero_model_),
     }
-    report: dict[str, Any] = {"training": training,
-                              "warnings": [str(w.message) for w in caught]}
+    report: dict[str, Any] = {"training": training, "warnings": caught}
     names = list(data.feature_names) if data.feature_names else None
     saved = SavedModel(model, mean, scale, None if names is None else tuple(names), training)
     for part, Xp, yp, gp in [("train", X_tr, y_tr, g_tr)] + (
@@ -113,6 +107,27 @@ def fit_from_file(path: str, *, surrogate: str = "prec@k-avg", k: int | float = 
     if model_path:
         save_model(saved, model_path)
     return report
+
+
+def _fit_and_record(model: Any, *args: Any, **kwargs: Any) -> list[str]:
+    """Fit ``model`` and return the warnings the fit raised (the reports list them)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(*args, **kwargs)
+    return [str(w.message) for w in caught]
+
+
+def _training_fields(path: str, data: Any, y_train: np.ndarray, n_features: int | None,
+                     lists: int | None, C: float, model: Any, status: str) -> dict[str, Any]:
+    """The fields of the ``"training"`` part that ``cvxtop fit`` and ``cvxtop aatp`` share:
+    the data and its columns, the items fitted, C, the engine and its answer."""
+    return {
+        "data": str(path), "items": len(y_train), "relevant": int(y_train.sum()),
+        "features": n_features, "index_column": data.index_column,
+        "label_column": data.label_column, "group_column": data.group_column,
+        "lists": lists, "C": C, "engine": model.engine_, "objective": float(model.objective_),
+        "status": status, "iterations": int(model.n_iter_),
+    }
 
 
 def _standardizer(X_tr: np.ndarray, standardize: bool
@@ -175,7 +190,8 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
                      gram_rtol=gram_rtol)
         K_train = K if te is None else K[np.ix_(tr, tr)]  # a memory map stays one
         what = f"{gram} (--gram)" if te is None else f"the training rows of {gram} (--gram)"
-        model.fit(check_gram_matrix(K_train, what, gram_rtol), y[tr])
+        caught = _fit_and_record(model, check_gram_matrix(K_train, what, gram_rtol), y[tr])
+        n_features = None
         parts = [("train", K_train, tr)] + (
             [("test", K[np.ix_(te, tr)], te)] if te is not None else [])
         kernel_name = f"precomputed ({gram})"
@@ -186,22 +202,23 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
         Xs = _standardized(X, mean, scale)
         model = AATP(tau=tau, C=C, kernel=kernel, gamma=gamma, progress=progress,
                      n_jobs=n_jobs, gram_rtol=gram_rtol)
-        model.fit(Xs[tr], y[tr])
+        caught = _fit_and_record(model, Xs[tr], y[tr])
+        n_features = X.shape[1]
         parts = [("train", Xs[tr], tr)] + ([("test", Xs[te], te)] if te is not None else [])
         kernel_name = kernel
     training = {
-        "data": str(path), "items": len(tr), "relevant": int(y[tr].sum()), "tau": tau,
-        "C": C, "kernel": kernel_name, "gamma": model.kernel_.gamma,
+        **_training_fields(path, data, y[tr], n_features, None, C, model,
+                           model.result_.status),
+        "tau": tau, "kernel": kernel_name, "gamma": model.kernel_.gamma,
         "candidates": len(model.candidates_), "candidate": int(model.candidate_),
         "quantile": float(model.quantile_), "candidate_gap": float(model.candidate_gap_),
         "objective": float(model.objective_), "duality_gap": float(model.duality_gap_),
         "gram_rank": getattr(model, "gram_rank_", None),
-        "label_column": data.label_column, "group_column": data.group_column,
     }
     ignored = [] if data.group_column is None else [
         f"column {data.group_column!r} holds list ids: AATP ranks one list, so it is left "
         "out of the features and not used"]
-    report: dict[str, Any] = {"training": training, "warnings": ignored}
+    report: dict[str, Any] = {"training": training, "warnings": ignored + caught}
     for part, Zp, idx in parts:
         yp = y[idx]
         report[part] = evaluate_scores(yp, model.decision_function(Zp),

@@ -261,6 +261,18 @@ def test_bench_outside_a_checkout_is_a_clear_error(tmp_path, capsys):
     assert code == 2 and "benchmarks/run.py not found" in err
 
 
+def test_bench_passes_its_other_options_to_the_suite_runner(tmp_path, capfd):
+    """``cvxtop bench`` declares only --dir and --out; the rest is benchmarks/run.py's own
+    (here its refusal of an unknown benchmark), so the two cannot drift apart."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    code = main(["bench", "--dir", str(root), "--out", str(tmp_path), "--only", "nope"])
+    assert code == 2 and "unknown benchmark(s): nope" in capfd.readouterr().err
+    code = main(["fit", "--no-such-option"])
+    assert code == 2 and "unrecognized arguments: --no-such-option" in capfd.readouterr().err
+
+
 def _aatp_data(tmp_path):
     rng = np.random.default_rng(3)
     X = rng.standard_normal((60, 3))
