@@ -269,7 +269,7 @@ def test_bench_passes_its_other_options_to_the_suite_runner(tmp_path, capfd):
     root = Path(__file__).resolve().parents[1]
     code = main(["bench", "--dir", str(root), "--out", str(tmp_path), "--only", "nope"])
     assert code == 2 and "unknown benchmark(s): nope" in capfd.readouterr().err
-    code = main(["fit", "--no-such-option"])
+    code = main(["evaluate", str(root / "README.md"), "--no-such-option"])
     assert code == 2 and "unrecognized arguments: --no-such-option" in capfd.readouterr().err
 
 
