@@ -61,7 +61,7 @@ def direct_rows(name: str, sizes: list[int]) -> list[dict]:
         best = solve_cutting_plane(obj, tol=1e-8, max_iter=5000).objective
         base = None
         for solver in SOLVERS:
-            res, seconds, err = timed(lambda: solve_direct(obj, solver=solver, certify=False))
+            res, seconds, err = timed(lambda: solve_direct(obj, cvx_solver=solver, certify=False))
             base = seconds if solver == "CLARABEL" else base
             rows.append({
                 "surrogate": name, "n": n, "solver": solver,
@@ -79,7 +79,7 @@ def cutting_plane_rows(name: str, sizes: list[int]) -> list[dict]:
         obj = problem(name, n)
         base = None
         for solver in SOLVERS:
-            res, seconds, err = timed(lambda: solve_cutting_plane(obj, solver=solver))
+            res, seconds, err = timed(lambda: solve_cutting_plane(obj, cvx_solver=solver))
             base = seconds if solver == "CLARABEL" else base
             rows.append({
                 "surrogate": name, "n": n, "master solver": solver,

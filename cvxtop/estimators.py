@@ -238,7 +238,7 @@ class TopRanker(BaseEstimator):
     status_ : str
     engine_ : str
         The method that ran, an identifier (``"direct"``, ``"cutting-plane"``, ``"dca"``,
-        ``"gd"``, ``"sgd"``, ``"perceptron"``; :data:`cvxtop.solvers.result.METHODS`).
+        ``"gd"``, ``"sgd"``, ``"perceptron"``; :data:`cvxtop.solvers.result.ENGINES`).
     engine_detail_ : str
         What else there is to say about it, in words (the cvxpy solver, the step rule, a
         fallback).
@@ -281,6 +281,9 @@ class TopRanker(BaseEstimator):
     over the lists. :func:`cvxtop.metrics.get_scorer` gives any other metric as a
     scikit-learn scorer.
     """
+
+    #: The declared parameters (:mod:`cvxtop.parameters`).
+    PARAMETERS = PARAMETERS
 
     @keyword_only
     def __init__(self, surrogate: str = "prec@k-avg", *, k: int | float = 0.25, C: float = 1.0,

@@ -27,7 +27,7 @@ from typing import Any, Callable
 from ._validation import check_choice
 
 __all__ = ["Param", "ParameterTable", "IgnoredParameterWarning", "choice", "optional",
-           "positive_int", "keyword_only"]
+           "positive_int", "keyword_only", "renamed_keyword"]
 
 
 class IgnoredParameterWarning(UserWarning):
@@ -89,10 +89,22 @@ class ParameterTable:
 
     method: str | None
     params: tuple[Param, ...]
+    #: Former names of parameters (old name to new), still accepted by the constructor
+    #: (:func:`renamed_keyword`) and in model files written before the rename.
+    renamed: tuple[tuple[str, str], ...] = ()
+
+    def with_current_names(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``params`` with former names replaced by the current ones (a model file's)."""
+        renamed = dict(self.renamed)
+        current = {renamed.get(name, name): value for name, value in params.items()}
+        if len(current) < len(params):
+            raise ValueError(f"holds a parameter under its former and its current name "
+                             f"({', '.join(f'{a} and {b}' for a, b in self.renamed)})")
+        return current
 
     def extended(self, *params: Param) -> "ParameterTable":
         """This table with more rows (a subclass's parameters)."""
-        return ParameterTable(self.method, self.params + params)
+        return ParameterTable(self.method, self.params + params, self.renamed)
 
     def names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params)
@@ -177,3 +189,25 @@ def keyword_only(init: Callable[..., None]) -> Callable[..., None]:
         init(self, *args[:len(leading)], **kwargs)
 
     return wrapped
+
+
+def renamed_keyword(old: str, new: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A function whose keyword ``old`` is now called ``new`` (the glossary's name,
+    docs/architecture.md): ``old=...`` still works, with a ``FutureWarning``."""
+
+    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
+        name = function.__qualname__.removesuffix(".__init__")
+
+        @functools.wraps(function)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            if old in kwargs:
+                if new in kwargs:
+                    raise TypeError(f"{name}() got both {old} and {new} (pass {new} only)")
+                warnings.warn(f"{name}({old}=...) is now {new}=...; {old} is deprecated and "
+                              "will be removed", FutureWarning, stacklevel=2)
+                kwargs[new] = kwargs.pop(old)
+            return function(*args, **kwargs)
+
+        return wrapped
+
+    return decorate

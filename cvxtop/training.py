@@ -186,7 +186,7 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
         if K.shape != (len(y), len(y)):
             raise ValueError(f"{gram}: the Gram matrix must be {len(y)} x {len(y)} to match "
                              f"the {len(y)} items of {path}, got {K.shape}")
-        model = AATP(tau=tau, C=C, kernel="precomputed", progress=progress, n_jobs=n_jobs,
+        model = AATP(tau=tau, C=C, kernel="precomputed", verbose=progress, n_jobs=n_jobs,
                      gram_rtol=gram_rtol)
         K_train = K if te is None else K[np.ix_(tr, tr)]  # a memory map stays one
         what = f"{gram} (--gram)" if te is None else f"the training rows of {gram} (--gram)"
@@ -200,7 +200,7 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
         X = check_matrix(data.X.toarray() if is_sparse(data.X) else data.X, "X")
         mean, scale = _standardizer(X[tr], standardize)
         Xs = _standardized(X, mean, scale)
-        model = AATP(tau=tau, C=C, kernel=kernel, gamma=gamma, progress=progress,
+        model = AATP(tau=tau, C=C, kernel=kernel, gamma=gamma, verbose=progress,
                      n_jobs=n_jobs, gram_rtol=gram_rtol)
         caught = _fit_and_record(model, Xs[tr], y[tr])
         n_features = X.shape[1]
@@ -211,7 +211,7 @@ def aatp_from_file(path: str, *, gram: str | None = None, tau: float = 0.05, C: 
                            model.result_.status),
         "tau": tau, "kernel": kernel_name, "gamma": model.kernel_.gamma,
         "candidates": len(model.candidates_), "candidate": int(model.candidate_),
-        "quantile": float(model.quantile_), "candidate_gap": float(model.candidate_gap_),
+        "quantile": float(model.quantile_), "candidate_gap": float(model.quantile_distance_),
         "objective": float(model.objective_), "duality_gap": float(model.duality_gap_),
         "gram_rank": getattr(model, "gram_rank_", None),
     }

@@ -70,7 +70,7 @@ def test_fitted_quantile_and_gap_describe_the_training_scores():
     m = AATP(tau=0.3).fit(X, y)
     h = m.decision_function(X)
     assert m.quantile_ == pytest.approx(brute.quantile(h, 0.3), abs=1e-12)
-    assert m.candidate_gap_ == pytest.approx(abs(h[m.candidate_] - m.quantile_), abs=1e-12)
+    assert m.quantile_distance_ == pytest.approx(abs(h[m.candidate_] - m.quantile_), abs=1e-12)
     assert m.duality_gap_ <= 1e-8 * max(1, m.objective_) and m.n_fallbacks_ == 0
     assert m.score(X, y) == pytest.approx(1 - aatp_loss(y, h, 0.3))
 
@@ -142,7 +142,7 @@ BAD_FIT = [
     (dict(kernel="rbf", gamma=-1.0), ValueError, "gamma must be a finite number > 0"),
     (dict(n_jobs=0), ValueError, "n_jobs must be a non-zero integer"),
     (dict(n_jobs="2"), TypeError, "n_jobs must be None or an integer"),
-    (dict(progress="yes"), TypeError, "progress must be True or False"),
+    (dict(verbose="yes"), TypeError, "verbose must be True or False"),
 ]
 
 
@@ -259,7 +259,7 @@ def test_n_jobs_gives_the_same_fit():
     seq = AATP(tau=0.2).fit(X, y)
     par = AATP(tau=0.2, n_jobs=2).fit(X, y)
     assert_same_fit(seq, par, rtol=1e-10)
-    assert np.allclose(seq.candidate_gaps_, par.candidate_gaps_, rtol=0, atol=1e-9)
+    assert np.allclose(seq.candidate_quantile_distances_, par.candidate_quantile_distances_, rtol=0, atol=1e-9)
 
 
 def test_dask_backend_with_a_local_cluster():
@@ -284,7 +284,7 @@ def test_dask_backend_with_a_local_cluster():
 
 def test_progress_bar_counts_the_candidates(capsys):
     X, y, _ = data(11, n=20)
-    AATP(tau=0.2, progress=True).fit(X, y)
+    AATP(tau=0.2, verbose=True).fit(X, y)
     err = capsys.readouterr().err
     assert "AATP candidates" in err and "20/20" in err
 
@@ -311,4 +311,4 @@ def test_the_chosen_candidate_is_not_solved_twice(kernel, monkeypatch):
     assert len(built) == 1
     chosen = int(np.flatnonzero(model.candidates_ == model.candidate_)[0])
     assert model.objective_ == model.candidate_objectives_[chosen]
-    assert model.candidate_gap_ == model.candidate_gaps_[chosen]
+    assert model.quantile_distance_ == model.candidate_quantile_distances_[chosen]

@@ -154,9 +154,9 @@ def test_screening_leaves_the_choice_unchanged(seed):
     assert on.objective_ == pytest.approx(off.objective_, rel=1e-10)
     assert not off.candidate_screened_.any()
     solved = ~on.candidate_screened_
-    assert np.allclose(on.candidate_gaps_[solved], off.candidate_gaps_[solved], atol=1e-8)
-    low, high = on.candidate_gap_bounds_.T
-    assert np.all(low - 1e-9 <= off.candidate_gaps_) and np.all(off.candidate_gaps_ <= high + 1e-9)
+    assert np.allclose(on.candidate_quantile_distances_[solved], off.candidate_quantile_distances_[solved], atol=1e-8)
+    low, high = on.candidate_quantile_distance_bounds_.T
+    assert np.all(low - 1e-9 <= off.candidate_quantile_distances_) and np.all(off.candidate_quantile_distances_ <= high + 1e-9)
 
 
 def degenerate_data(kind, n, rng):

@@ -79,7 +79,7 @@ def assert_the_rule_promise(model, gaps, objs):
     """What cvxtop.aatp.selection promises about the chosen candidate, checked against the
     exact values ``gaps`` and ``objs`` (independent of the machine's rounding):
 
-    * every candidate's exact gap lies in its certified interval ``candidate_gap_bounds_``,
+    * every candidate's exact gap lies in its certified interval ``candidate_quantile_distance_bounds_``,
       and its exact objective in ``[objective − δ, objective]``;
     * the rule, applied to the reported values, picks ``candidate_``;
     * the chosen gap is within GAP_ATOL plus the certified widths of the smallest exact one;
@@ -88,7 +88,7 @@ def assert_the_rule_promise(model, gaps, objs):
     * no candidate of smaller index is certainly preferred by the rule.
     """
     c = int(model.candidate_)
-    lo, hi = model.candidate_gap_bounds_[:, 0], model.candidate_gap_bounds_[:, 1]
+    lo, hi = model.candidate_quantile_distance_bounds_[:, 0], model.candidate_quantile_distance_bounds_[:, 1]
     delta = np.maximum(model.candidate_duality_gaps_, 0.0)
     eps = 1e-9
     assert np.all(lo - eps <= gaps) and np.all(gaps <= hi + eps)
@@ -96,7 +96,7 @@ def assert_the_rule_promise(model, gaps, objs):
     reported = model.candidate_objectives_
     assert np.all(objs[solved] <= reported[solved] + eps * np.maximum(1, abs(objs[solved])))
     assert np.all(reported[solved] - delta[solved] <= objs[solved] + eps)
-    assert model.candidates_[select(model.candidates_, model.candidate_gaps_, reported)] == c
+    assert model.candidates_[select(model.candidates_, model.candidate_quantile_distances_, reported)] == c
     width = hi - lo
     best = int(np.argmin(gaps))
     assert gaps[c] <= gaps[best] + GAP_ATOL + width[c] + width[best] + eps
@@ -142,7 +142,7 @@ def test_on_well_separated_candidates_the_choice_is_the_brute_force_choice():
         except AssertionError:  # the polish found no face: no exact values to compare
             continue
         model = AATP(tau=0.25, C=1.0).fit(X, y)
-        width = model.candidate_gap_bounds_[:, 1] - model.candidate_gap_bounds_[:, 0]
+        width = model.candidate_quantile_distance_bounds_[:, 1] - model.candidate_quantile_distance_bounds_[:, 0]
         order = np.argsort(gaps)
         margin = gaps[order[1]] - gaps[order[0]] - GAP_ATOL
         if margin > width[order[0]] + width[order[1]] + 1e-9:
@@ -161,7 +161,7 @@ def test_ties_at_gap_zero_are_broken_by_the_objective():
         if y.min() == y.max():
             continue
         m = AATP(tau=0.25, C=1.0).fit(X, y)
-        zero = m.candidate_gaps_ <= GAP_ATOL
+        zero = m.candidate_quantile_distances_ <= GAP_ATOL
         objs = m.candidate_objectives_[zero]
         if zero.sum() >= 2 and objs.max() - objs.min() > 1e-3:
             break
@@ -169,7 +169,7 @@ def test_ties_at_gap_zero_are_broken_by_the_objective():
         pytest.fail("no instance with two candidates at gap 0 found")
     best = m.candidates_[zero][np.argmin(objs)]
     assert m.candidate_ == best
-    assert m.candidate_gap_ <= GAP_ATOL
+    assert m.quantile_distance_ <= GAP_ATOL
 
 
 def test_duplicate_representatives_are_the_smallest_index_of_each_group():

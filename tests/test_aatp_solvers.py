@@ -16,7 +16,7 @@ from cvxtop.gram import check_gram_matrix
 from cvxtop.aatp.primal import PrimalQP
 from cvxtop.aatp.problem import (
     CandidateSolution,
-    certify,
+    require_certified,
     items_problem,
     pairs_problem,
     primal_dual_values,
@@ -163,7 +163,7 @@ def test_cvxpy_solver_raises_with_the_status(rng, monkeypatch):
 def test_certificate_rejects_a_large_gap():
     bad = CandidateSolution(3, np.zeros(2), np.zeros(1), 1.0, 0.5, 7, "optimal")
     with pytest.raises(SolverError, match="candidate 3 not certified, duality gap 0.5"):
-        certify(bad, "test")
+        require_certified(bad, "test")
 
 
 def test_face_equations_on_a_degenerate_face_take_the_solution_nearest_the_iterate():

@@ -124,3 +124,55 @@ def test_reads_answers_from_the_rows():
     assert TOPRANKER_PARAMETERS.reads("random_state", "sgd")
     assert not TOPRANKER_PARAMETERS.reads("random_state", "exact")
     assert TOPRANKER_PARAMETERS.reads("C", "perceptron")
+
+
+def test_renamed_names_still_work_with_a_future_warning(tmp_path):
+    import json
+
+    from cvxtop.model_io import load_model, save_model
+    from cvxtop.predtron import batch_reference
+    from cvxtop.solvers import RankingObjective, solve_direct
+    from cvxtop import surrogates
+
+    with pytest.warns(FutureWarning, match=r"AATP\(progress=...\) is now verbose=..."):
+        model = AATP(tau=0.2, progress=False)
+    assert model.get_params()["verbose"] is False and "progress" not in model.get_params()
+    with pytest.raises(TypeError, match="got both progress and verbose"):
+        AATP(progress=True, verbose=True)
+    objective = RankingObjective(X, Y, surrogates.get("prec@k-avg", 2), 1.0)
+    with pytest.warns(FutureWarning, match=r"solve_direct\(solver=...\) is now cvx_solver"):
+        old = solve_direct(objective, solver="CLARABEL")
+    assert old.objective == pytest.approx(solve_direct(objective, cvx_solver="CLARABEL").objective)
+    with pytest.warns(FutureWarning, match="is now cvx_solver"):
+        batch_reference(Binary(), X, Y, solver="CLARABEL")
+    # a model file written before the rename still loads
+    path = tmp_path / "aatp.json"
+    save_model(AATP(tau=0.2).fit(X, Y), path)
+    document = json.loads(path.read_text())
+    document["params"]["progress"] = document["params"].pop("verbose")
+    path.write_text(json.dumps(document))
+    assert load_model(path).estimator.verbose is False
+    document["params"]["verbose"] = True
+    path.write_text(json.dumps(document))
+    with pytest.raises(ValueError, match="former and its current name"):
+        load_model(path)
+
+
+def test_former_attribute_names_read_the_new_ones_with_a_future_warning(tmp_path):
+    from cvxtop.model_io import load_model, save_model
+
+    model = AATP(tau=0.2).fit(X, Y)
+    for old, new in [("candidate_gap_", "quantile_distance_"),
+                     ("candidate_gaps_", "candidate_quantile_distances_"),
+                     ("candidate_gap_bounds_", "candidate_quantile_distance_bounds_")]:
+        with pytest.warns(FutureWarning, match=f"AATP.{old} is now {new}"):
+            np.testing.assert_array_equal(getattr(model, old), getattr(model, new))
+    assert model.gap_ == model.result_.gap
+    save_model(model, tmp_path / "m.npz")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loaded = load_model(tmp_path / "m.npz").estimator
+    np.testing.assert_array_equal(loaded.candidate_quantile_distance_bounds_,
+                                  model.candidate_quantile_distance_bounds_)
+    assert loaded.quantile_distance_ == model.quantile_distance_
+    assert loaded.gap_ == pytest.approx(model.gap_, rel=1e-12)

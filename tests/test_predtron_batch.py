@@ -111,7 +111,7 @@ def test_solver_failures_raise_or_warn(monkeypatch):
 
 @pytest.mark.parametrize("call, error, message", [
     (lambda: batch_reference(Binary(), np.eye(2), [0, 1], lam=0), ValueError, "lam must be"),
-    (lambda: batch_reference(Binary(), np.eye(2), [0, 1], solver="GUROBI_X"), ValueError,
+    (lambda: batch_reference(Binary(), np.eye(2), [0, 1], cvx_solver="GUROBI_X"), ValueError,
      "solver must be one of"),
     (lambda: batch_reference(Binary(), np.eye(2), [0, 2]), ValueError, "binary labels"),
     (lambda: batch_reference(None, np.eye(2), [0, 1]), TypeError, "problem must be"),

@@ -372,7 +372,7 @@ def test_aatp_fits_are_finite_and_certified(problem, data):
 AATP_BAD = [({"tau": 0.0}, "tau"), ({"tau": 1.0}, "tau"), ({"tau": "0.1"}, "tau"),
             ({"C": 0.0}, "C"), ({"C": -1.0}, "C"), ({"kernel": "poly"}, "kernel"),
             ({"kernel": "rbf", "gamma": -1.0}, "gamma"), ({"solver": "newton"}, "solver"),
-            ({"n_jobs": 0}, "n_jobs"), ({"progress": "yes"}, "progress")]
+            ({"n_jobs": 0}, "n_jobs"), ({"verbose": "yes"}, "verbose")]
 
 
 @probes("AATP", "invalid")

@@ -87,7 +87,7 @@ class SolverPlan:
 
     @property
     def engine(self) -> str:
-        """The method's identifier (:data:`cvxtop.solvers.result.METHODS`)."""
+        """The method's identifier (:data:`cvxtop.solvers.result.ENGINES`)."""
         if self.gram is not None:
             return "face-descent"
         return {"fast": "interior-point", "cvxpy": "cvxpy-dual",

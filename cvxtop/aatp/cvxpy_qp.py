@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import _cvxpy
 from ..exceptions import SolverError
-from .problem import AATPProblem, CandidateSolution, certify, solution_from_alpha
+from .problem import AATPProblem, CandidateSolution, require_certified, solution_from_alpha
 
 __all__ = ["CLARABEL_OPTIONS", "CvxpyCandidateQP"]
 
@@ -75,4 +75,4 @@ class CvxpyCandidateQP(ABC):
                                   accept_inaccurate=True, warn=False)
         n_iter = _cvxpy.iterations(self.cvxpy_problem)
         solution = solution_from_alpha(self.problem, k, self._alpha(), n_iter, status)
-        return certify(solution, self.name)
+        return require_certified(solution, self.name)

@@ -36,7 +36,7 @@ def aatp_demo_fit(X_train: Any, y_train: Any, X_test: Any, *, tau: float = 0.05,
     start = time.perf_counter()
     model = AATP(tau=tau, C=C).fit(scaler.transform(X_train), y_train)
     seconds = time.perf_counter() - start
-    gap = model.candidate_gap_
+    gap = model.quantile_distance_
     where = ("exactly at" if gap == 0 else f"{gap:.2g} from") + " the top-quantile score"
     note = (f"AATP (Boyd et al. 2012) solved one quadratic program per training item "
             f"({len(model.candidates_)} in all), each forcing that item's score to be the "

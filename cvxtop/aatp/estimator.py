@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
@@ -27,7 +28,7 @@ from .._validation import (
     require_target,
 )
 from ..gram import Gram, check_gram_matrix
-from ..parameters import Param, ParameterTable, choice, keyword_only, optional
+from ..parameters import Param, ParameterTable, choice, keyword_only, optional, renamed_keyword
 from .candidates import (
     SOLVERS,
     SolverPlan,
@@ -118,10 +119,10 @@ PARAMETERS = ParameterTable("solver", (
     Param("gamma", "None or float > 0", optional(check_positive), ("rbf",), chosen_by="kernel"),
     Param("solver", ", ".join(f"`{s}`" for s in SOLVERS), choice(SOLVERS)),
     Param("n_jobs", "None or a nonzero int", check_n_jobs),
-    Param("progress", "bool", check_bool),
+    Param("verbose", "bool (a progress bar over the candidates)", check_bool),
     Param("screen", "bool", check_bool, ("fast",)),
     Param("gram_rtol", "None or float in (0, 1) (checked by `cvxtop.gram`)"),
-))
+), renamed=(("progress", "verbose"),))
 
 
 def _feature_radius(problem: AATPProblem, plan: SolverPlan, factor: np.ndarray | None
@@ -179,8 +180,10 @@ class AATP(BaseEstimator):
         Workers for the candidates, through :class:`joblib.Parallel` (``None``: one,
         unless a joblib context says otherwise; ``-1``: all). Under
         ``joblib.parallel_config(backend="dask")`` they run on a Dask cluster.
-    progress : bool
-        Show a tqdm progress bar over the candidates (candidates done / total).
+    verbose : bool
+        Show a tqdm progress bar over the candidates (candidates done / total), as
+        ``TopRanker(verbose=True)`` shows its solver's progress. (Formerly ``progress``,
+        still accepted with a ``FutureWarning``.)
     screen : bool
         With the active-set solver, stop a candidate's solve once a certified bound shows
         it cannot be chosen (:mod:`cvxtop.aatp.candidates`); the choice is the same as
@@ -203,20 +206,27 @@ class AATP(BaseEstimator):
         [K(z_j, x) − K(z_k, x)]`` with ``k = candidate_``.
     coef_ : ndarray of shape (n_features,)
         ``w`` (linear kernel only); ``decision_function(X) = X @ coef_``.
-    candidate_gap_ : float
-        ``|h(z_k) − q̂|`` of the chosen candidate.
+    quantile_distance_ : float
+        ``|h(z_k) − q̂|`` of the chosen candidate: how far its quantile point's score lies
+        from the quantile of its solution (the selection rule's "gap"; formerly
+        ``candidate_gap_``, still readable with a ``FutureWarning``).
     duality_gap_ : float
-        Certified duality gap of the chosen candidate's QP.
-    candidates_, candidate_gaps_, candidate_objectives_ : ndarray
-        Every candidate and its gap and objective, as used by the selection rule (for a
-        screened candidate: those of the certified point where its solve stopped).
+        Certified duality gap ``P − D`` of the chosen candidate's QP (absolute).
+    gap_ : float
+        The same gap relative to the objective, ``(P − D)/|P|`` (``result_.gap``), as
+        ``TopRanker.gap_``.
+    candidates_, candidate_quantile_distances_, candidate_objectives_ : ndarray
+        Every candidate and its quantile distance and objective, as used by the selection
+        rule (for a screened candidate: those of the certified point where its solve
+        stopped; ``candidate_gaps_`` is the former name).
     candidate_duality_gaps_ : ndarray
         The certified duality gap ``P − D`` of each candidate's QP (for a screened
         candidate: at the point where its solve stopped).
     candidate_screened_ : ndarray of bool
         Candidates whose solve stopped once they provably could not be chosen.
-    candidate_gap_bounds_ : ndarray of shape (n_candidates, 2)
-        A certified interval for each candidate's gap at its optimum: for a screened
+    candidate_quantile_distance_bounds_ : ndarray of shape (n_candidates, 2)
+        A certified interval for each candidate's quantile distance at its optimum
+        (formerly ``candidate_gap_bounds_``): for a screened
         candidate, the one its screening proved; for the others, the computed gap
         ``± 2√(2δ)·max_j ‖f_j‖`` of its certified duality gap ``δ``
         (:func:`cvxtop.aatp.selection.certified_gap_bounds`). The selection rule compares
@@ -225,7 +235,7 @@ class AATP(BaseEstimator):
     engine_ : str
         The solver that ran the candidates, an identifier: ``"interior-point"`` (a factor),
         ``"face-descent"`` (the Gram matrix), ``"cvxpy-dual"`` or ``"cvxpy-primal"``
-        (:data:`cvxtop.solvers.result.METHODS`).
+        (:data:`cvxtop.solvers.result.ENGINES`).
     gram_rank_ : int
         Numerical rank of the training Gram matrix (kernels other than linear, or a
         linear kernel with more features than half the sample).
@@ -241,11 +251,15 @@ class AATP(BaseEstimator):
     n_features_in_ : int
     """
 
+    #: The declared parameters (:mod:`cvxtop.parameters`).
+    PARAMETERS = PARAMETERS
+
     @keyword_only
+    @renamed_keyword("progress", "verbose")
     def __init__(self, *, tau: float = 0.05, C: float = 1.0,
                  kernel: str | Callable[[np.ndarray, np.ndarray], Any] = "linear",
                  gamma: float | None = None, solver: str = "fast",
-                 n_jobs: int | None = None, progress: bool = False, screen: bool = True,
+                 n_jobs: int | None = None, verbose: bool = False, screen: bool = True,
                  gram_rtol: float | None = None) -> None:
         self.tau = tau
         self.C = C
@@ -253,7 +267,7 @@ class AATP(BaseEstimator):
         self.gamma = gamma
         self.solver = solver
         self.n_jobs = n_jobs
-        self.progress = progress
+        self.verbose = verbose
         self.screen = screen
         self.gram_rtol = gram_rtol
 
@@ -358,20 +372,21 @@ class AATP(BaseEstimator):
         solved = np.unique(representatives)
         tour = nearest_neighbour_tour(plan.gram if factor is None else factor, solved)
         scored, kept = solve_candidates(problem, tour, plan, self._tau, n_jobs=self._n_jobs,
-                                        progress=bool(self.progress), screen=bool(self.screen))
+                                        progress=bool(self.verbose), screen=bool(self.screen))
         by_candidate = {s.candidate: s for s in scored}
         table = [by_candidate[int(r)] for r in representatives]
         self.candidates_ = reported
-        self.candidate_gaps_ = np.array([s.gap for s in table])
+        self.candidate_quantile_distances_ = np.array([s.gap for s in table])
         self.candidate_objectives_ = np.array([s.objective for s in table])
         self.candidate_duality_gaps_ = np.array([s.duality_gap for s in table])
         self.candidate_screened_ = np.array([s.gap_bounds is not None for s in table])
-        solved_bounds = certified_gap_bounds(self.candidate_gaps_, self.candidate_duality_gaps_,
+        solved_bounds = certified_gap_bounds(self.candidate_quantile_distances_,
+                                             self.candidate_duality_gaps_,
                                              _feature_radius(problem, plan, factor))
-        self.candidate_gap_bounds_ = np.array([s.gap_bounds or tuple(bounds)
+        self.candidate_quantile_distance_bounds_ = np.array([s.gap_bounds or tuple(bounds)
                                                for s, bounds in zip(table, solved_bounds)])
         self.n_fallbacks_ = sum(s.gap_bounds is None and s.status != "optimal" for s in scored)
-        chosen = int(reported[select(reported, self.candidate_gaps_,
+        chosen = int(reported[select(reported, self.candidate_quantile_distances_,
                                      self.candidate_objectives_)])
         representative = int(representatives[int(np.flatnonzero(reported == chosen)[0])])
         solution = kept.get(representative) or \
@@ -379,7 +394,7 @@ class AATP(BaseEstimator):
         final = score_candidate(problem, solution, self._tau)
         self.candidate_ = chosen
         self.quantile_ = final.quantile
-        self.candidate_gap_ = final.gap
+        self.quantile_distance_ = final.gap
         self.objective_ = final.objective
         self.duality_gap_ = final.duality_gap
         self.n_iter_ = final.n_iter
@@ -390,6 +405,7 @@ class AATP(BaseEstimator):
                                       minlength=problem.n_items)
         if data.scale != 1.0:
             self._unscale(data.scale)
+        self.gap_ = self.result_.gap
         if data.kernel.name == "linear":
             X = data.X_fit
             self.coef_ = X.T @ self.dual_coef_ - self.dual_coef_.sum() * X[chosen]
@@ -410,6 +426,27 @@ class AATP(BaseEstimator):
                      "candidate_duality_gaps_", "dual_coef_"):
             setattr(self, name, getattr(self, name) / factor)
         self.result_ = unscaled(self.result_, scale, dual=True)
+
+    # ---- former names ----------------------------------------------------------------
+    def _former(self, old: str, new: str) -> Any:
+        warnings.warn(f"AATP.{old} is now {new}; {old} is deprecated and will be removed",
+                      FutureWarning, stacklevel=3)
+        return getattr(self, new)
+
+    @property
+    def candidate_gap_(self) -> float:
+        """Former name of :attr:`quantile_distance_`."""
+        return self._former("candidate_gap_", "quantile_distance_")
+
+    @property
+    def candidate_gaps_(self) -> np.ndarray:
+        """Former name of :attr:`candidate_quantile_distances_`."""
+        return self._former("candidate_gaps_", "candidate_quantile_distances_")
+
+    @property
+    def candidate_gap_bounds_(self) -> np.ndarray:
+        """Former name of :attr:`candidate_quantile_distance_bounds_`."""
+        return self._former("candidate_gap_bounds_", "candidate_quantile_distance_bounds_")
 
     # ---- prediction ------------------------------------------------------------------
     def decision_function(self, X: Any) -> np.ndarray:

@@ -61,7 +61,7 @@ from .problem import (
     CERTIFICATE_RTOL,
     AATPProblem,
     CandidateSolution,
-    certify,
+    require_certified,
     solution_from_alpha,
 )
 
@@ -304,7 +304,7 @@ class FastDualSolver:
 
     def _finish(self, k: int, alpha: np.ndarray, n_iter: int) -> CandidateSolution:
         solution = solution_from_alpha(self.problem, k, alpha, int(n_iter), "optimal")
-        return certify(solution, self.name)
+        return require_certified(solution, self.name)
 
     # ---- one wave of lanes -----------------------------------------------------------
     def _wave(self, candidates: np.ndarray, guesses: list[_Partition | None]

@@ -42,7 +42,7 @@ __all__ = [
     "pairs_problem",
     "primal_dual_values",
     "solution_from_alpha",
-    "certify",
+    "require_certified",
 ]
 
 #: A candidate's solution is accepted when ``P − D ≤ CERTIFICATE_RTOL · max(1, |P|)``.
@@ -260,7 +260,7 @@ def solution_from_alpha(problem: AATPProblem, k: int, alpha: np.ndarray, n_iter:
     return CandidateSolution(int(k), alpha, w, primal, dual, n_iter, status)
 
 
-def certify(solution: CandidateSolution, solver: str) -> CandidateSolution:
+def require_certified(solution: CandidateSolution, solver: str) -> CandidateSolution:
     """Return ``solution`` if its duality gap is within :data:`CERTIFICATE_RTOL`, else raise
     :class:`cvxtop.SolverError` with status ``"not_certified"`` (the message gives the gap
     and what the solver itself reported)."""

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._validation import check_features, check_n_features, is_sparse
 from ..parameters import IgnoredParameterWarning
-from .codecs import CODECS, Codec, codec_for, json_value, kernel_name
+from .codecs import CODECS, Codec, attribute_of, codec_for, json_value, kernel_name
 from .document import FORMAT, FORMAT_VERSION, Fields, ModelFileError, finite_json, \
     read_document, write_document
 
@@ -184,7 +184,7 @@ def _document(est: Any, mean: Any, scale: Any, feature_names: Any,
             not_saved.append(name)
     n_features = int(est.n_features_in_)
     problem = getattr(est, "problem", None)
-    arrays = {name: np.asarray(getattr(est, name + "_"), dtype=dtype)
+    arrays = {name: np.asarray(getattr(est, attribute_of(name)), dtype=dtype)
               for name, dtype, _ in codec.layout(kernel, n_features, problem)}
     arrays.update(_standardization(mean, scale, n_features, kernel, codec))
     if train_rows is not None:
@@ -329,6 +329,12 @@ def _estimator(fields: Fields, codec: Codec, document: dict[str, Any],
                            check=lambda v: None if all(isinstance(n, str) for n in v)
                            else "must be a list of parameter names")
     known = [p for p in cls._get_param_names() if p != "problem"]
+    table = getattr(cls, "PARAMETERS", None)
+    if table is not None:  # files written before a parameter's rename
+        try:
+            params = table.with_current_names(params)
+        except ValueError as exc:
+            raise fields.error("params", str(exc)) from None
     fields.only(params, known, "params")
     fields.only({n: None for n in not_saved}, known, "params_not_saved")
     stored_kernel = fields.get(document, "kernel", "kernel", "str", optional=True)

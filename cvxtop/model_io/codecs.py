@@ -49,6 +49,16 @@ class Scalar:
 #: is a length shared by every array that names it (``"n"``: the training items).
 ArraySpec = tuple[str, str, tuple[int | str, ...]]
 
+#: Arrays whose attribute was renamed after the file format named them: the file keeps
+#: its name (files stay readable both ways), the estimator its new attribute.
+RENAMED_ATTRIBUTES = {"candidate_gaps": "candidate_quantile_distances_",
+                      "candidate_gap_bounds": "candidate_quantile_distance_bounds_"}
+
+
+def attribute_of(name: str) -> str:
+    """The estimator attribute of a stored array's ``name``."""
+    return RENAMED_ATTRIBUTES.get(name, name + "_")
+
 
 @dataclass(frozen=True)
 class Codec:
@@ -73,7 +83,7 @@ def kernel_name(estimator: Any) -> str | None:
 
 def _set_attributes(est: Any, arrays: dict[str, np.ndarray], scalars: dict[str, Any]) -> None:
     for name, value in arrays.items():
-        setattr(est, name + "_", value)
+        setattr(est, attribute_of(name), value)
 
 
 # ---- TopRanker ----------------------------------------------------------------------------
@@ -141,12 +151,15 @@ def _aatp_restore(est: Any, arrays: dict[str, np.ndarray], scalars: dict[str, An
 
     _set_attributes(est, arrays, scalars)
     est.kernel_ = make_kernel(est.kernel, scalars.get("gamma"), est.n_features_in_)
+    est.quantile_distance_ = scalars["candidate_gap"]
+    est.gap_ = scalars["duality_gap"] / max(abs(scalars["objective"]), 1e-12)
 
 
 AATP_CODEC = Codec(
     "AATP", _aatp,
     (Scalar("candidate", "int"), Scalar("quantile", "float"), Scalar("objective", "float"),
-     Scalar("candidate_gap", "float"), Scalar("duality_gap", "float"), Scalar("n_iter", "int"),
+     Scalar("candidate_gap", "float", attribute="quantile_distance_"),
+     Scalar("duality_gap", "float"), Scalar("n_iter", "int"),
      Scalar("engine", "str"), Scalar("n_fallbacks", "int"), Scalar("gram_rank", "int", True),
      Scalar("gamma", "float", True, attribute="kernel_.gamma")),
     _aatp_layout, _aatp_restore, _aatp_check)

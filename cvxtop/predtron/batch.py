@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import _cvxpy
 from .._validation import check_positive
+from ..parameters import renamed_keyword
 from ..solvers.result import SolveResult
 from ._model import as_rows, check_batch, check_problem, coef_view, mean_loss, n_outputs
 from .base import Problem
@@ -61,8 +62,9 @@ def linear_loss(problem: Problem, coef: Any, X: Any, y: Any) -> float:
     return mean_loss(problem, _scores(problem, _as_model(problem, coef, X.shape[-1]), X), Y)
 
 
+@renamed_keyword("solver", "cvx_solver")
 def batch_reference(problem: Problem, X: Any, y: Any, lam: float = 1.0,
-                    solver: str = "CLARABEL", accept_inaccurate: bool = False) -> SolveResult:
+                    cvx_solver: str = "CLARABEL", accept_inaccurate: bool = False) -> SolveResult:
     """Minimize ``Σ_τ ψ(W X_τ, y_τ) + (λ/2)‖W‖²`` exactly with cvxpy.
 
     Returns a :class:`cvxtop.solvers.SolveResult`: ``coef`` shaped like ``Predtron.coef_``,
@@ -74,9 +76,9 @@ def batch_reference(problem: Problem, X: Any, y: Any, lam: float = 1.0,
     """
     check_problem(problem)
     lam = check_positive(lam, "lam")
-    if solver not in cp.installed_solvers():
-        raise ValueError(f"solver must be one of the installed cvxpy solvers "
-                         f"{cp.installed_solvers()}, got {solver!r}")
+    if cvx_solver not in cp.installed_solvers():
+        raise ValueError(f"cvx_solver must be one of the installed cvxpy solvers "
+                         f"{cp.installed_solvers()}, got {cvx_solver!r}")
     X, Y = check_batch(problem, X, y)
     V = cp.Variable((X.shape[-1], n_outputs(problem)))
     risk, constraints = [], []
@@ -87,12 +89,12 @@ def batch_reference(problem: Problem, X: Any, y: Any, lam: float = 1.0,
         constraints.extend(cons)
     program = cp.Problem(cp.Minimize(cp.sum(cp.hstack(risk)) + 0.5 * lam * cp.sum_squares(V)),
                          constraints)
-    status = _cvxpy.solve(program, solver, what="the Predtron batch problem",
+    status = _cvxpy.solve(program, cvx_solver, what="the Predtron batch problem",
                           accept_inaccurate=accept_inaccurate)
     weights = np.asarray(V.value, dtype=np.float64)
     objective = _objective(problem, weights, X, Y, lam)
     return SolveResult(coef=np.array(coef_view(problem, weights)), objective=objective,
-                       status=status, method="cvxpy", detail=solver,
+                       status=status, method="cvxpy", detail=cvx_solver,
                        n_iter=_cvxpy.iterations(program),
                        solver_value=float(program.value),
                        message=f"objective {objective:.10g}, solver value "

@@ -62,13 +62,14 @@ import numpy as np
 from .._threads import single_threaded_blas
 from .._validation import check_fraction
 from ..exceptions import SolverError
+from ..parameters import renamed_keyword
 from . import box_dual
 from .cut_store import CutStore, cut_rounding, frobenius, numbers_per_item
 from .line_search import line_search as segment_minimum
+from .master import solve_master
 from .objective import RankingObjective
 from .parallel_products import ProductThreads, product_threads
 from .result import EXACT_MAX_ITER, EXACT_TOL, SolveResult
-from .master import solve_master
 from .selection_dual import selection_dual_cut
 
 __all__ = ["solve_cutting_plane"]
@@ -134,12 +135,13 @@ def _final_bounds(objective: RankingObjective, best: np.ndarray, lower: float,
     return upper, lower, (upper - lower) / max(abs(upper), 1e-12)
 
 
+@renamed_keyword("solver", "cvx_solver")
 def solve_cutting_plane(
     objective: RankingObjective,
     *,
     tol: float = EXACT_TOL,
     max_iter: int = EXACT_MAX_ITER,
-    solver: str = "CLARABEL",
+    cvx_solver: str = "CLARABEL",
     solver_options: dict[str, Any] | None = None,
     w0: np.ndarray | None = None,
     capacity: int = 64,
@@ -162,8 +164,8 @@ def solve_cutting_plane(
     max_iter : int
         Rounds (oracle cuts) allowed; reaching it raises :class:`SolverError` (status
         ``max_iter``) unless ``accept_inaccurate``, which warns and returns the best point.
-    solver : str
-        The cvxpy solver of the master problem.
+    cvx_solver : str
+        The cvxpy solver of the master problem (``solver=`` is its deprecated name).
     solver_options : dict, optional
         Its options, passed to cvxpy's ``solve``.
     w0 : array of shape (d,), optional
@@ -193,7 +195,7 @@ def solve_cutting_plane(
         ``benchmarks/grouped_exact.py``), on sparse data with 50,000 features more.
     master : {"active-set", "cvxpy"}
         The master's solver: the warm-started active-set method of :mod:`.simplex_qp`
-        (falling back to cvxpy if it does not converge), or cvxpy with ``solver`` alone
+        (falling back to cvxpy if it does not converge), or cvxpy with ``cvx_solver`` alone
         (the reference).
     callback : callable(round, upper, lower), optional
         Called after every round (progress bars use it).
@@ -212,7 +214,7 @@ def solve_cutting_plane(
     if line_search is not None and not isinstance(line_search, (bool, np.bool_)):
         raise TypeError(f"line_search must be True, False or None, got {line_search!r}")
     with single_threaded_blas(), product_threads() as threads:
-        return _cutting_plane(objective, threads, tol, max_iter, solver, solver_options, w0,
+        return _cutting_plane(objective, threads, tol, max_iter, cvx_solver, solver_options, w0,
                               capacity, patience, step_fraction, line_search, master,
                               accept_inaccurate, callback, stop)
 

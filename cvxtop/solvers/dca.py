@@ -20,6 +20,7 @@ import cvxpy as cp
 import numpy as np
 
 from .. import _cvxpy
+from ..parameters import renamed_keyword
 from ..surrogates.base import Bound, DifferenceOfConvex
 from .objective import RankingObjective
 from .result import EXACT_MAX_ITER, EXACT_TOL, SolveResult
@@ -27,8 +28,9 @@ from .result import EXACT_MAX_ITER, EXACT_TOL, SolveResult
 __all__ = ["solve_dca"]
 
 
+@renamed_keyword("solver", "cvx_solver")
 def solve_dca(objective: RankingObjective, w0: np.ndarray, *, tol: float = EXACT_TOL,
-              max_iter: int = EXACT_MAX_ITER, solver: str = "CLARABEL",
+              max_iter: int = EXACT_MAX_ITER, cvx_solver: str = "CLARABEL",
               solver_options: dict[str, Any] | None = None,
               accept_inaccurate: bool = False) -> SolveResult:
     """Run the convex-concave procedure from ``w0`` until the objective stalls.
@@ -64,7 +66,7 @@ def solve_dca(objective: RankingObjective, w0: np.ndarray, *, tol: float = EXACT
             break
         h.value = lin
         previous_h = lin
-        _cvxpy.solve(problem, solver, solver_options, what="a convex-concave step",
+        _cvxpy.solve(problem, cvx_solver, solver_options, what="a convex-concave step",
                      accept_inaccurate=accept_inaccurate)
         candidate = np.asarray(w.value, dtype=np.float64)
         new_value = objective.value(candidate)

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _cvxpy
 from ..exceptions import SolverError
+from ..parameters import renamed_keyword
 from .cutting_plane import solve_cutting_plane
 from .objective import RankingObjective
 from .result import EXACT_MAX_ITER, EXACT_TOL, SolveResult
@@ -17,7 +18,8 @@ from .result import EXACT_MAX_ITER, EXACT_TOL, SolveResult
 __all__ = ["solve_direct"]
 
 
-def solve_direct(objective: RankingObjective, *, solver: str = "CLARABEL",
+@renamed_keyword("solver", "cvx_solver")
+def solve_direct(objective: RankingObjective, *, cvx_solver: str = "CLARABEL",
                  solver_options: dict[str, Any] | None = None,
                  accept_inaccurate: bool = False, certify: bool = True, tol: float = EXACT_TOL,
                  max_iter: int = EXACT_MAX_ITER) -> SolveResult:
@@ -25,7 +27,7 @@ def solve_direct(objective: RankingObjective, *, solver: str = "CLARABEL",
 
     Interior-point solvers can stop slightly off the optimum while reporting success, so
     by default (``certify=True``) the answer is certified by the cutting-plane method
-    warm-started at it (its master solved by Clarabel, whatever ``solver`` is): that adds a
+    warm-started at it (its master solved by Clarabel, whatever ``cvx_solver`` is): that adds a
     rigorous dual lower bound, polishes the point if needed and returns a certified relative
     gap at most ``tol``. An inaccurate or iteration-limited solve is such a start too, and
     when the solver stops without a point (a feasible problem called infeasible on badly
@@ -40,7 +42,7 @@ def solve_direct(objective: RankingObjective, *, solver: str = "CLARABEL",
     problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + objective.C * loss), constraints)
     try:
         # with a certificate to follow, any point the solver stops at is a start for it
-        status = _cvxpy.solve(problem, solver, solver_options, what="the training problem",
+        status = _cvxpy.solve(problem, cvx_solver, solver_options, what="the training problem",
                               accept_inaccurate=accept_inaccurate or certify, warn=not certify)
     except SolverError as exc:
         if not certify:
@@ -48,25 +50,25 @@ def solve_direct(objective: RankingObjective, *, solver: str = "CLARABEL",
         # The problem is always feasible and bounded below, so the solver stopped on the
         # numbers (an "infeasible" verdict, a numerical error): the cutting plane, which
         # needs no solver tolerance to hold, certifies the answer from zero.
-        cert = solve_cutting_plane(objective, tol=tol, max_iter=max_iter, solver="CLARABEL",
+        cert = solve_cutting_plane(objective, tol=tol, max_iter=max_iter, cvx_solver="CLARABEL",
                                    accept_inaccurate=accept_inaccurate)
         return replace(cert, method="cutting-plane",
-                       detail=f"the direct program ({solver}) stopped: {exc.status}",
-                       message=f"{solver} stopped with status {exc.status}; {cert.message}")
+                       detail=f"the direct program ({cvx_solver}) stopped: {exc.status}",
+                       message=f"{cvx_solver} stopped with status {exc.status}; {cert.message}")
     coef = np.asarray(w.value, dtype=np.float64)
     value = objective.value(coef)
     if not certify:
         return SolveResult(coef=coef, objective=value, status=status, method="direct",
-                           detail=f"{solver}, uncertified", n_iter=_cvxpy.iterations(problem),
+                           detail=f"{cvx_solver}, uncertified", n_iter=_cvxpy.iterations(problem),
                            solver_value=float(problem.value),
-                           message=f"{solver} status {status}; objective {value:.10g}, "
+                           message=f"{cvx_solver} status {status}; objective {value:.10g}, "
                                    f"solver value {float(problem.value):.10g}")
-    cert = solve_cutting_plane(objective, tol=tol, max_iter=max_iter, solver="CLARABEL",
+    cert = solve_cutting_plane(objective, tol=tol, max_iter=max_iter, cvx_solver="CLARABEL",
                                w0=coef, accept_inaccurate=accept_inaccurate)
     return SolveResult(coef=cert.coef, objective=cert.objective, status=cert.status,
-                       method="direct", detail=f"{solver}, certified by the cutting plane",
+                       method="direct", detail=f"{cvx_solver}, certified by the cutting plane",
                        n_iter=cert.n_iter,
                        lower_bound=cert.lower_bound, gap=cert.gap,
                        solver_value=float(problem.value),
-                       message=f"{solver} objective {value:.10g} (status {status}); "
+                       message=f"{cvx_solver} objective {value:.10g} (status {status}); "
                                f"{cert.message}")

@@ -261,14 +261,14 @@ def _solve(objective: RankingObjective, method: str, opts: dict[str, Any],
     exact = {"solver_options": opts.get("solver_options"),
              "accept_inaccurate": opts.get("accept_inaccurate", False)}
     if method == "direct":
-        return solve_direct(objective, solver=opts["cvx_solver"], tol=opts["tol"],
+        return solve_direct(objective, cvx_solver=opts["cvx_solver"], tol=opts["tol"],
                             max_iter=opts["max_iter"], certify=opts["certify"], **exact)
     if method == "cutting-plane":
         progress = _Progress(opts["max_iter"], "cutting plane", opts["progress"], callback)
         try:
             return solve_cutting_plane(
                 objective, tol=opts["tol"], max_iter=opts["max_iter"], w0=opts["w0"],
-                solver=opts["cvx_solver"], capacity=opts["capacity"],
+                cvx_solver=opts["cvx_solver"], capacity=opts["capacity"],
                 patience=opts["patience"], step_fraction=opts["step_fraction"],
                 line_search=opts["line_search"],
                 callback=progress if progress.active else None, **exact)
@@ -345,7 +345,7 @@ def _dca(objective: RankingObjective, opts: dict[str, Any],
     w0 = minimize(start, opts["start_method"], options={**exact, "progress": opts["progress"]},
                   callback=callback).coef
     return solve_dca(objective, w0, tol=opts["tol"], max_iter=opts["max_iter"],
-                     solver=opts["cvx_solver"], solver_options=opts["solver_options"],
+                     cvx_solver=opts["cvx_solver"], solver_options=opts["solver_options"],
                      accept_inaccurate=opts["accept_inaccurate"])
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["SolveResult", "STATUSES", "METHODS", "APPROXIMATE_TOL", "EXACT_TOL", "EXACT_MAX_ITER"]
+__all__ = ["SolveResult", "STATUSES", "ENGINES", "APPROXIMATE_TOL", "EXACT_TOL", "EXACT_MAX_ITER"]
 
 #: The statuses a :class:`SolveResult` can carry, and what each means.
 STATUSES: dict[str, str] = {
@@ -39,8 +39,9 @@ EXACT_TOL = 1e-6
 #: Default rounds of the exact engines and steps of the convex-concave procedure.
 EXACT_MAX_ITER = 2000
 
-#: The methods a :class:`SolveResult` can name (its ``method``; ``detail`` says more in words).
-METHODS: dict[str, str] = {
+#: The engines a :class:`SolveResult` can name (its ``method``, the fitted ``engine_``;
+#: ``detail`` says more in words).
+ENGINES: dict[str, str] = {
     "cutting-plane": "the 1-slack cutting plane with OCAS steps (cvxtop.solvers.cutting_plane)",
     "direct": "one cvxpy program, certified by the cutting plane warm-started at its answer",
     "dca": "the convex-concave procedure of a difference of convex functions",
@@ -69,7 +70,7 @@ class SolveResult:
     status : str
         One of :data:`STATUSES`.
     method : str
-        The method that produced the result: a key of :data:`METHODS` (e.g.
+        The method that produced the result: a key of :data:`ENGINES` (e.g.
         ``"cutting-plane"``), for code to compare.
     detail : str
         What else a reader needs about the method, in words (the cvxpy solver, the step
@@ -116,8 +117,8 @@ class SolveResult:
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise ValueError(f"status must be one of {sorted(STATUSES)}, got {self.status!r}")
-        if self.method not in METHODS:
-            raise ValueError(f"method must be one of {sorted(METHODS)}, got {self.method!r}")
+        if self.method not in ENGINES:
+            raise ValueError(f"method must be one of {sorted(ENGINES)}, got {self.method!r}")
 
     @property
     def success(self) -> bool:
