@@ -53,6 +53,7 @@ SUITE = (
     Benchmark("certificate_cost", "SGD's certified gap: its cost and its truth against the "
               "exact optimum"),
     Benchmark("grouped_exact", "grouped exact solves against users and items per user"),
+    Benchmark("c_path", "a regularization path over C: cold fits against warm-started paths"),
     Benchmark("aatp_speed", "AATP: the fast dual solver against a DPP-compiled cvxpy loop",
               quick=("--sizes", "100", "200", "400")),
     Benchmark("aatp_scaling", "AATP: the fast solver up to 5,000 items, n_jobs speed-up",

@@ -206,8 +206,12 @@ class TopRanker(BaseEstimator):
         see ``tol``). ``False`` skips the certificate's cutting-plane rounds (to time a
         method alone); ``gap_`` is then set only where the method certifies itself.
     warm_start : bool
-        Start the cutting-plane engine from the previous fit's solution (linear kernel, same
-        number of features), e.g. along a path of C values.
+        A regularization path: the exact fit runs the cutting plane (``engine="auto"`` or
+        ``"cutting-plane"``), keeps its cuts of the loss, which do not depend on ``C``, and
+        the next fit on the same data (only ``C`` changed) starts from them and from the
+        previous solution, each point still certified. Cuts of other data (features,
+        labels, surrogate, ``k`` or lists changed) are not used; the previous solution is
+        still the start when the number of features is the same (linear kernel).
     verbose : bool
         Show a tqdm progress bar.
     gram_rtol : float or None
@@ -394,11 +398,17 @@ class TopRanker(BaseEstimator):
                    "accept_inaccurate": self.accept_inaccurate, "progress": progress}
         if not surrogate.convex:
             return "dca", {**options, "start_method": self.engine}
+        if not (self.warm_start and self.engine in ("auto", "cutting-plane")):
+            return self.engine, options
+        # a path: the cutting plane keeps its cuts of the loss, valid at every C, and the
+        # next fit starts from them and from this fit's point (cuts of other data are not
+        # used: cvxtop.solvers.cut_store.loss_key)
+        options["keep_cuts"] = True
+        options["cuts"] = getattr(self, "_path_cuts", None)
         previous = getattr(self, "coef_", None)
-        if self.engine == "cutting-plane" and self.warm_start and self.kernel == "linear" \
-                and previous is not None and previous.shape == (n_features,):
+        if self.kernel == "linear" and previous is not None and previous.shape == (n_features,):
             options["w0"] = previous
-        return self.engine, options
+        return "cutting-plane", options
 
     def _features(self, X: Any) -> tuple[np.ndarray, np.ndarray | None]:
         """The training features ``Z`` and, for a precomputed kernel, the map β ↦ a."""
@@ -529,6 +539,7 @@ class TopRanker(BaseEstimator):
             self.n_batches_skipped_ = result.n_batches_skipped
         self.n_groups_ = objective.n_groups
         self.n_groups_skipped_ = objective.n_skipped
+        self._path_cuts = result.cuts  # for the next fit of a path (warm_start)
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Scores ``X @ coef_`` (or ``K_test_train @ dual_coef_`` for a precomputed kernel)."""

@@ -10,16 +10,59 @@ The loop that queries the surrogate and adds the cuts is :mod:`.cutting_plane`.
 
 from __future__ import annotations
 
+import hashlib
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from .objective import RankingObjective
 from .parallel_products import ProductThreads
 from .simplex_qp import FaceCache
 
-__all__ = ["CutStore", "STORE_BYTES", "cut_rounding", "frobenius", "in_score_space",
-           "numbers_per_item"]
+__all__ = ["CutStore", "Cuts", "STORE_BYTES", "cut_rounding", "frobenius", "in_score_space",
+           "loss_key", "numbers_per_item"]
+
+
+def loss_key(objective: RankingObjective) -> str:
+    """A digest of what the loss ``L(y, Zw)`` depends on (the features, the labels, the
+    surrogate, and each list with its resolved cut-off), and not ``C``: cuts made for one
+    key are valid for every problem with that key (:class:`Cuts`)."""
+    Z = objective.Z
+    digest = hashlib.blake2b(digest_size=16)
+    if sp.issparse(Z):
+        Z = Z.tocsr()
+        arrays = [Z.data, Z.indices, Z.indptr]
+    else:
+        arrays = [np.ascontiguousarray(Z)]
+    arrays.append(np.ascontiguousarray(objective.y))
+    for part in objective.parts:
+        arrays.append(np.ascontiguousarray(part.index, dtype=np.int64))
+    for array in arrays:
+        digest.update(repr((array.dtype.str, array.shape)).encode())
+        digest.update(memoryview(array).cast("B"))
+    digest.update(repr((objective.surrogate.name, Z.shape, objective.ks)).encode())
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Cuts:
+    """Cuts ``L(y, Zw) >= b_c + h_c·w`` of one loss, with their rounding margins: valid
+    whatever ``C`` (the loss does not depend on it), so a solve at another ``C`` of the same
+    data may start from them (a regularization path). ``rows`` holds ``h_c``, or on wide
+    data (``scores``) the score subgradients ``g_c`` with ``h_c = Zᵀg_c``; ``key`` is the
+    :func:`loss_key` of the data they were made for."""
+
+    key: str
+    scores: bool
+    rows: np.ndarray
+    intercepts: np.ndarray
+    margins: np.ndarray
+    h_errors: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.intercepts)
 
 #: Memory for stored cuts (d × slots doubles) before stale cuts are aggregated.
 STORE_BYTES = 256 * 2**20
@@ -166,6 +209,24 @@ class CutStore:
         self.margin[:m], self.h_error[:m] = margin, h_error
         self.idle[:m], self.lam[:m] = idle, lam
         return m
+
+    def export(self, key: str) -> Cuts:
+        """The cuts of the last master's model (positive weight), for a solve of the same
+        loss at another ``C``."""
+        active = np.flatnonzero(self.active & (self.lam > 0))
+        return Cuts(key, self.scores, self.cuts[active].copy(), self.b[active].copy(),
+                    self.margin[active].copy(), self.h_error[active].copy())
+
+    def seed(self, cuts: Cuts) -> None:
+        """Add the cuts of an earlier solve of the same loss (their rows, intercepts and
+        rounding margins as they were made)."""
+        if cuts.scores != self.scores or cuts.rows.shape[1:] != (self.row,):
+            raise ValueError("cuts: made for data of another shape")
+        for row, offset, margin, h_error in zip(cuts.rows, cuts.intercepts, cuts.margins,
+                                                cuts.h_errors):
+            h = np.asarray(self.Z.T @ row).ravel() if self.scores else row
+            self.add(h, row, float(offset), (float(margin), float(h_error)),
+                     refuse_repeat=False)
 
     def add(self, h: np.ndarray, g: np.ndarray, offset: float, rounding: tuple[float, float],
             refuse_repeat: bool = True) -> bool:

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from dataclasses import replace
 from typing import Any, Callable
 
 import numpy as np
@@ -64,7 +65,7 @@ from .._validation import check_fraction
 from ..exceptions import SolverError
 from ..parameters import renamed_keyword
 from . import box_dual
-from .cut_store import CutStore, cut_rounding, frobenius, numbers_per_item
+from .cut_store import CutStore, Cuts, cut_rounding, frobenius, loss_key, numbers_per_item
 from .line_search import line_search as segment_minimum
 from .master import solve_master
 from .objective import RankingObjective
@@ -152,6 +153,8 @@ def solve_cutting_plane(
     accept_inaccurate: bool = False,
     callback: Callable[[int, float, float], None] | None = None,
     stop: Callable[[float, float], bool] | None = None,
+    cuts: Cuts | None = None,
+    keep_cuts: bool = False,
 ) -> SolveResult:
     """Minimize ``½‖w‖² + C·L(y, Zw)`` to a certified relative gap ``tol``.
 
@@ -203,6 +206,12 @@ def solve_cutting_plane(
         A caller's own stopping rule on the bounds, checked after every round; when it
         holds the best point is returned with status ``"converged"`` and its bounds (the
         certificate of an approximate solver's model, :mod:`.certificate`).
+    cuts : Cuts, optional
+        The cuts of an earlier solve of the same loss (``SolveResult.cuts``): they do not
+        depend on ``C``, so the store starts with them and the master's first bound is
+        already theirs (a regularization path). Cuts of other data raise ``ValueError``.
+    keep_cuts : bool
+        Return the final store's cuts in ``SolveResult.cuts`` (for the next ``C``).
     """
     if not objective.surrogate.convex:
         raise ValueError(f"{objective.surrogate.name} is not convex: the cutting plane needs a "
@@ -213,10 +222,16 @@ def solve_cutting_plane(
         step_fraction = check_fraction(step_fraction, "step_fraction", closed_right=True)
     if line_search is not None and not isinstance(line_search, (bool, np.bool_)):
         raise TypeError(f"line_search must be True, False or None, got {line_search!r}")
+    key = loss_key(objective) if cuts is not None or keep_cuts else None
+    if cuts is not None and (not isinstance(cuts, Cuts) or cuts.key != key):
+        raise ValueError("cuts must be the SolveResult.cuts of a solve of the same loss (the "
+                         "same features, labels, surrogate and lists); only C may differ")
     with single_threaded_blas(), product_threads() as threads:
-        return _cutting_plane(objective, threads, tol, max_iter, cvx_solver, solver_options, w0,
-                              capacity, patience, step_fraction, line_search, master,
-                              accept_inaccurate, callback, stop)
+        result = _cutting_plane(objective, threads, tol, max_iter, cvx_solver, solver_options,
+                                w0, capacity, patience, step_fraction, line_search, master,
+                                accept_inaccurate, callback, stop, cuts)
+    store, result = result
+    return replace(result, cuts=store.export(key)) if keep_cuts else result
 
 
 def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: float,
@@ -225,8 +240,10 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
                    step_fraction: float | None, line_search: bool | None, master: str,
                    accept_inaccurate: bool,
                    callback: Callable[[int, float, float], None] | None,
-                   stop: Callable[[float, float], bool] | None) -> SolveResult:
-    """The rounds, with the large products over ``threads`` (:mod:`.parallel_products`)."""
+                   stop: Callable[[float, float], bool] | None, cuts: Cuts | None
+                   ) -> tuple[CutStore, SolveResult]:
+    """The rounds, with the large products over ``threads`` (:mod:`.parallel_products`);
+    returns the store of cuts with the result."""
     Z, C = threads.operator(objective.Z), objective.C
     d = Z.shape[1]
     if step_fraction is None:
@@ -239,6 +256,8 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
             and numbers_per_item(objective.Z) >= SEARCH_FEATURES:
         searched, search_later = True, False
     bundle = CutStore(Z, capacity, patience, master, solver, solver_options, threads)
+    if cuts is not None:
+        bundle.seed(cuts)
     norm_Z = frobenius(objective.Z)
     if w0 is None:  # the zero model's scores need no product
         best, best_s = np.zeros(d), np.zeros(Z.shape[0])
@@ -306,16 +325,17 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
             callback(it, upper, lower)
         if gap <= tol:
             upper, lower, gap = _final_bounds(objective, best, lower, upper, exact_scores)
-            return SolveResult(coef=best, objective=upper, status="optimal",
-                               method="cutting-plane", n_iter=it, lower_bound=lower, gap=gap,
-                               message=f"certified relative gap {gap:.2e} after {it} rounds",
-                               stats=stats)
+            return bundle, SolveResult(
+                coef=best, objective=upper, status="optimal", method="cutting-plane",
+                n_iter=it, lower_bound=lower, gap=gap,
+                message=f"certified relative gap {gap:.2e} after {it} rounds", stats=stats)
         if stop is not None and stop(upper, lower):
             upper, lower, gap = _final_bounds(objective, best, lower, upper, exact_scores)
-            return SolveResult(coef=best, objective=upper, status="converged",
-                               method="cutting-plane", n_iter=it, lower_bound=lower, gap=gap,
-                               message=f"the caller's rule stopped after {it} rounds, relative "
-                                       f"gap {gap:.2e}", stats=stats)
+            return bundle, SolveResult(
+                coef=best, objective=upper, status="converged", method="cutting-plane",
+                n_iter=it, lower_bound=lower, gap=gap,
+                message=f"the caller's rule stopped after {it} rounds, relative gap "
+                        f"{gap:.2e}", stats=stats)
         mu = step_fraction if new_cut else 1.0
         query = best + mu * (w_c - best)
         query_s = best_s + mu * (s_c - best_s)
@@ -333,5 +353,6 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
                           "to keep this point with its certified gap", status="max_iter")
     warnings.warn(f"{message}: the point is returned with status max_iter and certified "
                   f"relative gap {gap:.3g}", UserWarning, stacklevel=3)
-    return SolveResult(coef=best, objective=upper, status="max_iter", method="cutting-plane",
-                       n_iter=max_iter, lower_bound=lower, gap=gap, message=message, stats=stats)
+    return bundle, SolveResult(coef=best, objective=upper, status="max_iter",
+                               method="cutting-plane", n_iter=max_iter, lower_bound=lower,
+                               gap=gap, message=message, stats=stats)

@@ -38,6 +38,7 @@ from .._validation import (check_bool, check_count_or_auto, check_options_mappin
 from ..surrogates.base import DifferenceOfConvex, Surrogate
 from .certificate import CERTIFICATE_ROUNDS, Certificate, certify
 from .checkpoints import Checkpoints
+from .cut_store import loss_key
 from .cutting_plane import solve_cutting_plane
 from .dca import solve_dca
 from .direct import solve_direct
@@ -78,7 +79,8 @@ ONE_BLOCK_ITEMS = 100_000
 OPTIONS: dict[str, dict[str, Any]] = {
     "direct": {**_EXACT, "certify": True},
     "cutting-plane": {**_EXACT, "w0": None, "capacity": 64, "patience": 100,
-                      "step_fraction": None, "line_search": None, "master": "active-set"},
+                      "step_fraction": None, "line_search": None, "master": "active-set",
+                      "cuts": None, "keep_cuts": False},
     "dca": {**_EXACT, "start_method": "auto"},
     "gd": {"learning_rate": "line-search", "eta0": 1.0, "max_iter": 1000,
            "tol": APPROXIMATE_TOL, "w0": None, **_CERTIFICATE},
@@ -265,12 +267,16 @@ def _solve(objective: RankingObjective, method: str, opts: dict[str, Any],
                             max_iter=opts["max_iter"], certify=opts["certify"], **exact)
     if method == "cutting-plane":
         progress = _Progress(opts["max_iter"], "cutting plane", opts["progress"], callback)
+        cuts = opts["cuts"]
+        if cuts is not None and cuts.key != loss_key(objective):
+            cuts = None  # cuts of another loss (the data changed): a cold start
         try:
             return solve_cutting_plane(
                 objective, tol=opts["tol"], max_iter=opts["max_iter"], w0=opts["w0"],
                 cvx_solver=opts["cvx_solver"], capacity=opts["capacity"],
                 patience=opts["patience"], step_fraction=opts["step_fraction"],
-                line_search=opts["line_search"],
+                line_search=opts["line_search"], master=opts["master"], cuts=cuts,
+                keep_cuts=opts["keep_cuts"],
                 callback=progress if progress.active else None, **exact)
         finally:
             progress.close()

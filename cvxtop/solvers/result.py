@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from typing import Any
+
 import numpy as np
 
 __all__ = ["SolveResult", "STATUSES", "ENGINES", "APPROXIMATE_TOL", "EXACT_TOL", "EXACT_MAX_ITER"]
@@ -97,6 +99,10 @@ class SolveResult:
         ``"dual_solve_seconds"`` (their wall-clock time; they are not rounds) and
         ``"dual_steps"`` (the active-set steps of prec@k-avg's and -max's, each one linear
         system in the tied items and one product ``X @ w``); empty for other methods.
+    cuts : cvxtop.solvers.cut_store.Cuts or None
+        The cutting plane's cuts of the loss, when asked for (``keep_cuts``): valid for
+        every ``C`` on the same data, so a solve at the next ``C`` of a path starts from
+        them (``solve_cutting_plane(cuts=...)``, ``TopRanker(warm_start=True)``).
     """
 
     coef: np.ndarray
@@ -113,6 +119,7 @@ class SolveResult:
     mistakes: int | None = None
     n_batches_skipped: int | None = None
     stats: dict[str, float] = field(default_factory=dict)
+    cuts: Any = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:

@@ -1,0 +1,138 @@
+"""A regularization path over C: cold fits against one warm-started path, every cell certified.
+
+    python benchmarks/c_path.py            # 13 values of C on MAGIC, spambase, 10⁴ × 1,000
+    python benchmarks/c_path.py --quick    # 5 values on two small sets, under a minute
+
+For each data set and surrogate, ``TopRanker(surrogate, C=C, engine="cutting-plane",
+tol=1e-6)`` is fitted cold at every C of a log-spaced grid (C = 1 included), then the
+same grid is run as one path, ``TopRanker(..., warm_start=True)`` with ``set_params(C=C)``
+between fits, from the smallest C up and from the largest down: the cutting plane keeps
+its cuts of the loss, which do not depend on C, and each fit starts from them and from the
+previous solution (``cvxtop.solvers.cut_store``). Columns: the cold fits' total and their
+slowest cell, each path's total and its ratio to that slowest cell (the target is at most
+3), the cells certified to 1e-6 (a cell that raises ``SolverError`` counts as not
+certified, with its status), and the largest relative difference between a path's and the
+cold fit's objective. The worst row comes first. Public API only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from cvxtop import SolverError, TopRanker
+from cvxtop.datasets import load_paper_dataset, make_ranking_data
+
+ROOT = Path(__file__).resolve().parents[1]
+TOL = 1e-6
+SURROGATES = {"prec@k-avg": 0.25, "prec@k-max": 0.25, "prec@k-struct": 0.25,
+              "prec@k-svmperf": 0.25, "pap@k-avg": 10}
+
+
+def standardized(X: np.ndarray) -> np.ndarray:
+    scale = X.std(axis=0)
+    return (X - X.mean(axis=0)) / np.where(scale > 0, scale, 1.0)
+
+
+def datasets(quick: bool) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    if quick:
+        X, y = load_paper_dataset("spambase", ROOT / "data")
+        take = np.random.default_rng(0).choice(len(y), 800, replace=False)
+        return {"spambase (800 rows)": (standardized(X[take]), y[take]),
+                "synthetic 2,000 × 50": make_ranking_data(2000, 50, noise=0.3)}
+    out = {}
+    for name in ("magic", "spambase"):
+        X, y = load_paper_dataset(name, ROOT / "data")
+        out[name] = (standardized(X), y)
+    out["synthetic 10⁴ × 1,000"] = make_ranking_data(10_000, 1000, noise=0.3)
+    return out
+
+
+def fit(model: TopRanker, X: np.ndarray, y: np.ndarray) -> tuple[float, TopRanker | str]:
+    """Seconds of one fit and the model, or the status of its SolverError."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        start = time.perf_counter()
+        try:
+            model.fit(X, y)
+        except SolverError as exc:
+            return time.perf_counter() - start, exc.status or "failed"
+    return time.perf_counter() - start, model
+
+
+def certified(model: TopRanker | str) -> bool:
+    return not isinstance(model, str) and model.status_ == "optimal" and model.gap_ <= TOL
+
+
+def row(name: str, surrogate: str, k: float, Cs: np.ndarray, X: np.ndarray,
+        y: np.ndarray) -> dict:
+    cold = {C: fit(TopRanker(surrogate, k=k, C=C, engine="cutting-plane", tol=TOL), X, y)
+            for C in Cs}
+    paths = {}
+    for direction, order in (("up", Cs), ("down", Cs[::-1])):
+        model = TopRanker(surrogate, k=k, engine="cutting-plane", tol=TOL, warm_start=True)
+        seconds, differences, failures = 0.0, [], []
+        for C in order:
+            s, fitted = fit(model.set_params(C=float(C)), X, y)
+            seconds += s
+            if not certified(fitted):
+                failures.append(f"C={C:g}: {fitted if isinstance(fitted, str) else fitted.status_}")
+                model = TopRanker(surrogate, k=k, engine="cutting-plane", tol=TOL,
+                                  warm_start=True)  # a failed fit keeps no cuts
+                continue
+            reference = cold[C][1]
+            if certified(reference):
+                differences.append(abs(fitted.objective_ - reference.objective_)
+                                   / max(abs(reference.objective_), 1e-12))
+        paths[direction] = (seconds, failures, max(differences, default=0.0))
+    slowest = max(s for s, _ in cold.values())
+    return {"data": name, "surrogate": surrogate, "cold": sum(s for s, _ in cold.values()),
+            "slowest": slowest, "paths": paths,
+            "cold_failures": [f"C={C:g}: {m if isinstance(m, str) else m.status_}"
+                              for C, (_, m) in cold.items() if not certified(m)],
+            "ratio": min(p[0] for p in paths.values()) / slowest}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="5 values of C, small sets")
+    args = parser.parse_args()
+    Cs = np.logspace(-2, 2, 5) if args.quick else np.logspace(-4, 4, 13)
+    rows = []
+    for name, (X, y) in datasets(args.quick).items():
+        for surrogate, k in SURROGATES.items():
+            rows.append(row(name, surrogate, k, Cs, X, y))
+    rows.sort(key=lambda r: (-len(r["cold_failures"]) - sum(len(p[1]) for p in
+                                                            r["paths"].values()), -r["ratio"]))
+    print("# A regularization path over C\n")
+    print(f"{len(Cs)} values of C from {Cs[0]:g} to {Cs[-1]:g}; tol = {TOL:g}; `path / slowest`: "
+          "the faster path's time over the slowest cold cell (target <= 3); `max obj. diff`: "
+          "the largest relative difference from the cold fit's objective over the certified "
+          "cells.\n")
+    print("| data | surrogate | cold total s | slowest cold s | path up s | path down s | "
+          "path / slowest | not certified (cold; up; down) | max obj. diff |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        up, down = r["paths"]["up"], r["paths"]["down"]
+        failed = "; ".join(", ".join(f) or "none" for f in (r["cold_failures"], up[1], down[1]))
+        print(f"| {r['data']} | {r['surrogate']} | {r['cold']:.2f} | {r['slowest']:.2f} | "
+              f"{up[0]:.2f} | {down[0]:.2f} | {r['ratio']:.2f} | {failed} | "
+              f"{max(up[2], down[2]):.0e} |")
+    worst = rows[0]
+    uncertified = sum(len(r["cold_failures"]) + len(r["paths"]["up"][1])
+                      + len(r["paths"]["down"][1]) for r in rows)
+    up_total = sum(r["paths"]["up"][0] for r in rows)
+    down_total = sum(r["paths"]["down"][0] for r in rows)
+    print()
+    print(f"SUMMARY: worst path {worst['data']} {worst['surrogate']}: {worst['ratio']:.2f}x its "
+          f"slowest cold cell (target <= 3); {uncertified} of {3 * len(rows) * len(Cs)} fits "
+          f"not certified; paths up {up_total:.1f} s, down {down_total:.1f} s, cold "
+          f"{sum(r['cold'] for r in rows):.1f} s in all")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""A regularization path: the cutting plane's cuts of the loss do not depend on C, so a fit
+at the next C starts from them (TopRanker(warm_start=True), solve_cutting_plane(cuts=...)),
+and every point is still certified."""
+
+import numpy as np
+import pytest
+
+from cvxtop import TopRanker, surrogates
+from cvxtop.datasets import make_ranking_data
+from cvxtop.solvers import RankingObjective, solve_cutting_plane
+from cvxtop.solvers.cut_store import loss_key
+
+X, Y = make_ranking_data(400, 8, random_state=0)
+CS = [1e-3, 1e-2, 0.1, 1.0, 10.0]
+
+
+@pytest.mark.parametrize("surrogate", ["prec@k-avg", "prec@k-max", "prec@k-struct",
+                                       "prec@k-svmperf", "pap@k-avg"])
+def test_each_point_of_the_path_is_the_certified_optimum(surrogate):
+    k = 0.25 if surrogate.startswith("prec") else 20
+    path = TopRanker(surrogate, k=k, warm_start=True, tol=1e-8)
+    for C in CS:
+        path.set_params(C=C).fit(X, Y)
+        cold = TopRanker(surrogate, k=k, C=C, engine="cutting-plane", tol=1e-8).fit(X, Y)
+        assert path.status_ == "optimal" and path.gap_ <= 1e-8
+        assert path.engine_ == "cutting-plane"
+        # both certified to 1e-8: their objectives agree to the sum of the gaps
+        assert path.objective_ == pytest.approx(cold.objective_, rel=3e-8)
+        assert path.lower_bound_ <= cold.objective_ * (1 + 1e-12)
+
+
+def test_a_refit_at_the_same_C_is_certified_by_the_kept_cuts_at_once():
+    model = TopRanker("prec@k-avg", k=0.25, C=1.0, warm_start=True).fit(X, Y)
+    first = model.n_iter_
+    model.fit(X, Y)
+    assert first > 1 and model.n_iter_ == 1 and model.status_ == "optimal"
+
+
+def test_cuts_of_other_data_are_not_used():
+    model = TopRanker("prec@k-avg", k=0.25, C=1.0, warm_start=True).fit(X, Y)
+    X2, Y2 = make_ranking_data(400, 8, random_state=1)
+    model.fit(X2, Y2)
+    cold = TopRanker("prec@k-avg", k=0.25, C=1.0, engine="cutting-plane").fit(X2, Y2)
+    assert model.objective_ == pytest.approx(cold.objective_, rel=3e-6)
+    assert model.lower_bound_ <= cold.objective_ * (1 + 1e-12)
+    model.set_params(k=0.5).fit(X2, Y2)  # another cut-off: another loss
+    cold = TopRanker("prec@k-avg", k=0.5, C=1.0, engine="cutting-plane").fit(X2, Y2)
+    assert model.lower_bound_ <= cold.objective_ * (1 + 1e-12)
+
+
+def test_solve_cutting_plane_refuses_cuts_of_another_loss_and_keeps_its_own():
+    surrogate = surrogates.get("prec@k-avg", 0.25)
+    first = RankingObjective(X, Y, surrogate, 1.0)
+    result = solve_cutting_plane(first, keep_cuts=True)
+    assert result.cuts is not None and len(result.cuts) >= 1
+    assert result.cuts.key == loss_key(RankingObjective(X, Y, surrogate, 10.0))  # C aside
+    assert solve_cutting_plane(first).cuts is None  # kept only when asked
+    seeded = solve_cutting_plane(RankingObjective(X, Y, surrogate, 10.0), cuts=result.cuts)
+    assert seeded.status == "optimal"
+    with pytest.raises(ValueError, match="cuts must be the SolveResult.cuts of a solve of the "
+                                         "same loss"):
+        solve_cutting_plane(RankingObjective(X[::-1], Y[::-1], surrogate, 1.0),
+                            cuts=result.cuts)
+    with pytest.raises(ValueError, match="same loss"):
+        solve_cutting_plane(RankingObjective(X, Y, surrogates.get("prec@k-max", 0.25), 1.0),
+                            cuts=result.cuts)
+
+
+def test_a_path_over_lists_and_sparse_features():
+    from scipy import sparse
+
+    from cvxtop.datasets import make_sparse_ranking_data
+
+    groups = np.arange(len(Y)) // 50
+    Xs, Ys = make_sparse_ranking_data(300, 500, density=0.02, noise=0.3, random_state=0)
+    for features, labels, lists in [(X, Y, groups), (sparse.csr_matrix(Xs), Ys, None)]:
+        path = TopRanker("prec@k-avg", k=0.25, warm_start=True, tol=1e-8)
+        for C in (0.1, 1.0, 10.0):
+            path.set_params(C=C).fit(features, labels, groups=lists)
+            cold = TopRanker("prec@k-avg", k=0.25, C=C, engine="cutting-plane",
+                             tol=1e-8).fit(features, labels, groups=lists)
+            assert path.status_ == "optimal"
+            assert path.objective_ == pytest.approx(cold.objective_, rel=3e-8)
