@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 #: class -> the module that defines it (submodules are found by name)
-_CLASSES = {"TopRanker": ".estimators", "AATP": ".aatp", "SolverError": ".exceptions",
-            "save_model": ".model_io", "load_model": ".model_io"}
+_CLASSES = {"TopRanker": ".estimators", "TopRankerCV": ".model_selection", "AATP": ".aatp",
+            "SolverError": ".exceptions", "save_model": ".model_io", "load_model": ".model_io"}
 
 __all__ = ["__version__", "metrics", "reference", "surrogates", "predtron", "solvers",
-           "datasets", "cutoff", "testing", "TopRanker", "AATP", "SolverError", "save_model",
-           "load_model"]
+           "datasets", "cutoff", "testing", "TopRanker", "TopRankerCV", "AATP", "SolverError",
+           "save_model", "load_model"]
 
 if TYPE_CHECKING:  # the names as static analysis sees them
     from . import (cutoff, datasets, metrics, predtron, reference, solvers,  # noqa: F401
@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # the names as static analysis sees them
     from .estimators import TopRanker  # noqa: F401
     from .exceptions import SolverError  # noqa: F401
     from .model_io import load_model, save_model  # noqa: F401
+    from .model_selection import TopRankerCV  # noqa: F401
 
 
 def __getattr__(name: str) -> Any:

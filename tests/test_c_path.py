@@ -10,7 +10,7 @@ from cvxtop.datasets import make_ranking_data
 from cvxtop.solvers import RankingObjective, solve_cutting_plane
 from cvxtop.solvers.cut_store import loss_key
 
-X, Y = make_ranking_data(400, 8, random_state=0)
+X, Y = make_ranking_data(400, 8, noise=0.3, random_state=0)
 CS = [1e-3, 1e-2, 0.1, 1.0, 10.0]
 
 
@@ -38,7 +38,7 @@ def test_a_refit_at_the_same_C_is_certified_by_the_kept_cuts_at_once():
 
 def test_cuts_of_other_data_are_not_used():
     model = TopRanker("prec@k-avg", k=0.25, C=1.0, warm_start=True).fit(X, Y)
-    X2, Y2 = make_ranking_data(400, 8, random_state=1)
+    X2, Y2 = make_ranking_data(400, 8, noise=0.3, random_state=1)
     model.fit(X2, Y2)
     cold = TopRanker("prec@k-avg", k=0.25, C=1.0, engine="cutting-plane").fit(X2, Y2)
     assert model.objective_ == pytest.approx(cold.objective_, rel=3e-6)

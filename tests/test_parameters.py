@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cvxtop import AATP, TopRanker
+from cvxtop import AATP, TopRanker, TopRankerCV
 from cvxtop.aatp.estimator import PARAMETERS as AATP_PARAMETERS
 from cvxtop.estimators import PARAMETERS as TOPRANKER_PARAMETERS
 from cvxtop.parameters import IgnoredParameterWarning, Param, ParameterTable
@@ -17,7 +17,7 @@ from cvxtop.predtron import Binary, KernelPredtron, Predtron, PredtronLink
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
 TABLES = [(TOPRANKER_PARAMETERS, TopRanker), (AATP_PARAMETERS, AATP),
           (Predtron.PARAMETERS, Predtron), (PredtronLink.PARAMETERS, PredtronLink),
-          (KernelPredtron.PARAMETERS, KernelPredtron)]
+          (KernelPredtron.PARAMETERS, KernelPredtron), (TopRankerCV.PARAMETERS, TopRankerCV)]
 X = np.random.default_rng(0).standard_normal((30, 3))
 Y = (X[:, 0] > 0.4).astype(int)
 Y[:2] = [1, 0]
@@ -29,7 +29,7 @@ def test_every_constructor_parameter_has_one_row(table, cls):
     assert list(table.names()) == signature
 
 
-@pytest.mark.parametrize("table, cls", [TABLES[0], TABLES[1], TABLES[3], TABLES[4]],
+@pytest.mark.parametrize("table, cls", [TABLES[0], TABLES[1], TABLES[3], TABLES[4], TABLES[5]],
                          ids=lambda v: getattr(v, "__name__", ""))
 def test_the_docs_show_the_tables_of_the_code(table, cls):
     assert table.markdown(cls) in DOCS.read_text()
