@@ -195,3 +195,15 @@ def test_fast_solver_certifies_a_degenerate_optimal_face():
     assert fast.objective == pytest.approx(ref.objective, rel=1e-9)
     assert np.all(fast.alpha >= 0) and np.all(fast.alpha <= p.upper)
     assert fast.duality_gap <= 1e-10 * max(1, fast.objective)
+
+
+def test_a_screened_candidate_reports_no_optimum():
+    from cvxtop.aatp.problem import SCREENED_STATUS
+
+    X, y = np.random.default_rng(0).standard_normal((12, 2)), np.r_[1, 1, np.zeros(10, int)]
+    problem = items_problem(X, y, 1.0)
+    alpha = np.zeros(len(problem.slot_item))
+    solution = CandidateSolution(0, alpha, *primal_dual_values(problem, 0, alpha)[0:3], 0,
+                                 SCREENED_STATUS)
+    with pytest.raises(ValueError, match="was screened"):
+        solution.result("face-descent")

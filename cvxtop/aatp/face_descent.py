@@ -54,7 +54,7 @@ from ..cutoff import tau_cutoff
 from ..exceptions import SolverError
 from ..gram import Gram
 from .box_qp import solve_box_qp
-from .problem import CERTIFICATE_RTOL, AATPProblem, CandidateSolution
+from .problem import CERTIFICATE_RTOL, SCREENED_STATUS, AATPProblem, CandidateSolution
 from .selection import GAP_ATOL
 
 __all__ = ["FaceDescentSolver", "SCREENED_STATUS", "TARGET_RTOL", "MAX_ROUNDS", "BURST",
@@ -63,8 +63,6 @@ __all__ = ["FaceDescentSolver", "SCREENED_STATUS", "TARGET_RTOL", "MAX_ROUNDS", 
 #: Target of the relative duality gap of a candidate's solution (the certificate asks
 #: for :data:`~.problem.CERTIFICATE_RTOL`; the selection rule's intervals shrink with it).
 TARGET_RTOL = 1e-10
-#: Status of a candidate whose solve stopped once it provably could not be chosen.
-SCREENED_STATUS = "screened"
 #: Rounds (face steps, a burst of coordinate steps, a certificate) before the fallback.
 MAX_ROUNDS = 100
 #: Greedy coordinate steps in a round, after its face steps; the burst ends early when a

@@ -43,7 +43,11 @@ __all__ = [
     "primal_dual_values",
     "solution_from_alpha",
     "require_certified",
+    "SCREENED_STATUS",
 ]
+
+#: The status of a candidate whose solve stopped once it provably could not be chosen.
+SCREENED_STATUS = "screened"
 
 #: A candidate's solution is accepted when ``P − D ≤ CERTIFICATE_RTOL · max(1, |P|)``.
 #: Well-scaled problems are solved far more accurately (the fast solver's crossover to
@@ -230,7 +234,14 @@ class CandidateSolution:
 
     def result(self, method: str) -> SolveResult:
         """This candidate's solve as a :class:`cvxtop.solvers.SolveResult`: the dual
-        objective is its lower bound, the relative duality gap its certificate."""
+        objective is its lower bound, the relative duality gap its certificate. A screened
+        candidate (its solve stopped once it provably could not be chosen) has no optimum
+        to report: ``ValueError``; an uncertified one raises as :func:`require_certified`."""
+        if self.status == SCREENED_STATUS:
+            raise ValueError(f"candidate {self.candidate} was screened (its solve stopped "
+                             "once it provably could not be chosen): it has no certified "
+                             "optimum to report")
+        require_certified(self, method)
         gap = self.duality_gap / max(abs(self.objective), 1e-12)
         return SolveResult(coef=self.alpha, objective=self.objective, status="optimal",
                            method=method, n_iter=self.n_iter, lower_bound=self.dual_objective,
