@@ -31,7 +31,8 @@ from .solvers import RankingObjective, SolveResult, Stream, check_method, minimi
 from .solvers.gd import STEP_RULES
 from .solvers.minimize import APPROXIMATE_TOL
 
-__all__ = ["TopRanker", "EXPECTED_FAILED_CHECKS", "expected_failed_checks"]
+__all__ = ["TopRanker", "EXPECTED_FAILED_CHECKS", "expected_failed_checks",
+           "documented_failed_checks"]
 
 _MULTICLASS_TARGET = (
     "the check fits on targets whose values are not 0/1, -1/+1 or booleans (1 and 2, 5 and "
@@ -102,13 +103,21 @@ PARAMETERS = ParameterTable("solver", (
 ))
 
 
+def documented_failed_checks(kernel: Any, common: dict[str, str],
+                             precomputed: dict[str, str]) -> dict[str, str]:
+    """An estimator's documented ``check_estimator`` exceptions: ``common``, and with
+    ``kernel="precomputed"`` the ``precomputed`` ones too (the rule of both estimators)."""
+    if isinstance(kernel, str) and kernel == "precomputed":
+        return {**common, **precomputed}
+    return dict(common)
+
+
 def expected_failed_checks(estimator: "TopRanker") -> dict[str, str]:
     """The documented ``check_estimator`` exceptions of this configuration (pass it as
     ``expected_failed_checks`` to :func:`sklearn.utils.estimator_checks.check_estimator`
     or ``parametrize_with_checks``)."""
-    if estimator.kernel == "precomputed":
-        return {**EXPECTED_FAILED_CHECKS, **PRECOMPUTED_EXPECTED_FAILED_CHECKS}
-    return dict(EXPECTED_FAILED_CHECKS)
+    return documented_failed_checks(estimator.kernel, EXPECTED_FAILED_CHECKS,
+                                    PRECOMPUTED_EXPECTED_FAILED_CHECKS)
 
 
 class TopRanker(BaseEstimator):

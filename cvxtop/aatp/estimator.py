@@ -27,6 +27,7 @@ from .._validation import (
     require_classes,
     require_target,
 )
+from ..estimators import documented_failed_checks
 from ..gram import Gram, check_gram_matrix
 from ..parameters import Param, ParameterTable, choice, keyword_only, optional, renamed_keyword
 from .candidates import (
@@ -139,9 +140,8 @@ def expected_failed_checks(estimator: "AATP") -> dict[str, str]:
     """The documented ``check_estimator`` exceptions for this configuration (pass it as
     ``expected_failed_checks`` to :func:`sklearn.utils.estimator_checks.check_estimator`
     or ``parametrize_with_checks``)."""
-    if isinstance(estimator.kernel, str) and estimator.kernel == "precomputed":
-        return {**EXPECTED_FAILED_CHECKS, **PRECOMPUTED_EXPECTED_FAILED_CHECKS}
-    return dict(EXPECTED_FAILED_CHECKS)
+    return documented_failed_checks(estimator.kernel, EXPECTED_FAILED_CHECKS,
+                                    PRECOMPUTED_EXPECTED_FAILED_CHECKS)
 
 
 class AATP(BaseEstimator):
