@@ -54,7 +54,8 @@ from ..cutoff import tau_cutoff
 from ..exceptions import SolverError
 from ..gram import Gram
 from .box_qp import solve_box_qp
-from .problem import CERTIFICATE_RTOL, SCREENED_STATUS, AATPProblem, CandidateSolution
+from .problem import (CERTIFICATE_RTOL, SCREENED_STATUS, AATPProblem, CandidateSolution,
+                      weighted_top_quantile)
 from .selection import GAP_ATOL
 
 __all__ = ["FaceDescentSolver", "SCREENED_STATUS", "TARGET_RTOL", "MAX_ROUNDS", "BURST",
@@ -381,14 +382,11 @@ class FaceDescentSolver:
 
     def _quantile(self, scores: np.ndarray) -> float:
         """The top τ-quantile of the sample points' scores
-        (:func:`.problem.weighted_top_quantile`)."""
+        (:func:`.problem.weighted_top_quantile`, its rank computed once)."""
         weights = self.problem.item_weight
-        if weights is None:
-            return float(np.partition(scores, len(scores) - self._need)[len(scores) - self._need])
-        w = weights[self.problem.candidates]
-        order = np.argsort(-scores, kind="stable")
-        cumulative = np.cumsum(w[order])
-        return float(scores[order[np.searchsorted(cumulative, self._need, side="left")]])
+        return weighted_top_quantile(
+            scores, self.tau, None if weights is None else weights[self.problem.candidates],
+            rank=self._need)
 
     @cached_property
     def _need(self) -> int:

@@ -57,20 +57,24 @@ CERTIFICATE_RTOL = 1e-7
 
 
 def weighted_top_quantile(scores: np.ndarray, tau: float,
-                          weights: np.ndarray | None = None) -> float:
+                          weights: np.ndarray | None = None, *, rank: int | None = None
+                          ) -> float:
     """The largest minimizer of ``Σ_i c_i ρ_τ(s_i − u)`` for integer weights ``c_i ≥ 1``.
 
     With ``weights=None`` this is :func:`cvxtop.metrics.top_quantile`. With weights it is
     the same function of the list in which score ``s_i`` is repeated ``c_i`` times
     (Boyd et al. 2012 Section 3.1, ``Q_τ`` over all 2m points): the left derivative
     ``τW − W(s ≥ u)`` is ≤ 0 exactly when ``W(s ≥ u) ≥ ceil(τW)``, so the answer is the
-    largest score with at least ``ceil(τW)`` weight at or above it.
+    largest score with at least ``ceil(τW)`` weight at or above it. ``rank``: that
+    ``ceil(τW)`` when the caller has it already (a solver's loop, on checked scores).
     """
     if weights is None:
-        return top_quantile(scores, tau)
+        if rank is None:
+            return top_quantile(scores, tau)
+        return float(np.partition(scores, len(scores) - rank)[len(scores) - rank])
     order = np.argsort(-scores, kind="stable")
     cumulative = np.cumsum(weights[order])
-    need = tau_cutoff(tau, int(cumulative[-1]))
+    need = tau_cutoff(tau, int(cumulative[-1])) if rank is None else rank
     return float(scores[order[np.searchsorted(cumulative, need, side="left")]])
 
 
