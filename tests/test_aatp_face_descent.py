@@ -1,5 +1,5 @@
 """The Gram-matrix solver of the candidate duals (cvxtop.aatp.face_descent) and its dense
-interior-point fallback (cvxtop.aatp.box_qp), against the factor-based solvers and the
+interior-point fallback (cvxtop.qp.box), against the factor-based solvers and the
 cvxpy reference, on well-behaved and on degenerate kernels (clusters, heavy tails,
 near-duplicate rows)."""
 
@@ -12,7 +12,7 @@ import pytest
 from cvxtop import AATP
 from cvxtop.aatp.estimator import FACTOR_MAX_RANK
 from cvxtop.aatp.face_descent import SCREENED_STATUS, FaceDescentSolver
-from cvxtop.aatp.box_qp import solve_box_qp
+from cvxtop.qp import solve_box_qp
 from cvxtop.aatp.candidates import duplicate_representatives, nearest_neighbour_tour
 from cvxtop.aatp.fast import FastDualSolver
 from cvxtop.aatp.kernels import rbf_gram

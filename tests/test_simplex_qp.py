@@ -9,8 +9,8 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
-from cvxtop.solvers import simplex_qp
-from cvxtop.solvers.simplex_qp import solve_simplex_qp
+from cvxtop.qp import simplex as simplex_qp
+from cvxtop.qp import solve_simplex_qp
 
 
 def reference(H, c):
@@ -193,7 +193,7 @@ def test_a_sequence_of_growing_masters_reuses_its_factored_face(d, monkeypatch):
     """Masters that grow by one cut a step, started from the last answer with a FaceCache:
     the same minimizers as cold solves (to cvxpy's accuracy), fewer factorizations, and a
     rewritten row of the face (a cut store's aggregation) drops the cached face."""
-    import cvxtop.solvers.simplex_qp as module
+    import cvxtop.qp.simplex as module
 
     monkeypatch.setattr(module, "DIRECT_FACE", 0)  # the bordered factorization only
     factored = {"count": 0}

@@ -28,7 +28,7 @@ of a real RBF Gram matrix below ``1e-8·λ_max``), so every method here only eve
   :mod:`.problem`, computed from the exact products at the end. If the rounds do not get
   there, the last point certifies a ball around the optimal ``w`` (gap-safe screening,
   Ndiaye et al. 2017): slots whose margin is provably above or below 1 are fixed at 0 or
-  ``u``, and the remaining QP is solved by the dense interior point of :mod:`.box_qp`.
+  ``u``, and the remaining QP is solved by the dense interior point of :mod:`cvxtop.qp.box`.
 * **Screening of candidates.** Given an upper bound on the smallest candidate gap of the
   selection rule (:mod:`.selection`), every round's certified point bounds this
   candidate's gap ``|q̂_k|``: its own score is 0 by construction, and ``‖w − w*‖ ≤ √(2G)``
@@ -53,7 +53,7 @@ from .._threads import single_threaded_blas
 from ..cutoff import tau_cutoff
 from ..exceptions import SolverError
 from ..gram import Gram
-from .box_qp import solve_box_qp
+from ..qp import solve_box_qp
 from .problem import (CERTIFICATE_RTOL, SCREENED_STATUS, AATPProblem, CandidateSolution,
                       weighted_top_quantile)
 from .selection import GAP_ATOL

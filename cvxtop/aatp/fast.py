@@ -55,7 +55,7 @@ import numpy as np
 from scipy.linalg import cho_solve
 
 from .._threads import single_threaded_blas
-from .box_qp import step_to_boundary
+from ..qp import step_to_boundary
 from .dual import DualQP
 from .problem import (
     CERTIFICATE_RTOL,

@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from .objective import RankingObjective
 from .parallel_products import ProductThreads
-from .simplex_qp import FaceCache
+from ..qp import FaceCache
 
 __all__ = ["CutStore", "Cuts", "STORE_BYTES", "cut_rounding", "frobenius", "in_score_space",
            "loss_key", "numbers_per_item"]

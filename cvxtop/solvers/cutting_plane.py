@@ -34,7 +34,7 @@ the master's point itself is queried next.
 
 The master is a small QP over the simplex in the Gram matrix ``G = HᵀH`` of the cuts, kept
 up to date as cuts come and go (one product ``Hᵀh`` per round), and solved by a warm-started
-active-set method (:mod:`.simplex_qp`): successive masters differ by one cut, so it takes a
+active-set method (:mod:`cvxtop.qp.simplex`): successive masters differ by one cut, so it takes a
 few iterations and its cost follows the number of active cuts, not the dimension. cvxpy
 (the same QP in ``G``, polished on its support) is the reference and the fallback. When the
 slots run out, cuts that stayed below the model for a while are replaced by their aggregate
@@ -197,7 +197,7 @@ def solve_cutting_plane(
         (``benchmarks/exact_scaling.py``, ``benchmarks/svmperf_head_to_head.py``,
         ``benchmarks/grouped_exact.py``), on sparse data with 50,000 features more.
     master : {"active-set", "cvxpy"}
-        The master's solver: the warm-started active-set method of :mod:`.simplex_qp`
+        The master's solver: the warm-started active-set method of :mod:`cvxtop.qp.simplex`
         (falling back to cvxpy if it does not converge), or cvxpy with ``cvx_solver`` alone
         (the reference).
     callback : callable(round, upper, lower), optional

@@ -1,5 +1,5 @@
 """The cutting plane's master problem: the dual QP over the simplex in the cuts' Gram
-matrix, solved by the warm-started active-set method of :mod:`.simplex_qp` (cvxpy the
+matrix, solved by the warm-started active-set method of :mod:`cvxtop.qp.simplex` (cvxpy the
 reference and fallback), and its rigorous lower bound.
 
 With ``α = Cλ`` the master's dual is ``D = C(b·λ − ½C‖Hλ‖²)``, a QP over the simplex with
@@ -18,7 +18,7 @@ import numpy as np
 from .. import _cvxpy
 from ..exceptions import SolverError
 from .cut_store import CutStore
-from .simplex_qp import solve_simplex_qp
+from ..qp import solve_simplex_qp
 
 __all__ = ["solve_master", "cvxpy_master", "polish", "dual_value"]
 

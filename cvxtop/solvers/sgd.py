@@ -19,7 +19,7 @@ Step rules:
   contribution per batch, a convex combination of the batch's stored subgradient vertices
   (planes, up to :data:`BLOCK_PLANES` a batch within :data:`PLANE_BYTES`). A step adds the
   batch's new vertex and re-optimizes the batch's weights on its planes exactly (a small QP
-  over the simplex, :mod:`.simplex_qp`; with two planes this is plain block Frank-Wolfe's
+  over the simplex, :mod:`cvxtop.qp.simplex`; with two planes this is plain block Frank-Wolfe's
   closed-form step), and after each sweep up to two corrective passes over the stored
   planes, which read no data, let every batch catch up with the others. No step size to
   tune; the dual value certifies the batch-decomposed problem, whose optimum differs from
@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..surrogates.base import Bound
-from .simplex_qp import solve_simplex_qp
+from ..qp import solve_simplex_qp
 
 __all__ = ["SGDState", "sgd_step", "BlockFWState", "block_fw_step", "corrective_step",
            "block_planes", "LEARNING_RATES"]
@@ -182,7 +182,7 @@ def block_planes(dim: int, n_blocks: int) -> int:
 def corrective_step(state: BlockFWState, block: int) -> None:
     """Maximize the dual over block ``block``'s weights on its planes, the other blocks
     fixed: ``max_{a ∈ simplex} o·a − ½‖w₋ + V a‖²`` with ``w₋`` the other blocks' sum, a
-    small QP over the simplex solved exactly and warm-started (:mod:`.simplex_qp`). With
+    small QP over the simplex solved exactly and warm-started (:mod:`cvxtop.qp.simplex`). With
     two planes (the previous point and a new vertex) it is the line-searched step of
     block Frank-Wolfe (Lacoste-Julien et al. 2013)."""
     if not state.visited(block):

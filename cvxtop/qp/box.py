@@ -1,7 +1,7 @@
 """A dense interior-point solver for small box-constrained QPs.
 
 ``minimize ½ xᵀQx + cᵀx subject to 0 ≤ x ≤ u`` with ``Q`` symmetric positive
-semi-definite. It is the robust last step of :mod:`.face_descent`: once gap-safe screening
+semi-definite. It is the robust last step of :mod:`cvxtop.aatp.face_descent`: once gap-safe screening
 has fixed most coordinates of a candidate's dual (Boyd et al. 2012, eq. 4) at a bound,
 the few that remain form a small dense QP of this kind.
 
