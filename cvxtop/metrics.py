@@ -6,8 +6,11 @@ and -1/+1 are accepted), 1 meaning relevant.
 Tie conventions, used consistently:
 
 * position-based metrics (:func:`precision_at_k`, :func:`precision_at_tau`,
-  :func:`average_precision`, :func:`dcg_at_tau`, :func:`ndcg_at_tau`) order tied scores
-  *irrelevant first* (the pessimistic order), so a ranking cannot gain by tying;
+  :func:`average_precision`, :func:`dcg_at_tau`, :func:`ndcg_at_tau`, :func:`dcg_at_k`,
+  :func:`ndcg_at_k`) order tied scores *irrelevant first* (the pessimistic order) by
+  default, so a ranking cannot gain by tying; their ``ties=`` takes the other policies
+  libraries use (optimistic, the exact average over the orders of each tie block, tied
+  items entering together for average precision, a given order: :mod:`cvxtop.ties`);
 * pair-based metrics (:func:`pap_at_k`, :func:`partial_auc`, and :func:`roc_auc` by default)
   count a tied (positive, negative) pair as an error, as the risk of
   Hiranandani et al. 2020 eq. (1)-(2) does. ``ties="half"`` gives the Mann-Whitney convention of
@@ -33,6 +36,8 @@ import numpy as np
 
 from .cutoff import prec_cutoff, tau_cutoff
 from .groups import Groups
+from .ties import (PositionTies, average_precision_of, check_tie_policy, position_relevance,
+                   ranked)
 from ._validation import (
     check_bool,
     check_fraction,
@@ -54,6 +59,8 @@ __all__ = [
     "average_precision",
     "dcg_at_tau",
     "ndcg_at_tau",
+    "dcg_at_k",
+    "ndcg_at_k",
     "positives_at_top",
     "dcg_discounts",
     "METRICS",
@@ -78,6 +85,26 @@ def _validate(y_true: Any, y_score: Any) -> tuple[np.ndarray, np.ndarray]:
 def _check_ties(ties: Any) -> None:
     if ties not in ("error", "half"):
         raise ValueError(f"ties must be 'error' or 'half', got {ties!r}")
+
+
+def _tie_policy(y: np.ndarray, s: np.ndarray, ties: Any, tie_key: Any, *,
+                threshold: bool = False) -> tuple[np.ndarray, str]:
+    """Check ``ties`` and ``tie_key`` (:mod:`cvxtop.ties`); return the scores and policy
+    to compute with. ``"order"`` becomes strict scores that follow the key within ties
+    (the same order in every list of ``groups``)."""
+    key = check_tie_policy(ties, tie_key, len(s), threshold=threshold)
+    if ties != "order":
+        return s, ties
+    strict = np.empty(len(s))
+    strict[ranked(y, s, "order", key)] = np.arange(len(s), 0, -1, dtype=np.float64)
+    return strict, "pessimistic"
+
+
+def _top_relevance(y: np.ndarray, s: np.ndarray, k: int, ties: str) -> float:
+    """The (expected) number of relevant items among the first ``k`` positions."""
+    if ties == "pessimistic":
+        return _precision_at_k(y, s, k) * k
+    return float(position_relevance(y, s, ties, None)[:k].sum())
 
 
 def _check_int_type(k: Any, name: str = "k") -> None:
@@ -129,11 +156,6 @@ def _mean_over_lists(name: str, y: np.ndarray, s: np.ndarray, groups: Any,
     return float(np.mean(_defined(name, values, reasons, skip_degenerate)))
 
 
-def _pessimistic_order(y: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """Indices by decreasing score, tied scores ordered irrelevant first."""
-    return np.lexsort((y, -s))
-
-
 def _precision_at_k(y: np.ndarray, s: np.ndarray, k: int) -> float:
     # O(n): the k-th largest score t splits the items into those above t, the tie block at
     # t (irrelevant first) and the rest.
@@ -156,11 +178,14 @@ def _cutoff_of_list(k: int | float, y: np.ndarray) -> int:
 
 
 def precision_at_k(y_true: Any, y_score: Any, k: int | float, *, groups: Any = None,
-                   skip_degenerate: bool = False) -> float:
+                   skip_degenerate: bool = False, ties: PositionTies = "pessimistic",
+                   tie_key: Any = None) -> float:
     """Fraction of relevant items among the ``k`` highest scores.
 
     The gain form of the prec@k loss of Kar et al. 2015 eq. (1): ``1 - loss/k``. Tied scores
-    at the cut are ordered irrelevant-first, so ties never help.
+    at the cut are ordered irrelevant-first, so ties never help, unless ``ties`` says
+    otherwise (:mod:`cvxtop.ties`: ``"optimistic"``, ``"average"``, ``"order"`` with
+    ``tie_key``).
 
     Parameters
     ----------
@@ -183,8 +208,13 @@ def precision_at_k(y_true: Any, y_score: Any, k: int | float, *, groups: Any = N
         check_fraction(k, "k", closed_right=True)
     elif k < 1 and groups is not None:  # out of range in every list: not a degenerate one
         raise ValueError(f"k must satisfy 1 <= k <= n, got {k}")
-    return _mean_over_lists("precision_at_k", y, s, groups, skip_degenerate,
-                            lambda yg, sg: _precision_at_k(yg, sg, _cutoff_of_list(k, yg)))
+    s, policy = _tie_policy(y, s, ties, tie_key)
+
+    def precision(yg: np.ndarray, sg: np.ndarray) -> float:
+        kk = _cutoff_of_list(k, yg)
+        return _top_relevance(yg, sg, kk, policy) / kk
+
+    return _mean_over_lists("precision_at_k", y, s, groups, skip_degenerate, precision)
 
 
 def _count_below(sorted_asc: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -347,35 +377,45 @@ def top_quantile(y_score: Any, tau: float) -> float:
 
 
 def precision_at_tau(y_true: Any, y_score: Any, tau: float, *, groups: Any = None,
-                     skip_degenerate: bool = False) -> float:
+                     skip_degenerate: bool = False, ties: PositionTies = "pessimistic",
+                     tie_key: Any = None) -> float:
     """P@τ of Boyd et al. 2012 Section 5.2: precision among the items at or above the
     τ-quantile.
 
     The cut is the rank of :func:`top_quantile`, ``ceil(τn)``; with ties at the quantile,
-    irrelevant items are counted first, as in :func:`precision_at_k`. With ``groups``, the
-    mean over lists (each list's own ``ceil(τ·n)``).
+    irrelevant items are counted first, as in :func:`precision_at_k` (``ties`` and
+    ``tie_key`` as there). With ``groups``, the mean over lists (each list's own
+    ``ceil(τ·n)``).
     """
     y, s = _validate(y_true, y_score)
     tau = check_fraction(tau, "tau")
-    return _mean_over_lists(
-        "precision_at_tau", y, s, groups, skip_degenerate,
-        lambda yg, sg: _precision_at_k(yg, sg, tau_cutoff(tau, len(sg))))
+    s, policy = _tie_policy(y, s, ties, tie_key)
+
+    def precision(yg: np.ndarray, sg: np.ndarray) -> float:
+        m = tau_cutoff(tau, len(sg))
+        return _top_relevance(yg, sg, m, policy) / m
+
+    return _mean_over_lists("precision_at_tau", y, s, groups, skip_degenerate, precision)
 
 
 def average_precision(y_true: Any, y_score: Any, *, groups: Any = None,
-                      skip_degenerate: bool = False) -> float:
+                      skip_degenerate: bool = False, ties: PositionTies = "pessimistic",
+                      tie_key: Any = None) -> float:
     """Average precision (AP, Boyd et al. 2012 Section 5.2).
 
     The mean, over relevant items, of the precision at each relevant item's rank, in the
-    pessimistic order (ties: irrelevant first). With ``groups``, the mean over lists (MAP);
-    each list needs a relevant item.
+    pessimistic order (ties: irrelevant first), or under another tie policy
+    (:mod:`cvxtop.ties`: ``"optimistic"``, ``"average"`` (the exact expectation over the
+    orders of the tie blocks), ``"threshold"`` (tied items enter together, as scikit-learn's
+    ``average_precision_score``), ``"order"`` with ``tie_key``). With ``groups``, the mean
+    over lists (MAP); each list needs a relevant item.
     """
     y, s = _validate(y_true, y_score)
+    s, policy = _tie_policy(y, s, ties, tie_key, threshold=True)
 
     def ap(yg: np.ndarray, sg: np.ndarray) -> float:
         require_classes(yg, negative=False)
-        ranks = np.flatnonzero(yg[_pessimistic_order(yg, sg)]) + 1
-        return float(np.mean(np.arange(1, len(ranks) + 1) / ranks))
+        return average_precision_of(yg, sg, policy, None)
 
     return _mean_over_lists("average_precision", y, s, groups, skip_degenerate, ap)
 
@@ -386,38 +426,74 @@ def dcg_discounts(m: int) -> np.ndarray:
     return 1.0 / np.log2(np.arange(2, m + 2))
 
 
-def _dcg(y: np.ndarray, s: np.ndarray, tau: float) -> float:
-    m = tau_cutoff(tau, len(s))
-    return float(y[_pessimistic_order(y, s)][:m] @ dcg_discounts(m))
+def _dcg(y: np.ndarray, s: np.ndarray, m: int, ties: str) -> float:
+    """DCG of the first ``m`` positions under the tie policy (expected, with ``"average"``:
+    DCG is linear in the positions' relevance)."""
+    return float(position_relevance(y, s, ties, None)[:m] @ dcg_discounts(m))
+
+
+def _ndcg(y: np.ndarray, s: np.ndarray, m: int, ties: str) -> float:
+    n_pos, _ = require_classes(y, negative=False)
+    ideal = float(dcg_discounts(m)[:min(m, n_pos)].sum())
+    return _dcg(y, s, m, ties) / ideal
+
+
+def _dcg_metric(name: str, normalized: bool, y_true: Any, y_score: Any,
+                cutoff: Callable[[int], int], groups: Any, skip_degenerate: bool, ties: Any,
+                tie_key: Any) -> float:
+    y, s = _validate(y_true, y_score)
+    s, policy = _tie_policy(y, s, ties, tie_key)
+    of_list = _ndcg if normalized else _dcg
+    return _mean_over_lists(name, y, s, groups, skip_degenerate,
+                            lambda yg, sg: of_list(yg, sg, cutoff(len(sg)), policy))
 
 
 def dcg_at_tau(y_true: Any, y_score: Any, tau: float, *, groups: Any = None,
-               skip_degenerate: bool = False) -> float:
+               skip_degenerate: bool = False, ties: PositionTies = "pessimistic",
+               tie_key: Any = None) -> float:
     """DCG@τ (Boyd et al. 2012 Section 5.2): ``Σ_{r ≤ ceil(τn)} y_(r) / log2(1 + r)``.
 
-    Binary gains, positions from 1, pessimistic order of ties. With ``groups``, the mean
+    Binary gains, positions from 1, pessimistic order of ties unless ``ties`` says
+    otherwise (:mod:`cvxtop.ties`; ``"average"`` is the expectation over the orders of
+    the tie blocks, scikit-learn's ``ndcg_score`` convention). With ``groups``, the mean
     over lists.
     """
-    y, s = _validate(y_true, y_score)
     tau = check_fraction(tau, "tau")
-    return _mean_over_lists("dcg_at_tau", y, s, groups, skip_degenerate,
-                            lambda yg, sg: _dcg(yg, sg, tau))
+    return _dcg_metric("dcg_at_tau", False, y_true, y_score, lambda n: tau_cutoff(tau, n),
+                       groups, skip_degenerate, ties, tie_key)
 
 
 def ndcg_at_tau(y_true: Any, y_score: Any, tau: float, *, groups: Any = None,
-                skip_degenerate: bool = False) -> float:
+                skip_degenerate: bool = False, ties: PositionTies = "pessimistic",
+                tie_key: Any = None) -> float:
     """NDCG@τ: :func:`dcg_at_tau` divided by its value for a perfect ranking. With
     ``groups``, the mean over lists; each list needs a relevant item."""
-    y, s = _validate(y_true, y_score)
     tau = check_fraction(tau, "tau")
+    return _dcg_metric("ndcg_at_tau", True, y_true, y_score, lambda n: tau_cutoff(tau, n),
+                       groups, skip_degenerate, ties, tie_key)
 
-    def ndcg(yg: np.ndarray, sg: np.ndarray) -> float:
-        n_pos, _ = require_classes(yg, negative=False)
-        m = tau_cutoff(tau, len(sg))
-        ideal = float(dcg_discounts(m)[:min(m, n_pos)].sum())
-        return _dcg(yg, sg, tau) / ideal
 
-    return _mean_over_lists("ndcg_at_tau", y, s, groups, skip_degenerate, ndcg)
+def _int_cutoff(k: Any) -> Callable[[int], int]:
+    _check_int_type(k)
+    return lambda n: check_int_in_range(k, "k", 1, n, "the number of items")
+
+
+def dcg_at_k(y_true: Any, y_score: Any, k: int, *, groups: Any = None,
+             skip_degenerate: bool = False, ties: PositionTies = "pessimistic",
+             tie_key: Any = None) -> float:
+    """DCG@k: ``Σ_{r ≤ k} y_(r) / log2(1 + r)`` for an int ``1 <= k <= n`` (per list with
+    ``groups``); binary gains, ties as :func:`dcg_at_tau`."""
+    return _dcg_metric("dcg_at_k", False, y_true, y_score, _int_cutoff(k), groups,
+                       skip_degenerate, ties, tie_key)
+
+
+def ndcg_at_k(y_true: Any, y_score: Any, k: int, *, groups: Any = None,
+              skip_degenerate: bool = False, ties: PositionTies = "pessimistic",
+              tie_key: Any = None) -> float:
+    """NDCG@k: :func:`dcg_at_k` divided by its value for a perfect ranking; each list
+    needs a relevant item."""
+    return _dcg_metric("ndcg_at_k", True, y_true, y_score, _int_cutoff(k), groups,
+                       skip_degenerate, ties, tie_key)
 
 
 def positives_at_top(y_true: Any, y_score: Any, *, groups: Any = None,
@@ -449,6 +525,8 @@ METRICS: dict[str, Callable[..., float]] = {
     "precision_at_tau": precision_at_tau,
     "dcg_at_tau": dcg_at_tau,
     "ndcg_at_tau": ndcg_at_tau,
+    "dcg_at_k": dcg_at_k,
+    "ndcg_at_k": ndcg_at_k,
     "positives_at_top": positives_at_top,
 }
 
@@ -457,7 +535,7 @@ METRICS: dict[str, Callable[..., float]] = {
 PARAMETERS: dict[str, str | None] = {
     "precision_at_k": "k", "pap_at_k": "k", "roc_auc": None, "partial_auc": "k",
     "average_precision": None, "precision_at_tau": "tau", "dcg_at_tau": "tau",
-    "ndcg_at_tau": "tau", "positives_at_top": None,
+    "ndcg_at_tau": "tau", "dcg_at_k": "k", "ndcg_at_k": "k", "positives_at_top": None,
 }
 
 

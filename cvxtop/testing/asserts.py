@@ -18,6 +18,7 @@ from .. import metrics, reference, surrogates
 from .._validation import (check_features, check_labels, check_ranked_scores,
                            check_same_length, check_scores, check_vector, exact_decimal)
 from ..cutoff import is_fraction, prec_cutoff
+from ..groups import Groups
 
 __all__ = ["assert_metric_matches", "assert_surrogate_matches", "assert_cutoff_matches",
            "assert_near_optimum"]
@@ -96,32 +97,64 @@ def _metric_truth(name: str, y: np.ndarray, s: np.ndarray, param: Any) -> float:
 
 
 def assert_metric_matches(metric: Callable[..., float], name: str, y_true: Any, y_score: Any,
-                          param: Any = None, *, rtol: float = 1e-9,
-                          atol: float = 1e-12) -> None:
+                          param: Any = None, *, groups: Any = None, rtol: float = 1e-9,
+                          atol: float = 1e-12, **options: Any) -> None:
     """``metric(y_true, y_score[, param])`` equals cvxtop's ``name`` (a key of
     :data:`cvxtop.metrics.METRICS`; ``param`` is its ``k`` or ``tau``) on this instance.
 
-    Ties at the cut are pessimistic, as in Kar et al. 2015 eq. (1) and Hiranandani et al.
-    2020 eq. (1): the failure message shows that worst order.
+    ``options`` are the cvxtop metric's own, to state the convention the checked library
+    follows: ``ties="average"`` (scikit-learn's ``ndcg_score``), ``ties="threshold"``
+    (``average_precision_score``), ``ties="order", tie_key=...`` (a library's given order),
+    ``ties="half"`` (ROC AUC's Mann-Whitney count); by default ties at the cut are
+    pessimistic, as in Kar et al. 2015 eq. (1) and Hiranandani et al. 2020 eq. (1), and
+    the failure message shows that worst order. With ``groups`` (one list id per item)
+    the check runs per list, the unit of per-query libraries: ``metric`` gets each list's
+    items (and ``param``), and a failure names the list.
     """
     if not isinstance(name, str) or name not in metrics.PARAMETERS:
         raise ValueError(f"name must be one of {sorted(metrics.PARAMETERS)}, got {name!r}")
     rtol, atol = _tolerance(rtol, "rtol"), _tolerance(atol, "atol")
     y, s = _inputs(y_true, y_score, ranked=True)
-    expected = _metric_truth(name, y, s, param)
+    if groups is None:
+        _check_one_list(metric, name, y_true, y_score, y, s, param, rtol, atol, options, "")
+        return
+    lists = Groups.of(groups, len(y))
+    key = options.get("tie_key")
+    for code, index in enumerate(lists):
+        listed = dict(options)
+        if key is not None:
+            listed["tie_key"] = np.asarray(key)[index]
+        _check_one_list(metric, name, np.asarray(y_true)[index], np.asarray(y_score)[index],
+                        y[index], s[index], param, rtol, atol, listed,
+                        f" in list {lists.id(code)!r}")
+
+
+def _check_one_list(metric: Callable[..., float], name: str, y_given: Any, s_given: Any,
+                    y: np.ndarray, s: np.ndarray, param: Any, rtol: float, atol: float,
+                    options: dict[str, Any], where: str) -> None:
     args = () if metrics.PARAMETERS[name] is None else (param,)
-    got = float(metric(y_true, y_score, *args))
-    if not _close(got, expected, rtol, atol):
+    if options:
+        expected = float(metrics.METRICS[name](y, s, *args, **options))
+    else:
+        expected = _metric_truth(name, y, s, param)
+    got = float(metric(y_given, s_given, *args))
+    if _close(got, expected, rtol, atol):
+        return
+    shown = {metrics.PARAMETERS[name]: param} if metrics.PARAMETERS[name] else {}
+    policy = options.get("ties")
+    if policy not in (None, "pessimistic", "error"):
+        order = f"Ties by the policy {policy!r} (cvxtop.ties)."
+    else:
         k = None
         if name == "precision_at_k":
             k = _precision_cutoff(param, y)
         elif metrics.PARAMETERS[name] == "k":
             k = int(param)
-        shown = {metrics.PARAMETERS[name]: param} if metrics.PARAMETERS[name] else {}
-        raise AssertionError(
-            f"{name} differs from its definition on {_instance(y, s, **shown)}: got "
-            f"{got!r}, expected {expected!r}. Items by decreasing score, ties irrelevant "
-            f"first (the definition's worst order; '|' is the cut): {_worst_order(y, s, k)}")
+        order = ("Items by decreasing score, ties irrelevant first (the definition's worst "
+                 f"order; '|' is the cut): {_worst_order(y, s, k)}")
+    raise AssertionError(
+        f"{name} differs from its definition{where} on {_instance(y, s, **shown)}: got "
+        f"{got!r}, expected {expected!r}. {order}")
 
 
 # ---- surrogates -------------------------------------------------------------------------------
