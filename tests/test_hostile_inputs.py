@@ -456,11 +456,11 @@ def test_aatp_names_the_gram_file_in_its_refusals(tmp_path, capsys):
 
 
 def test_a_failed_certificate_is_not_reported_as_optimal():
-    from cvxtop.aatp.problem import CandidateSolution, certify
+    from cvxtop.aatp.problem import CandidateSolution, require_certified
 
     bad = CandidateSolution(3, np.zeros(2), np.zeros(1), 1.0, 0.5, 7, "optimal")
     with pytest.raises(SolverError) as err:
-        certify(bad, "cvxpy")
+        require_certified(bad, "cvxpy")
     assert err.value.status == "not_certified"
     assert "the solver reported 'optimal'" in str(err.value)
 

@@ -209,3 +209,75 @@ def test_the_decimal_traps_are_where_floating_point_rounds_the_other_way():
     assert (0.55, 100) in DECIMAL_TRAPS and min(n for _, n in DECIMAL_TRAPS) == 25
     for kappa, n_pos in DECIMAL_TRAPS:
         assert math.ceil(kappa * n_pos) == prec_cutoff(kappa, n_pos) + 1
+
+
+# ---- strategies shaped as the library under test takes its scores ------------------------
+from hypothesis import given, settings  # noqa: E402
+
+from cvxtop.testing import ranked_lists, score_matrices  # noqa: E402
+
+
+@settings(max_examples=60, derandomize=True, deadline=None)
+@given(case=ranked_lists("metric", dtype=np.float32, sign="positive", tie_rate=0.3,
+                         max_items=16))
+def test_lists_come_in_the_dtype_and_sign_asked_for(case):
+    assert case.s.dtype == np.float32 and np.all(case.s > 0)
+    assert 0 < case.n_pos < len(case.y) <= 16
+
+
+@settings(max_examples=40, derandomize=True, deadline=None)
+@given(case=ranked_lists("metric", one_relevant=True, sign="nonnegative"))
+def test_one_relevant_item_when_asked(case):
+    assert case.n_pos == 1 and np.all(case.s >= 0)
+
+
+def test_a_tie_rate_makes_ties_and_none_keeps_distinct_draws_possible():
+    from hypothesis import find
+
+    tied = find(ranked_lists("metric", tie_rate=1.0, max_items=8),
+                lambda c: len(c.y) >= 4, settings=settings(database=None))
+    assert len(np.unique(tied.s)) < len(tied.s)
+
+
+@settings(max_examples=40, derandomize=True, deadline=None)
+@given(matrices=score_matrices(max_queries=3, max_items=6, dtype=np.float32))
+def test_score_matrices_hold_equal_length_lists_with_both_classes(matrices):
+    Y, S = matrices
+    assert Y.shape == S.shape and S.dtype == np.float32 and Y.shape[1] >= 2
+    assert np.all((Y.sum(axis=1) > 0) & (Y.sum(axis=1) < Y.shape[1]))
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(sign="negative"), ValueError, "sign must be"),
+    (dict(tie_rate=2.0), ValueError, "tie_rate must be None or in"),
+    (dict(dtype=np.int64), TypeError, "dtype must be a floating dtype"),
+])
+def test_strategy_options_are_checked(kwargs, error, message):
+    from hypothesis import find
+
+    with pytest.raises(error, match=message):
+        find(ranked_lists("metric", **kwargs), lambda c: True)
+
+
+def test_tolerances_follow_the_dtype_and_the_suite():
+    from cvxtop import metrics
+    from cvxtop.testing import assert_metric_matches, set_tolerances
+
+    y = np.array([1, 0, 1, 0, 1, 1])
+    s32 = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4], dtype=np.float32)
+
+    def float32_ndcg(y_true, y_score, tau):  # a correct result computed in float32
+        return float(np.float32(metrics.ndcg_at_tau(y_true, y_score, tau)) * np.float32(1 + 3e-7))
+
+    assert_metric_matches(float32_ndcg, "ndcg_at_tau", y, s32, 0.5)  # rtol from float32
+    with pytest.raises(AssertionError):
+        assert_metric_matches(float32_ndcg, "ndcg_at_tau", y, s32.astype(np.float64), 0.5)
+    try:
+        set_tolerances(rtol=1e-12)
+        with pytest.raises(AssertionError):
+            assert_metric_matches(float32_ndcg, "ndcg_at_tau", y, s32, 0.5)
+        assert_metric_matches(float32_ndcg, "ndcg_at_tau", y, s32, 0.5, rtol=1e-5)
+    finally:
+        set_tolerances()
+    with pytest.raises(ValueError, match="rtol must be a finite number"):
+        set_tolerances(rtol=float("nan"))

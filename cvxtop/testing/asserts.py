@@ -21,6 +21,7 @@ from ..cutoff import is_fraction, prec_cutoff
 from ..groups import Groups
 
 __all__ = ["assert_metric_matches", "assert_surrogate_matches", "assert_cutoff_matches",
+           "set_tolerances",
            "assert_near_optimum"]
 
 
@@ -45,6 +46,35 @@ def _worst_order(y: np.ndarray, s: np.ndarray, k: int | None) -> str:
 
 def _close(got: float, expected: float, rtol: float, atol: float) -> bool:
     return bool(np.isfinite(got)) and abs(got - expected) <= atol + rtol * abs(expected)
+
+
+#: The tolerances the assertions use when not given: ``rtol`` follows the scores' dtype
+#: (``max(1e-9, 100·ε)``: 1e-9 for float64 and integers, about 1.2e-5 for float32);
+#: :func:`set_tolerances` changes them for a whole suite (a ``conftest.py``).
+_DEFAULTS: dict[str, float | None] = {"rtol": None, "atol": None}
+
+
+def set_tolerances(*, rtol: float | None = None, atol: float | None = None) -> None:
+    """Set the tolerances the assertions use when a call gives none (``None``: back to
+    the dtype-based rule), for every test of a suite: call it in ``conftest.py`` next to
+    ``settings.load_profile("cvxtop")``."""
+    _DEFAULTS["rtol"] = None if rtol is None else _tolerance(rtol, "rtol")
+    _DEFAULTS["atol"] = None if atol is None else _tolerance(atol, "atol")
+
+
+def _default_tolerances(y_score: Any, rtol: Any, atol: Any, atol_default: float
+                        ) -> tuple[float, float]:
+    """The call's tolerances, else the suite's (:func:`set_tolerances`), else ``rtol``
+    from the scores' dtype."""
+    if rtol is None:
+        rtol = _DEFAULTS["rtol"]
+    if rtol is None:
+        dtype = np.asarray(y_score).dtype
+        eps = float(np.finfo(dtype).eps) if dtype.kind == "f" else 0.0
+        rtol = max(1e-9, 100.0 * eps)
+    if atol is None:
+        atol = atol_default if _DEFAULTS["atol"] is None else _DEFAULTS["atol"]
+    return _tolerance(rtol, "rtol"), _tolerance(atol, "atol")
 
 
 def _tolerance(value: Any, name: str) -> float:
@@ -97,8 +127,9 @@ def _metric_truth(name: str, y: np.ndarray, s: np.ndarray, param: Any) -> float:
 
 
 def assert_metric_matches(metric: Callable[..., float], name: str, y_true: Any, y_score: Any,
-                          param: Any = None, *, groups: Any = None, rtol: float = 1e-9,
-                          atol: float = 1e-12, **options: Any) -> None:
+                          param: Any = None, *, groups: Any = None,
+                          rtol: float | None = None, atol: float | None = None,
+                          **options: Any) -> None:
     """``metric(y_true, y_score[, param])`` equals cvxtop's ``name`` (a key of
     :data:`cvxtop.metrics.METRICS`; ``param`` is its ``k`` or ``tau``) on this instance.
 
@@ -109,11 +140,13 @@ def assert_metric_matches(metric: Callable[..., float], name: str, y_true: Any, 
     pessimistic, as in Kar et al. 2015 eq. (1) and Hiranandani et al. 2020 eq. (1), and
     the failure message shows that worst order. With ``groups`` (one list id per item)
     the check runs per list, the unit of per-query libraries: ``metric`` gets each list's
-    items (and ``param``), and a failure names the list.
+    items (and ``param``), and a failure names the list. ``rtol`` and ``atol`` default to
+    the suite's (:func:`set_tolerances`), else ``rtol`` follows the scores' dtype (a
+    float32 library's correct result passes) and ``atol`` is 1e-12.
     """
     if not isinstance(name, str) or name not in metrics.PARAMETERS:
         raise ValueError(f"name must be one of {sorted(metrics.PARAMETERS)}, got {name!r}")
-    rtol, atol = _tolerance(rtol, "rtol"), _tolerance(atol, "atol")
+    rtol, atol = _default_tolerances(y_score, rtol, atol, 1e-12)
     y, s = _inputs(y_true, y_score, ranked=True)
     if groups is None:
         _check_one_list(metric, name, y_true, y_score, y, s, param, rtol, atol, options, "")
@@ -190,17 +223,18 @@ def _probe_points(s: np.ndarray) -> list[np.ndarray]:
 def assert_surrogate_matches(value: Callable[..., float], name: str, y_true: Any,
                              y_score: Any, k: Any, *,
                              subgradient: Callable[..., Any] | None = None,
-                             rtol: float = 1e-9, atol: float = 1e-9) -> None:
+                             rtol: float | None = None, atol: float | None = None) -> None:
     """``value(y_true, y_score, k)`` equals the enumeration of surrogate ``name``
     (:data:`cvxtop.reference.SURROGATES`), and, for a convex surrogate, the user's values
     are convex along lines and ``subgradient(y_true, y_score, k)`` (when given) satisfies
     ``f(s') >= f(s) + g·(s' − s)`` at probe points ``s'`` with the true ``f``.
 
     ``k`` follows cvxtop's conventions (a float κ for prec@κ means ``ceil(κ·n₊)``); the
-    user's functions receive it as given.
+    user's functions receive it as given. Tolerances as :func:`assert_metric_matches`
+    (``atol`` 1e-9 by default).
     """
     truth, convex = _surrogate_reference(name)
-    rtol, atol = _tolerance(rtol, "rtol"), _tolerance(atol, "atol")
+    rtol, atol = _default_tolerances(y_score, rtol, atol, 1e-9)
     y, s = _inputs(y_true, y_score)
     k_int = _resolved_k(name, y, k)
     expected = truth(y, s, k_int)

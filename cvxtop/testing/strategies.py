@@ -120,8 +120,9 @@ def _check_family(family: str) -> None:
 
 
 @st.composite
-def _labels(draw: Any, family: str, max_items: int) -> np.ndarray:
-    n_pos = draw(st.one_of(st.just(1), st.integers(1, max_items - 1)))
+def _labels(draw: Any, family: str, max_items: int, one_relevant: bool = False
+            ) -> np.ndarray:
+    n_pos = 1 if one_relevant else draw(st.one_of(st.just(1), st.integers(1, max_items - 1)))
     low = 1 if family in ("pap", "metric") else 0
     n_neg = draw(st.integers(low, max(low, max_items - n_pos)))
     order = draw(st.permutations(range(n_pos + n_neg)))
@@ -163,17 +164,70 @@ def _scores(draw: Any, y: np.ndarray, cut: int) -> np.ndarray:
     return s
 
 
+def _shaped(draw: Any, s: np.ndarray, dtype: Any, sign: str, tie_rate: float | None
+            ) -> np.ndarray:
+    """Scores with a share of copies (``tie_rate``), moved to the sign asked for (order
+    and ties kept), in ``dtype`` (whose rounding may tie more: those draws are kept, they
+    are what a float32 library meets)."""
+    n = len(s)
+    if tie_rate is not None and n > 1:
+        for i in range(n):
+            if draw(st.floats(0.0, 1.0)) < tie_rate:
+                s[i] = s[draw(st.integers(0, n - 1))]
+    if sign != "any":
+        _, rank = np.unique(s, return_inverse=True)  # 0 for the smallest score
+        s = rank.astype(np.float64) + (1.0 if sign == "positive" else 0.0)
+    return s.astype(dtype)
+
+
 @st.composite
 def ranked_lists(draw: Any, family: str = "prec", *, max_items: int = 10,
-                 kappa: bool = True) -> RankedList:
+                 kappa: bool = True, dtype: Any = np.float64, sign: str = "any",
+                 tie_rate: float | None = None, one_relevant: bool = False) -> RankedList:
     """A :class:`RankedList` for ``family``: ``"prec"`` (``1 <= k <= n₊`` or a float κ in
     (0, 1] when ``kappa``), ``"pap"`` (``1 <= k <= n₋``, at least one of each class) or
-    ``"metric"`` (both classes, ``1 <= k <= n``)."""
+    ``"metric"`` (both classes, ``1 <= k <= n``).
+
+    The scores are drawn where code breaks (ties at the cut, grids, magnitudes from 1e-100
+    to 1e100), then shaped as the library under test takes them: ``dtype`` (float32 makes
+    more ties, kept), ``sign`` (``"positive"`` or ``"nonnegative"``: the same order and
+    ties on ranks from 1 or 0, for libraries that drop items scored ``<= 0``),
+    ``tie_rate`` (the share of items that copy another's score); ``one_relevant`` draws
+    exactly one relevant item (hit@k, top-k accuracy).
+    """
     _check_family(family)
-    y = draw(_labels(family, max(2, max_items)))
+    if sign not in ("any", "positive", "nonnegative"):
+        raise ValueError(f"sign must be 'any', 'positive' or 'nonnegative', got {sign!r}")
+    if tie_rate is not None and not 0.0 <= tie_rate <= 1.0:
+        raise ValueError(f"tie_rate must be None or in [0, 1], got {tie_rate!r}")
+    dtype = np.dtype(dtype)
+    if dtype.kind != "f":
+        raise TypeError(f"dtype must be a floating dtype, got {dtype}")
+    y = draw(_labels(family, max(2, max_items), one_relevant))
     k = draw(_cutoff(family, y, kappa))
     cut = prec_cutoff(k, int(y.sum())) if is_fraction(k) else int(k)
-    return RankedList(y, draw(_scores(y, cut)), k, family)
+    s = _shaped(draw, draw(_scores(y, cut)), dtype, sign, tie_rate)
+    return RankedList(y, s, k, family)
+
+
+@st.composite
+def score_matrices(draw: Any, *, max_queries: int = 4, max_items: int = 8,
+                   dtype: Any = np.float64, sign: str = "any",
+                   tie_rate: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Equal-length lists as matrices ``(Y, S)`` of shape ``(queries, items)``, each row
+    with both classes: the 2-D inputs of scikit-learn's ``ndcg_score`` and of batched
+    retrieval metrics (scores shaped as :func:`ranked_lists`)."""
+    queries = draw(st.integers(1, max_queries))
+    items = draw(st.integers(2, max(2, max_items)))
+    Y, S = [], []
+    for _ in range(queries):
+        n_pos = draw(st.integers(1, items - 1))
+        order = draw(st.permutations(range(items)))
+        y = np.array([1] * n_pos + [0] * (items - n_pos), dtype=np.int64)[list(order)]
+        Y.append(y)
+        S.append(_shaped(draw, draw(_scores(y, draw(st.integers(1, items)))),
+                         np.dtype(dtype), sign, tie_rate))
+    return np.stack(Y), np.stack(S)
 
 
 @st.composite
