@@ -120,10 +120,10 @@ def _check_family(family: str) -> None:
 
 
 @st.composite
-def _labels(draw: Any, family: str, max_items: int, one_relevant: bool = False
-            ) -> np.ndarray:
+def _labels(draw: Any, family: str, max_items: int, one_relevant: bool = False,
+            min_items: int = 1) -> np.ndarray:
     n_pos = 1 if one_relevant else draw(st.one_of(st.just(1), st.integers(1, max_items - 1)))
-    low = 1 if family in ("pap", "metric") else 0
+    low = max(1 if family in ("pap", "metric") else 0, min_items - n_pos)
     n_neg = draw(st.integers(low, max(low, max_items - n_pos)))
     order = draw(st.permutations(range(n_pos + n_neg)))
     return np.array([1] * n_pos + [0] * n_neg, dtype=np.int64)[list(order)]
@@ -182,8 +182,9 @@ def _shaped(draw: Any, s: np.ndarray, dtype: Any, sign: str, tie_rate: float | N
 
 @st.composite
 def ranked_lists(draw: Any, family: str = "prec", *, max_items: int = 10,
-                 kappa: bool = True, dtype: Any = np.float64, sign: str = "any",
-                 tie_rate: float | None = None, one_relevant: bool = False) -> RankedList:
+                 min_items: int = 1, kappa: bool = True, dtype: Any = np.float64,
+                 sign: str = "any", tie_rate: float | None = None,
+                 one_relevant: bool = False) -> RankedList:
     """A :class:`RankedList` for ``family``: ``"prec"`` (``1 <= k <= n₊`` or a float κ in
     (0, 1] when ``kappa``), ``"pap"`` (``1 <= k <= n₋``, at least one of each class) or
     ``"metric"`` (both classes, ``1 <= k <= n``).
@@ -193,7 +194,8 @@ def ranked_lists(draw: Any, family: str = "prec", *, max_items: int = 10,
     more ties, kept), ``sign`` (``"positive"`` or ``"nonnegative"``: the same order and
     ties on ranks from 1 or 0, for libraries that drop items scored ``<= 0``),
     ``tie_rate`` (the share of items that copy another's score); ``one_relevant`` draws
-    exactly one relevant item (hit@k, top-k accuracy).
+    exactly one relevant item (hit@k, top-k accuracy); ``min_items`` and ``max_items``
+    bound the list's size (libraries change behaviour with it).
     """
     _check_family(family)
     if sign not in ("any", "positive", "nonnegative"):
@@ -203,7 +205,9 @@ def ranked_lists(draw: Any, family: str = "prec", *, max_items: int = 10,
     dtype = np.dtype(dtype)
     if dtype.kind != "f":
         raise TypeError(f"dtype must be a floating dtype, got {dtype}")
-    y = draw(_labels(family, max(2, max_items), one_relevant))
+    if not 1 <= min_items <= max(2, max_items):
+        raise ValueError(f"min_items must be in [1, max_items], got {min_items!r}")
+    y = draw(_labels(family, max(2, max_items), one_relevant, min_items))
     k = draw(_cutoff(family, y, kappa))
     cut = prec_cutoff(k, int(y.sum())) if is_fraction(k) else int(k)
     s = _shaped(draw, draw(_scores(y, cut)), dtype, sign, tie_rate)
