@@ -59,8 +59,8 @@ SUITE = (
     Benchmark("aatp_scaling", "AATP: the fast solver up to 5,000 items, n_jobs speed-up",
               quick=("--sizes", "300", "600")),
     Benchmark("import_time", "import cost of the entry points (python -X importtime)"),
-    Benchmark("aatp_kernel", "AATP on full-rank and low-rank Gram matrices: float32, memory "
-              "maps, the cvxpy reference"),
+    Benchmark("aatp_kernel", "kernel AATP on real and hard data over gamma, C and n, the "
+              "worst cell first; n = 5,000; a rank-64 Gram, float32 and memory maps"),
 )
 
 
