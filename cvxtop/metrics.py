@@ -103,7 +103,7 @@ def _tie_policy(y: np.ndarray, s: np.ndarray, ties: Any, tie_key: Any, *,
 def _top_relevance(y: np.ndarray, s: np.ndarray, k: int, ties: str) -> float:
     """The (expected) number of relevant items among the first ``k`` positions."""
     if ties == "pessimistic":
-        return _precision_at_k(y, s, k) * k
+        return float(_pessimistic_hits(y, s, k))
     return float(position_relevance(y, s, ties, None)[:k].sum())
 
 
@@ -156,7 +156,8 @@ def _mean_over_lists(name: str, y: np.ndarray, s: np.ndarray, groups: Any,
     return float(np.mean(_defined(name, values, reasons, skip_degenerate)))
 
 
-def _precision_at_k(y: np.ndarray, s: np.ndarray, k: int) -> float:
+def _pessimistic_hits(y: np.ndarray, s: np.ndarray, k: int) -> int:
+    """Relevant items among the first ``k`` positions, tied items irrelevant first."""
     # O(n): the k-th largest score t splits the items into those above t, the tie block at
     # t (irrelevant first) and the rest.
     t = np.partition(s, len(s) - k)[len(s) - k]
@@ -166,7 +167,7 @@ def _precision_at_k(y: np.ndarray, s: np.ndarray, k: int) -> float:
     pos_above = int(np.count_nonzero(y[above]))
     neg_at = int(np.count_nonzero(at)) - int(np.count_nonzero(y[at]))
     pos_taken = max(0, k - n_above - neg_at)
-    return (pos_above + pos_taken) / k
+    return pos_above + pos_taken
 
 
 def _cutoff_of_list(k: int | float, y: np.ndarray) -> int:
