@@ -23,7 +23,7 @@ engine, every candidate, the selection), each in the same process after one warm
    matrix, against the linear kernel on its 64 features, and the same Gram matrix as
    float32 and memory-mapped float32 (time, peak memory, agreement with float64).
 
-Run:  python benchmarks/aatp_kernel.py [--quick]
+Run:  python benchmarks/aatp_kernel.py [--quick] [--data NAME ...] [--n N ...] [--gamma-d G ...] [--C C ...]
 """
 
 from __future__ import annotations
@@ -343,6 +343,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a small grid only")
     parser.add_argument("--case", help=argparse.SUPPRESS)
+    parser.add_argument("--data", nargs="+", help="grid cells of these data sets only "
+                        "(with --n, --gamma-d, --C: a subset of the grid, no sections 2-3)")
+    parser.add_argument("--n", nargs="+", type=int, help="grid cells of these sizes only")
+    parser.add_argument("--gamma-d", nargs="+", type=float, help="grid cells of these γ·d only")
+    parser.add_argument("--C", nargs="+", type=float, help="grid cells of these C only")
     args = parser.parse_args()
     if args.case:
         print(json.dumps(run_storage_case(json.loads(args.case))))
@@ -351,7 +356,10 @@ def main() -> None:
     summary: list[str] = []
     names = [f"{u}{variant}" for u in UCI for variant in ("", " 5%")] + list(SYNTHETIC)
     with tempfile.TemporaryDirectory() as tmp:
-        if args.quick:
+        if args.data or args.n or args.gamma_d or args.C:
+            grid(args.data or names, args.n or [400, 1000], args.gamma_d or [0.1, 1.0, 10.0],
+                 args.C or [0.01, 0.1, 1.0, 10.0], 400, REFERENCE_CS, summary)
+        elif args.quick:
             grid(["letter 5%", "clusters"], [80], [1.0], [0.1, 10.0], 80, [0.1, 10.0], summary)
             low_rank([400], Path(tmp), summary)
         else:

@@ -10,7 +10,10 @@ of a real RBF Gram matrix below ``1e-8·λ_max``), so every method here only eve
 
 * **Face steps.** On the free slots ``F`` (strictly inside the box), the Newton step of the
   face, ``Q_FF d = −∇_F φ``, solved through a Cholesky factor with a ridge of ``1e-13·max
-  Q_ss`` (a least-squares solve if that fails). ``φ`` is a convex quadratic along ``d``,
+  Q_ss`` (a least-squares solve if that fails). From :data:`SHARED_FACTOR_FROM` slots the
+  face equations go through one factor shared across candidates and neighbouring free sets
+  (:mod:`.face_system`: the anchor changes ``Q`` by a term of rank two), which local kernels
+  need, where nearly every slot is free for every candidate. ``φ`` is a convex quadratic along ``d``,
   decreasing up to the step 1, so the largest step inside the box decreases it; the slot
   that blocks it goes to its bound, leaves ``F``, and the step is taken again on the smaller
   face (the primal active-set method). Directions of zero curvature (repeated points) are
@@ -54,6 +57,7 @@ from ..cutoff import tau_cutoff
 from ..exceptions import SolverError
 from ..gram import Gram
 from ..qp import solve_box_qp
+from .face_system import FaceSystem
 from .problem import (CERTIFICATE_RTOL, SCREENED_STATUS, AATPProblem, CandidateSolution,
                       weighted_top_quantile)
 from .selection import GAP_ATOL
@@ -75,9 +79,16 @@ WORKING_SET = 200
 #: Face steps in a round (each drops the slot that blocked the last one).
 MAX_FACE_STEPS = 50
 
+#: Face systems of at least this many slots are solved through the factor shared across
+#: candidates (:mod:`.face_system`); smaller ones are factored directly, which is cheaper.
+SHARED_FACTOR_FROM = 200
+#: The shared factor is no longer tried once its misses outnumber its solves by this many.
+SHARED_MISSES = 16
+
 #: Block principal pivots a candidate starts with (:meth:`FaceDescentSolver._pivots`).
 PIVOTS = 8
-#: Candidates that skip the pivots after pivoting failed on one.
+#: Candidates that skip the pivots after pivoting failed on one: the pause doubles with
+#: every failure in a row, up to this many, and ends at the first success.
 PIVOT_PAUSE = 16
 
 _RIDGE = 1e-13  # relative to max Q_ss: the face matrices' ridge
@@ -206,9 +217,14 @@ class FaceDescentSolver:
         self.u = problem.upper
         self.diag = gram.diagonal
         self.rows = _Rows(gram)
+        # Q_ss = K_ss − 2 K_sk + K_kk ≤ 4 max K_ss: one ridge for every face and anchor
+        self.faces = FaceSystem(self.rows.block, self.item, self.sign,
+                                _RIDGE * max(1.0, 4.0 * float(np.max(self.diag))))
         self.alpha = np.zeros(len(self.u))  # the last point: the next warm start
         self.v = np.zeros(gram.n)  # its products K β
         self._skip_pivots = 0  # candidates left before pivoting is tried again
+        self._shared_misses = 0  # misses of the shared factor less its solves (at least 0)
+        self._pause = 0  # the current pause: 0 after a success, doubling with failures
 
     # ---- the candidate's data -------------------------------------------------------------
     def _anchor(self, k: int) -> _Anchor:
@@ -268,8 +284,23 @@ class FaceDescentSolver:
         except LinAlgError:
             return np.linalg.lstsq(M, g, rcond=None)[0]
 
-    def _face_steps(self, alpha: np.ndarray, G: np.ndarray, work: np.ndarray,
-                    Q: np.ndarray) -> None:
+    def _face_newton(self, anchor: _Anchor, slots: np.ndarray, g: np.ndarray,
+                     Q: np.ndarray | None = None) -> np.ndarray:
+        """``Q⁻¹ g`` on the sorted ``slots`` (``Q = Q[slots, slots]``, formed when not
+        given): through the shared factor of :mod:`.face_system` from
+        :data:`SHARED_FACTOR_FROM` slots, else (or if that has no factor) directly."""
+        d = None
+        if len(slots) >= SHARED_FACTOR_FROM and self._shared_misses <= SHARED_MISSES:
+            d = self.faces.solve(anchor.k, anchor.row, anchor.kk, slots, g)
+            # a miss costs a direct solve on top: data whose faces it keeps missing
+            # (near-duplicate rows) stop asking
+            self._shared_misses = max(0, self._shared_misses + (1 if d is None else -1))
+        if d is None:
+            d = self._newton(self._columns(anchor, slots, slots) if Q is None else Q, g)
+        return d
+
+    def _face_steps(self, anchor: _Anchor, alpha: np.ndarray, G: np.ndarray,
+                    work: np.ndarray, Q: np.ndarray) -> None:
         """Newton steps on the working set ``work`` (``Q = Q[work, work]``; ``G = −∇φ`` on
         ``work``, updated in place). First the step of the whole set as if every slot in it
         were free, clipped to the box: taken when it decreases ``φ``, it moves the many
@@ -277,7 +308,7 @@ class FaceDescentSolver:
         face steps of the primal active-set method (module docstring)."""
         u = self.u[work]
         a = alpha[work]
-        step = np.clip(a + self._newton(Q, G), 0.0, u) - a
+        step = np.clip(a + self._face_newton(anchor, work, G, Q), 0.0, u) - a
         change = Q @ step
         if float(step @ (0.5 * change - G)) < 0.0:
             alpha[work] = a + step
@@ -288,7 +319,7 @@ class FaceDescentSolver:
             if len(local) == 0:
                 break
             face = Q[np.ix_(local, local)]
-            d = self._newton(face, G[local])
+            d = self._face_newton(anchor, work[local], G[local], face)
             start, top = a[local], u[local]
             clipped = np.clip(start + d, 0.0, top) - start
             if float(clipped @ (0.5 * (face @ clipped) - G[local])) < 0.0:
@@ -420,7 +451,7 @@ class FaceDescentSolver:
             F = np.flatnonzero(free)
             a = base
             if len(F):
-                d = self._newton(self._columns(anchor, F, F), G[F])
+                d = self._face_newton(anchor, F, G[F])
                 a[F] += d
                 v = self._moved(v, F, d)
             trial = self._iterate(anchor, a, v)
@@ -456,8 +487,10 @@ class FaceDescentSolver:
         if self._skip_pivots == 0:
             pivoted = self._pivots(anchor, point, live)
             if pivoted is None:  # this data's partitions move too much: rounds for a while
-                self._skip_pivots = PIVOT_PAUSE
+                self._pause = min(PIVOT_PAUSE, max(1, 2 * self._pause))
+                self._skip_pivots = self._pause
             else:
+                self._pause = 0
                 point, alpha = pivoted, pivoted.alpha.copy()
         else:
             self._skip_pivots -= 1
@@ -482,7 +515,7 @@ class FaceDescentSolver:
             work = self._working_set(anchor, alpha, G, live, inverse)
             G, Q = G[work], self._columns(anchor, work, work)
             before = alpha[work]
-            self._face_steps(alpha, G, work, Q)
+            self._face_steps(anchor, alpha, G, work, Q)
             self._coordinate_steps(anchor, alpha, G, work, Q, inverse)
             point = self._iterate(anchor, alpha, self._moved(point.v, work, alpha[work] - before))
         point = self._exact(anchor, point)

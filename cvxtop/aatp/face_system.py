@@ -1,0 +1,208 @@
+"""The face equations of the candidate duals (Boyd et al. 2012, eq. 4) from one Cholesky
+factor shared by every candidate and by neighbouring free sets.
+
+For candidate ``k`` the dual's matrix is ``Q_st = y_s y_t K_k(z_s, z_t)`` with the anchored
+kernel ``K_k(z, z') = K(z, z') − K(z, z_k) − K(z_k, z') + K(z_k, z_k)``. On a free set ``F``
+it is the unanchored ``H_FF = Y_F K_FF Y_F`` plus a term of rank two,
+
+    ``Q_FF = H_FF + V C Vᵀ``,  ``V = [y_F, y_F ∘ r_F]``,  ``C = [[κ, −1], [−1, 0]]``,
+
+``r = K(·, z_k)`` and ``κ = K(z_k, z_k)``. The anchor enters through ``V`` and ``C`` only, so
+a factor of ``H`` on a *base* set ``F₀`` serves every candidate. A free set that differs
+from the base (slots ``A`` added, slots ``R`` removed) is solved through the bordered
+system on ``F₀ ∪ A``
+
+    ``[H₀₀  B; Bᵀ  D] [x₀; z] = [g₀; g_z]``,  ``B = [H₀A, E_R, V₀]``,
+    ``D = [[H_AA, 0, V_A], [0, 0, 0], [V_Aᵀ, 0, −C⁻¹]]``,
+
+where the multipliers of ``E_R`` hold ``x_R = 0`` and ``t = C Vᵀ x`` carries the anchor's
+term; its Schur complement ``D − Bᵀ H₀₀⁻¹ B`` has the size of the border. The solved columns
+``H₀₀⁻¹ B`` of added and removed slots are kept while the base is, so a candidate whose free
+set is its neighbour's pays one solve for its anchor. The base is refactored on the current
+free set once the border grows past :data:`BORDER_SHARE` of it.
+
+Every matrix carries the face equations' ridge ``ρ`` on its diagonal, as the direct solve
+did; the results are steps of an active-set method whose end point is certified by its
+duality gap (:mod:`.face_descent`), so round-off here costs iterations, never correctness.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+from scipy.linalg import LinAlgError, cho_factor, cho_solve, lu_factor, lu_solve
+
+__all__ = ["FaceSystem", "BORDER_SHARE", "MIN_BORDER"]
+
+#: The base is refactored when the border (added plus removed slots) exceeds this share
+#: of the free set, or :data:`MIN_BORDER` slots, whichever is larger.
+BORDER_SHARE = 0.5
+MIN_BORDER = 16
+#: Steps of iterative refinement on the exact residual, until it is this small relative
+#: to the right-hand side.
+REFINEMENTS = 3
+REFINED = 1e-11
+
+
+class FaceSystem:
+    """Solves ``(Q_FF + ρI) x = g`` for the candidate anchored at item ``k`` (module
+    docstring).
+
+    ``block(items, items2)`` returns the Gram matrix's entries ``K[items][:, items2]``;
+    ``item`` and ``sign`` are the slots' items and signs. ``factorizations`` counts the
+    inverses formed.
+    """
+
+    def __init__(self, block: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                 item: np.ndarray, sign: np.ndarray, ridge: float) -> None:
+        self.block = block
+        self.item = item
+        self.sign = sign
+        self.ridge = ridge
+        self.base = np.zeros(0, dtype=np.int64)
+        self.position = np.full(len(item), -1, dtype=np.int64)
+        self.matrix = np.zeros((0, 0))  # H₀₀ + ρI, for the residuals of the refinement
+        self.inverse: np.ndarray | None = None  # its inverse
+        self.signs_solved = np.zeros(0)  # H₀₀⁻¹ y₀
+        self.solved: dict[int, np.ndarray] = {}  # added slot -> H₀₀⁻¹ H₀ₛ
+        self.anchor: tuple[int, np.ndarray] | None = None  # (k, H₀₀⁻¹ (y₀ ∘ r₀))
+        self.factorizations = 0
+        self.extend = True  # bases grow by the free sets they are asked for
+
+    def _rebase(self, slots: np.ndarray) -> bool:
+        H = self._h(slots, slots)
+        H[np.diag_indices_from(H)] += self.ridge
+        try:
+            factor = cho_factor(H, lower=True, check_finite=False, overwrite_a=False)
+        except LinAlgError:
+            self.inverse = None
+            return False
+        self.factorizations += 1
+        self.position[self.base] = -1
+        self.base = slots
+        self.position[slots] = np.arange(len(slots))
+        self.matrix = H
+        self.inverse = cho_solve(factor, np.eye(len(slots)), check_finite=False)
+        self.signs_solved = self.inverse @ self.sign[slots]
+        self.solved = {}
+        self.anchor = None
+        return True
+
+    def _base_for(self, free: np.ndarray) -> bool:
+        """Keep the base if its border with ``free`` (slots added plus slots removed) is at
+        most :func:`_border_limit`; else extend it by ``free`` if that keeps the border as
+        small, else form it on ``free``. ``False`` if no factor exists."""
+        if self.inverse is not None:
+            added = int(np.count_nonzero(self.position[free] < 0))
+            removed = len(self.base) - (len(free) - added)
+            if added + removed <= _border_limit(len(self.base)):
+                return True
+        union = free
+        if self.inverse is not None and self.extend:
+            # the base's other slots, but none of an item already in ``free``: two slots of
+            # one item (a pairs problem) would make the base singular
+            extra = np.setdiff1d(self.base, free, assume_unique=True)
+            extra = extra[~np.isin(self.item[extra], self.item[free])]
+            union = np.union1d(extra, free)
+        return self._rebase(union if len(union) - len(free) <= _border_limit(len(union))
+                            else free)
+
+    def solve(self, k: int, row: np.ndarray, kk: float, free: np.ndarray,
+              g: np.ndarray) -> np.ndarray | None:
+        """``x`` on the sorted free slots ``free`` for the anchor ``k`` (``row = K(·, z_k)``
+        over the items, ``kk = K(z_k, z_k)``), or ``None`` when no factor exists (the
+        ridged matrix is not numerically positive definite) or the refinement does not
+        reach round-off. A base wider than ``free`` can be singular where ``free`` is not
+        (an item in two slots, near-duplicate rows): then the base is formed again on
+        ``free`` and tried once more, and bases are no longer extended by free sets."""
+        if not self._base_for(free):
+            return None
+        x = self._solve_on_base(k, row, kk, free, g)
+        if x is None and len(self.base) > len(free):
+            self.extend = False  # this data's wide bases are singular: bases of free sets
+            if not self._rebase(free):
+                return None
+            x = self._solve_on_base(k, row, kk, free, g)
+        return x
+
+    def _solve_on_base(self, k: int, row: np.ndarray, kk: float, free: np.ndarray,
+                       g: np.ndarray) -> np.ndarray | None:
+        base, P = self.base, self.inverse
+        inside = self.position[free] >= 0
+        rows, added = self.position[free[inside]], free[~inside]
+        removed = np.flatnonzero(np.isin(base, free, assume_unique=True, invert=True))
+        y0, r0 = self.sign[base], row[self.item[base]]
+        if self.anchor is None or self.anchor[0] != k:
+            self.anchor = (k, P @ (y0 * r0))
+        V0 = np.column_stack([y0, y0 * r0])
+        H_0A = self._h(base, added)
+        # Z = H₀₀⁻¹ B for B = [H₀A, E_R, V₀]; E_R's columns are columns of the inverse
+        Z = np.column_stack([self._solved_columns(added, H_0A), P[removed].T,
+                             self.signs_solved, self.anchor[1]])
+        a, m = len(added), len(added) + len(removed)
+        BtZ = np.vstack([H_0A.T @ Z, Z[removed], V0.T @ Z])
+        D = np.zeros((m + 2, m + 2))
+        H_AA = self._h(added, added) + self.ridge * np.eye(a)
+        V_A = np.column_stack([self.sign[added], self.sign[added] * row[self.item[added]]])
+        D[:a, :a] = H_AA
+        D[:a, m:] = V_A
+        D[m:, :a] = V_A.T
+        D[m:, m:] = np.array([[0.0, 1.0], [1.0, kk]])  # −C⁻¹
+        try:
+            lu = lu_factor(D - BtZ, check_finite=False)
+        except (LinAlgError, ValueError):
+            return None
+        V = np.column_stack([self.sign[free], self.sign[free] * row[self.item[free]]])
+        core = np.array([[kk, -1.0], [-1.0, 0.0]])
+
+        def apply_inverse(rhs: np.ndarray) -> np.ndarray:
+            g0 = np.zeros(len(base))
+            g0[rows] = rhs[inside]
+            y = P @ g0
+            z = lu_solve(lu, np.r_[rhs[~inside] - H_0A.T @ y, -y[removed], -(V0.T @ y)],
+                         check_finite=False)
+            x0 = y - Z @ z
+            x = np.empty(len(free))
+            x[inside] = x0[rows]
+            x[~inside] = z[:a]
+            return x
+
+        def apply(x: np.ndarray) -> np.ndarray:
+            x0 = np.zeros(len(base))
+            x0[rows] = x[inside]
+            out = np.empty(len(free))
+            out[inside] = (self.matrix @ x0)[rows] + H_0A[rows] @ x[~inside]
+            out[~inside] = H_0A.T @ x0 + H_AA @ x[~inside]
+            return out + V @ (core @ (V.T @ x))
+
+        x = apply_inverse(g)
+        size = np.linalg.norm(g)
+        for _ in range(REFINEMENTS + 1):
+            residual = g - apply(x)
+            if not np.all(np.isfinite(residual)):
+                return None
+            if np.linalg.norm(residual) <= REFINED * size:
+                return x
+            x = x + apply_inverse(residual)
+        return None
+
+    def _solved_columns(self, added: np.ndarray, H_0A: np.ndarray) -> np.ndarray:
+        """``H₀₀⁻¹ H₀A``, keeping each added slot's column while the base is kept."""
+        new = [j for j, s in enumerate(added) if int(s) not in self.solved]
+        if new:
+            for j, column in zip(new, (self.inverse @ H_0A[:, new]).T):
+                self.solved[int(added[j])] = column
+        if not len(added):
+            return np.zeros((len(self.base), 0))
+        return np.stack([self.solved[int(s)] for s in added], axis=1)
+
+    def _h(self, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        """``H[rows, columns] = y y K`` of slots."""
+        return (self.block(self.item[rows], self.item[columns])
+                * self.sign[rows][:, None] * self.sign[columns][None, :])
+
+
+def _border_limit(base_size: int) -> int:
+    """The most slots of a base outside the free set before the base is formed again."""
+    return max(MIN_BORDER, int(BORDER_SHARE * base_size))
