@@ -225,6 +225,12 @@ def test_lists_come_in_the_dtype_and_sign_asked_for(case):
     assert 0 < case.n_pos < len(case.y) <= 16
 
 
+@settings(max_examples=200, derandomize=True, deadline=None)
+@given(case=ranked_lists("metric", dtype=np.float32))
+def test_float32_lists_hold_finite_scores_even_from_huge_magnitudes(case):
+    assert case.s.dtype == np.float32 and np.all(np.isfinite(case.s))
+
+
 @settings(max_examples=40, derandomize=True, deadline=None)
 @given(case=ranked_lists("metric", one_relevant=True, sign="nonnegative"))
 def test_one_relevant_item_when_asked(case):
@@ -281,3 +287,48 @@ def test_tolerances_follow_the_dtype_and_the_suite():
         set_tolerances()
     with pytest.raises(ValueError, match="rtol must be a finite number"):
         set_tolerances(rtol=float("nan"))
+
+
+def test_fractional_kappa_draws_reach_the_decimal_traps_and_catch_a_float_product():
+    """From 25 relevant items up, a quarter of the prec draws are the decimal traps, so a
+    library that takes ceil(κ·n₊) in floating point fails the metric check too."""
+    traps = []
+
+    @settings(max_examples=200, derandomize=True, deadline=None)
+    @given(ranked_lists("prec", max_items=120))
+    def look(case):
+        if (case.k, case.n_pos) in DECIMAL_TRAPS:
+            traps.append(case.k)
+    look()
+    assert len(traps) >= 20
+
+    def precision_with(lib):
+        return lambda y, s, k: lib.precision_at_k(y, s, lib.cutoff(k, int(np.sum(y))))
+
+    def check(precision):
+        @settings(max_examples=200, derandomize=True, deadline=None)
+        @given(ranked_lists("prec", max_items=120))
+        def test(case):
+            assert_metric_matches(precision, "precision_at_k", case.y, case.s, case.k)
+        test()
+
+    check(precision_with(make_library()))
+    with pytest.raises(AssertionError, match="precision_at_k differs"):
+        check(precision_with(make_library(binary_kappa=True)))
+
+
+@pytest.mark.parametrize("name, param, y, s, cut", [
+    ("pap_at_k", 2, [0, 1, 0, 1, 0], [5, 4, 3, 2, 1], "5- 4+ 3- | 2+ 1-"),
+    ("partial_auc", 1, [0, 1, 0, 1], [4, 3, 2, 1], "4- | 3+ 2- 1+"),
+    ("precision_at_tau", 0.5, [1, 0, 0, 1], [4, 3, 2, 1], "4+ 3- | 2- 1+"),
+    ("dcg_at_k", 3, [1, 0, 0, 1], [4, 3, 2, 1], "4+ 3- 2- | 1+"),
+])
+def test_failure_messages_draw_the_cut_where_the_metric_makes_it(name, param, y, s, cut):
+    """pAp@k and partial AUC count their k among the irrelevant items; τ metrics cut after
+    ceil(τ·n) items."""
+    def wrong(y_true, y_score, p):
+        return -1.0
+
+    with pytest.raises(AssertionError) as failure:
+        assert_metric_matches(wrong, name, np.array(y), np.array(s, dtype=float), param)
+    assert cut in str(failure.value)

@@ -8,6 +8,8 @@ Strategies (:mod:`cvxtop.testing.strategies`, need hypothesis): :func:`ranked_li
 Assertions (:mod:`cvxtop.testing.asserts`): :func:`assert_metric_matches`,
 :func:`assert_surrogate_matches`, :func:`assert_cutoff_matches` and
 :func:`assert_near_optimum`; :func:`set_tolerances` for a whole suite.
+Other libraries' conventions (:mod:`cvxtop.testing.conventions`): :func:`roc_auc_max_fpr`
+(scikit-learn's McClish-standardized partial AUC) and :func:`mcclish`.
 
 Importing this package loads neither cvxpy nor scikit-learn (nor hypothesis): the names
 are imported on first use, and only :func:`assert_near_optimum`, which runs the exact
@@ -29,12 +31,14 @@ _NAMES = {
     "assert_metric_matches": ".asserts", "assert_surrogate_matches": ".asserts",
     "assert_cutoff_matches": ".asserts", "assert_near_optimum": ".asserts",
     "set_tolerances": ".asserts",
+    "mcclish": ".conventions", "roc_auc_max_fpr": ".conventions",
 }
 __all__ = sorted(_NAMES)
 
 if TYPE_CHECKING:  # the names as static analysis sees them
     from .asserts import (assert_cutoff_matches, assert_metric_matches,  # noqa: F401
                           assert_near_optimum, assert_surrogate_matches, set_tolerances)
+    from .conventions import mcclish, roc_auc_max_fpr  # noqa: F401
     from .strategies import (DECIMAL_TRAPS, PROFILE, CutoffCase,  # noqa: F401
                              GroupedLists, RankedList, RankingProblem, cutoff_cases,
                              grouped_lists, ranked_lists, ranking_problems,

@@ -17,7 +17,7 @@ import numpy as np
 from .. import metrics, reference, surrogates
 from .._validation import (check_features, check_labels, check_ranked_scores,
                            check_same_length, check_scores, check_vector, exact_decimal)
-from ..cutoff import is_fraction, prec_cutoff
+from ..cutoff import is_fraction, prec_cutoff, tau_cutoff
 from ..groups import Groups
 
 __all__ = ["assert_metric_matches", "assert_surrogate_matches", "assert_cutoff_matches",
@@ -32,16 +32,36 @@ def _instance(y: np.ndarray, s: np.ndarray, **params: Any) -> str:
             (f", {values}" if values else ""))
 
 
-def _worst_order(y: np.ndarray, s: np.ndarray, k: int | None) -> str:
+def _worst_order(y: np.ndarray, s: np.ndarray, cut: int | None, irrelevant: bool = False
+                 ) -> str:
     """Items by decreasing score, tied ones irrelevant first (the pessimistic order every
-    cvxtop definition uses), with the cut after the k-th."""
+    cvxtop definition uses), with the cut (``|``) after the ``cut``-th item, or with
+    ``irrelevant`` after the ``cut``-th irrelevant item (pAp@k and partial AUC count
+    their k among the irrelevant items)."""
     order = np.lexsort((y, -s))
-    shown = []
+    shown, seen = [], 0
     for rank, i in enumerate(order, start=1):
         shown.append(f"{float(s[i]):g}{'+' if y[i] else '-'}")
-        if k is not None and rank == k:
+        seen = seen + (not y[i]) if irrelevant else rank
+        if cut is not None and seen == cut and not (irrelevant and y[i]):
             shown.append("|")
     return " ".join(shown)
+
+
+def _metric_cut(name: str, y: np.ndarray, param: Any) -> tuple[int | None, bool, str]:
+    """Where ``name`` cuts the worst order: (cut, counted among irrelevant items, words)."""
+    kind = metrics.PARAMETERS[name]
+    if name == "precision_at_k":
+        k = _precision_cutoff(param, y)
+        return k, False, f"the cut after the {k}-th item"
+    if name in ("pap_at_k", "partial_auc"):
+        return int(param), True, f"the cut after the {int(param)}-th irrelevant item"
+    if kind == "k":
+        return int(param), False, f"the cut after the {int(param)}-th item"
+    if kind == "tau":
+        m = tau_cutoff(param, len(y))
+        return m, False, f"the cut after item ceil(τ·n) = {m}"
+    return None, False, "no cut"
 
 
 def _close(got: float, expected: float, rtol: float, atol: float) -> bool:
@@ -112,15 +132,21 @@ def _inputs(y: Any, s: Any, ranked: bool = False) -> tuple[np.ndarray, np.ndarra
 
 
 # ---- metrics ---------------------------------------------------------------------------------
+#: Lists up to this long are checked against the enumerations of :mod:`cvxtop.reference`;
+#: longer ones (the decimal traps of prec@κ need 25 relevant items) against the metrics.
+ENUMERATED_ITEMS = 16
+
+
 def _metric_truth(name: str, y: np.ndarray, s: np.ndarray, param: Any) -> float:
     """The metric by its definition: the enumerations of :mod:`cvxtop.reference` for
-    precision@k (k <= n₊) and pAp@k, :mod:`cvxtop.metrics` (tested against them) else."""
-    n_pos = int(y.sum())
-    if name == "precision_at_k":
+    precision@k (k <= n₊) and pAp@k on lists of up to :data:`ENUMERATED_ITEMS` items,
+    :mod:`cvxtop.metrics` (tested against them) else."""
+    small = len(y) <= ENUMERATED_ITEMS
+    if small and name == "precision_at_k":
         k = _precision_cutoff(param, y)
-        if k <= n_pos:
+        if k <= int(y.sum()):
             return 1.0 - reference.prec_at_k_loss(y, s, k) / k
-    if name == "pap_at_k":
+    if small and name == "pap_at_k":
         return 1.0 - reference.pap_risk(y, s, param)
     args = () if metrics.PARAMETERS[name] is None else (param,)
     return float(metrics.METRICS[name](y, s, *args))
@@ -178,13 +204,9 @@ def _check_one_list(metric: Callable[..., float], name: str, y_given: Any, s_giv
     if policy not in (None, "pessimistic", "error"):
         order = f"Ties by the policy {policy!r} (cvxtop.ties)."
     else:
-        k = None
-        if name == "precision_at_k":
-            k = _precision_cutoff(param, y)
-        elif metrics.PARAMETERS[name] == "k":
-            k = int(param)
+        cut, irrelevant, words = _metric_cut(name, y, param)
         order = ("Items by decreasing score, ties irrelevant first (the definition's worst "
-                 f"order; '|' is the cut): {_worst_order(y, s, k)}")
+                 f"order; '|' is {words}): {_worst_order(y, s, cut, irrelevant)}")
     raise AssertionError(
         f"{name} differs from its definition{where} on {_instance(y, s, **shown)}: got "
         f"{got!r}, expected {expected!r}. {order}")

@@ -167,8 +167,9 @@ def _scores(draw: Any, y: np.ndarray, cut: int) -> np.ndarray:
 def _shaped(draw: Any, s: np.ndarray, dtype: Any, sign: str, tie_rate: float | None
             ) -> np.ndarray:
     """Scores with a share of copies (``tie_rate``), moved to the sign asked for (order
-    and ties kept), in ``dtype`` (whose rounding may tie more: those draws are kept, they
-    are what a float32 library meets)."""
+    and ties kept), in ``dtype`` (whose rounding may tie more, and whose range holds the
+    magnitudes at its largest value: those draws are kept, they are what a float32
+    library meets)."""
     n = len(s)
     if tie_rate is not None and n > 1:
         for i in range(n):
@@ -177,7 +178,8 @@ def _shaped(draw: Any, s: np.ndarray, dtype: Any, sign: str, tie_rate: float | N
     if sign != "any":
         _, rank = np.unique(s, return_inverse=True)  # 0 for the smallest score
         s = rank.astype(np.float64) + (1.0 if sign == "positive" else 0.0)
-    return s.astype(dtype)
+    largest = float(np.finfo(dtype).max)  # 1e100 is no float32: its largest, tied
+    return np.clip(s, -largest, largest).astype(dtype)
 
 
 @st.composite
@@ -195,7 +197,10 @@ def ranked_lists(draw: Any, family: str = "prec", *, max_items: int = 10,
     ties on ranks from 1 or 0, for libraries that drop items scored ``<= 0``),
     ``tie_rate`` (the share of items that copy another's score); ``one_relevant`` draws
     exactly one relevant item (hit@k, top-k accuracy); ``min_items`` and ``max_items``
-    bound the list's size (libraries change behaviour with it).
+    bound the list's size (libraries change behaviour with it). From ``max_items >= 25``,
+    a quarter of the ``"prec"`` draws with ``kappa`` are the decimal traps of
+    :data:`DECIMAL_TRAPS` (κ = 0.55 of n₊ = 100), where ``ceil(κ·n₊)`` in floating point
+    is one more than the decimal rule of Kar et al. 2015's prec@κ.
     """
     _check_family(family)
     if sign not in ("any", "positive", "nonnegative"):
@@ -207,8 +212,15 @@ def ranked_lists(draw: Any, family: str = "prec", *, max_items: int = 10,
         raise TypeError(f"dtype must be a floating dtype, got {dtype}")
     if not 1 <= min_items <= max(2, max_items):
         raise ValueError(f"min_items must be in [1, max_items], got {min_items!r}")
-    y = draw(_labels(family, max(2, max_items), one_relevant, min_items))
-    k = draw(_cutoff(family, y, kappa))
+    traps = [t for t in DECIMAL_TRAPS if t[1] <= max_items and not one_relevant]
+    if family == "prec" and kappa and traps and draw(st.integers(0, 3)) == 0:
+        k, n_pos = draw(st.sampled_from(traps))  # κ where float's κ·n₊ is off (0.55 of 100)
+        n_neg = draw(st.integers(max(0, min_items - n_pos), max_items - n_pos))
+        y = np.array([1] * n_pos + [0] * n_neg, dtype=np.int64)[
+            list(draw(st.permutations(range(n_pos + n_neg))))]
+    else:
+        y = draw(_labels(family, max(2, max_items), one_relevant, min_items))
+        k = draw(_cutoff(family, y, kappa))
     cut = prec_cutoff(k, int(y.sum())) if is_fraction(k) else int(k)
     s = _shaped(draw, draw(_scores(y, cut)), dtype, sign, tie_rate)
     return RankedList(y, s, k, family)
