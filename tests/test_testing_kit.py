@@ -19,7 +19,8 @@ from hypothesis import given, settings
 
 from cvxtop.testing import (DECIMAL_TRAPS, assert_cutoff_matches, assert_metric_matches,
                             assert_near_optimum, assert_surrogate_matches, cutoff_cases,
-                            grouped_lists, ranked_lists, ranking_problems)
+                            grouped_lists, ranked_lists, ranking_problems,
+                            score_matrices)
 
 
 # ---- the other project's library ---------------------------------------------------------------
@@ -257,12 +258,23 @@ def test_score_matrices_hold_equal_length_lists_with_both_classes(matrices):
     (dict(sign="negative"), ValueError, "sign must be"),
     (dict(tie_rate=2.0), ValueError, "tie_rate must be None or in"),
     (dict(dtype=np.int64), TypeError, "dtype must be a floating dtype"),
+    (dict(score_range=(1.0, 0.0)), ValueError, "score_range must be a pair"),
+    (dict(score_range=(0.0, float("inf"))), ValueError, "score_range must be a pair"),
+    (dict(score_range=[0, 1]), ValueError, "score_range must be a pair"),
+    (dict(score_range=(0, 1), sign="positive"), ValueError, "give sign or score_range"),
 ])
 def test_strategy_options_are_checked(kwargs, error, message):
     from hypothesis import find
 
-    with pytest.raises(error, match=message):
-        find(ranked_lists("metric", **kwargs), lambda c: True)
+    for strategy in (ranked_lists("metric", **kwargs), score_matrices(**kwargs)):
+        with pytest.raises(error, match=message):
+            find(strategy, lambda c: True)
+
+
+@settings(max_examples=100, derandomize=True, deadline=None)
+@given(case=ranked_lists("metric", score_range=(0.0, 1.0), dtype=np.float32))
+def test_a_score_range_keeps_scores_inside_it_with_ties_kept(case):
+    assert np.all((case.s >= 0) & (case.s <= 1)) and case.s.dtype == np.float32
 
 
 def test_tolerances_follow_the_dtype_and_the_suite():

@@ -164,20 +164,45 @@ def _scores(draw: Any, y: np.ndarray, cut: int) -> np.ndarray:
     return s
 
 
-def _shaped(draw: Any, s: np.ndarray, dtype: Any, sign: str, tie_rate: float | None
-            ) -> np.ndarray:
-    """Scores with a share of copies (``tie_rate``), moved to the sign asked for (order
-    and ties kept), in ``dtype`` (whose rounding may tie more, and whose range holds the
-    magnitudes at its largest value: those draws are kept, they are what a float32
-    library meets)."""
+def _shape_options(dtype: Any, sign: str, tie_rate: float | None,
+                   score_range: tuple[float, float] | None) -> np.dtype:
+    """Check the options that shape the scores; the dtype."""
+    if sign not in ("any", "positive", "nonnegative"):
+        raise ValueError(f"sign must be 'any', 'positive' or 'nonnegative', got {sign!r}")
+    if tie_rate is not None and not 0.0 <= tie_rate <= 1.0:
+        raise ValueError(f"tie_rate must be None or in [0, 1], got {tie_rate!r}")
+    if score_range is not None:
+        low, high = (score_range if isinstance(score_range, tuple) and len(score_range) == 2
+                     else (None, None))
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                   and math.isfinite(v) for v in (low, high)) or not low < high:
+            raise ValueError(f"score_range must be a pair (low, high) of finite numbers with "
+                             f"low < high, got {score_range!r}")
+        if sign != "any":
+            raise ValueError("give sign or score_range, not both: the range sets the sign")
+    dtype = np.dtype(dtype)
+    if dtype.kind != "f":
+        raise TypeError(f"dtype must be a floating dtype, got {dtype}")
+    return dtype
+
+
+def _shaped(draw: Any, s: np.ndarray, dtype: np.dtype, sign: str, tie_rate: float | None,
+            score_range: tuple[float, float] | None = None) -> np.ndarray:
+    """Scores with a share of copies (``tie_rate``), moved to the sign or spread over the
+    range asked for (order and ties kept), in ``dtype`` (whose rounding may tie more, and
+    whose range holds the magnitudes at its largest value: those draws are kept, they are
+    what a float32 library meets)."""
     n = len(s)
     if tie_rate is not None and n > 1:
         for i in range(n):
             if draw(st.floats(0.0, 1.0)) < tie_rate:
                 s[i] = s[draw(st.integers(0, n - 1))]
-    if sign != "any":
+    if sign != "any" or score_range is not None:
         _, rank = np.unique(s, return_inverse=True)  # 0 for the smallest score
         s = rank.astype(np.float64) + (1.0 if sign == "positive" else 0.0)
+        if score_range is not None:
+            low, high = score_range
+            s = low + (high - low) * s / max(1.0, float(s.max()))
     largest = float(np.finfo(dtype).max)  # 1e100 is no float32: its largest, tied
     return np.clip(s, -largest, largest).astype(dtype)
 
@@ -186,7 +211,8 @@ def _shaped(draw: Any, s: np.ndarray, dtype: Any, sign: str, tie_rate: float | N
 def ranked_lists(draw: Any, family: str = "prec", *, max_items: int = 10,
                  min_items: int = 1, kappa: bool = True, dtype: Any = np.float64,
                  sign: str = "any", tie_rate: float | None = None,
-                 one_relevant: bool = False) -> RankedList:
+                 one_relevant: bool = False,
+                 score_range: tuple[float, float] | None = None) -> RankedList:
     """A :class:`RankedList` for ``family``: ``"prec"`` (``1 <= k <= n₊`` or a float κ in
     (0, 1] when ``kappa``), ``"pap"`` (``1 <= k <= n₋``, at least one of each class) or
     ``"metric"`` (both classes, ``1 <= k <= n``).
@@ -203,13 +229,7 @@ def ranked_lists(draw: Any, family: str = "prec", *, max_items: int = 10,
     is one more than the decimal rule of Kar et al. 2015's prec@κ.
     """
     _check_family(family)
-    if sign not in ("any", "positive", "nonnegative"):
-        raise ValueError(f"sign must be 'any', 'positive' or 'nonnegative', got {sign!r}")
-    if tie_rate is not None and not 0.0 <= tie_rate <= 1.0:
-        raise ValueError(f"tie_rate must be None or in [0, 1], got {tie_rate!r}")
-    dtype = np.dtype(dtype)
-    if dtype.kind != "f":
-        raise TypeError(f"dtype must be a floating dtype, got {dtype}")
+    dtype = _shape_options(dtype, sign, tie_rate, score_range)
     if not 1 <= min_items <= max(2, max_items):
         raise ValueError(f"min_items must be in [1, max_items], got {min_items!r}")
     traps = [t for t in DECIMAL_TRAPS if t[1] <= max_items and not one_relevant]
@@ -222,17 +242,20 @@ def ranked_lists(draw: Any, family: str = "prec", *, max_items: int = 10,
         y = draw(_labels(family, max(2, max_items), one_relevant, min_items))
         k = draw(_cutoff(family, y, kappa))
     cut = prec_cutoff(k, int(y.sum())) if is_fraction(k) else int(k)
-    s = _shaped(draw, draw(_scores(y, cut)), dtype, sign, tie_rate)
+    s = _shaped(draw, draw(_scores(y, cut)), dtype, sign, tie_rate, score_range)
     return RankedList(y, s, k, family)
 
 
 @st.composite
 def score_matrices(draw: Any, *, max_queries: int = 4, max_items: int = 8,
                    dtype: Any = np.float64, sign: str = "any",
-                   tie_rate: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+                   tie_rate: float | None = None,
+                   score_range: tuple[float, float] | None = None
+                   ) -> tuple[np.ndarray, np.ndarray]:
     """Equal-length lists as matrices ``(Y, S)`` of shape ``(queries, items)``, each row
     with both classes: the 2-D inputs of scikit-learn's ``ndcg_score`` and of batched
     retrieval metrics (scores shaped as :func:`ranked_lists`)."""
+    dtype = _shape_options(dtype, sign, tie_rate, score_range)
     queries = draw(st.integers(1, max_queries))
     items = draw(st.integers(2, max(2, max_items)))
     Y, S = [], []
@@ -242,7 +265,7 @@ def score_matrices(draw: Any, *, max_queries: int = 4, max_items: int = 8,
         y = np.array([1] * n_pos + [0] * (items - n_pos), dtype=np.int64)[list(order)]
         Y.append(y)
         S.append(_shaped(draw, draw(_scores(y, draw(st.integers(1, items)))),
-                         np.dtype(dtype), sign, tie_rate))
+                         dtype, sign, tie_rate, score_range))
     return np.stack(Y), np.stack(S)
 
 
