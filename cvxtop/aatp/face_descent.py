@@ -285,12 +285,14 @@ class FaceDescentSolver:
             return np.linalg.lstsq(M, g, rcond=None)[0]
 
     def _face_newton(self, anchor: _Anchor, slots: np.ndarray, g: np.ndarray,
-                     Q: np.ndarray | None = None) -> np.ndarray:
+                     Q: np.ndarray | None = None, new_factor: bool = True) -> np.ndarray:
         """``Q⁻¹ g`` on the sorted ``slots`` (``Q = Q[slots, slots]``, formed when not
         given): through the shared factor of :mod:`.face_system` from
-        :data:`SHARED_FACTOR_FROM` slots, else (or if that has no factor) directly."""
+        :data:`SHARED_FACTOR_FROM` slots (without ``new_factor``, only if its current base
+        serves them), else (or if that has no factor) directly."""
         d = None
-        if len(slots) >= SHARED_FACTOR_FROM and self._shared_misses <= SHARED_MISSES:
+        if len(slots) >= SHARED_FACTOR_FROM and self._shared_misses <= SHARED_MISSES \
+                and (new_factor or self.faces.fits(slots)):
             d = self.faces.solve(anchor.k, anchor.row, anchor.kk, slots, g)
             # a miss costs a direct solve on top: data whose faces it keeps missing
             # (near-duplicate rows) stop asking
@@ -308,7 +310,7 @@ class FaceDescentSolver:
         face steps of the primal active-set method (module docstring)."""
         u = self.u[work]
         a = alpha[work]
-        step = np.clip(a + self._face_newton(anchor, work, G, Q), 0.0, u) - a
+        step = np.clip(a + self._face_newton(anchor, work, G, Q, False), 0.0, u) - a
         change = Q @ step
         if float(step @ (0.5 * change - G)) < 0.0:
             alpha[work] = a + step
@@ -319,7 +321,7 @@ class FaceDescentSolver:
             if len(local) == 0:
                 break
             face = Q[np.ix_(local, local)]
-            d = self._face_newton(anchor, work[local], G[local], face)
+            d = self._face_newton(anchor, work[local], G[local], face, False)
             start, top = a[local], u[local]
             clipped = np.clip(start + d, 0.0, top) - start
             if float(clipped @ (0.5 * (face @ clipped) - G[local])) < 0.0:

@@ -31,7 +31,8 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve, lu_factor, lu_solve
+from scipy.linalg import LinAlgError, cho_factor, lu_factor, lu_solve
+from scipy.linalg.lapack import dpotri
 
 __all__ = ["FaceSystem", "BORDER_SHARE", "MIN_BORDER"]
 
@@ -83,21 +84,25 @@ class FaceSystem:
         self.base = slots
         self.position[slots] = np.arange(len(slots))
         self.matrix = H
-        self.inverse = cho_solve(factor, np.eye(len(slots)), check_finite=False)
+        self.inverse = _inverse_from_cholesky(factor[0])
         self.signs_solved = self.inverse @ self.sign[slots]
         self.solved = {}
         self.anchor = None
         return True
 
+    def fits(self, free: np.ndarray) -> bool:
+        """Whether ``free`` is solved on the current base, with no new factor."""
+        if self.inverse is None:
+            return False
+        added = int(np.count_nonzero(self.position[free] < 0))
+        return added + len(self.base) - (len(free) - added) <= _border_limit(len(self.base))
+
     def _base_for(self, free: np.ndarray) -> bool:
         """Keep the base if its border with ``free`` (slots added plus slots removed) is at
         most :func:`_border_limit`; else extend it by ``free`` if that keeps the border as
         small, else form it on ``free``. ``False`` if no factor exists."""
-        if self.inverse is not None:
-            added = int(np.count_nonzero(self.position[free] < 0))
-            removed = len(self.base) - (len(free) - added)
-            if added + removed <= _border_limit(len(self.base)):
-                return True
+        if self.fits(free):
+            return True
         union = free
         if self.inverse is not None and self.extend:
             # the base's other slots, but none of an item already in ``free``: two slots of
@@ -201,6 +206,17 @@ class FaceSystem:
         """``H[rows, columns] = y y K`` of slots."""
         return (self.block(self.item[rows], self.item[columns])
                 * self.sign[rows][:, None] * self.sign[columns][None, :])
+
+
+def _inverse_from_cholesky(lower: np.ndarray) -> np.ndarray:
+    """The symmetric inverse from a lower Cholesky factor (LAPACK's potri, a third of the
+    work of solving for the identity)."""
+    inverse, info = dpotri(lower, lower=1, overwrite_c=0)
+    if info != 0:
+        raise LinAlgError(f"potri failed with info {info}")
+    upper = np.triu_indices(len(inverse), 1)
+    inverse[upper] = inverse.T[upper]
+    return inverse
 
 
 def _border_limit(base_size: int) -> int:
