@@ -82,7 +82,8 @@ MAX_FACE_STEPS = 50
 #: Face systems of at least this many slots are solved through the factor shared across
 #: candidates (:mod:`.face_system`); smaller ones are factored directly, which is cheaper.
 SHARED_FACTOR_FROM = 200
-#: The shared factor is no longer tried once its misses outnumber its solves by this many.
+#: The shared factor is no longer tried once its misses (failed solves, and inverses that
+#: served a single solve) outnumber its solves by this many.
 SHARED_MISSES = 16
 
 #: Block principal pivots a candidate starts with (:meth:`FaceDescentSolver._pivots`).
@@ -293,10 +294,14 @@ class FaceDescentSolver:
         d = None
         if len(slots) >= SHARED_FACTOR_FROM and self._shared_misses <= SHARED_MISSES \
                 and (new_factor or self.faces.fits(slots)):
+            factors = self.faces.factorizations
             d = self.faces.solve(anchor.k, anchor.row, anchor.kk, slots, g)
-            # a miss costs a direct solve on top: data whose faces it keeps missing
-            # (near-duplicate rows) stop asking
-            self._shared_misses = max(0, self._shared_misses + (1 if d is None else -1))
+            # a miss costs a direct solve on top, and an inverse that served one solve
+            # costs more than a direct factor: data whose faces it keeps missing
+            # (near-duplicate rows) or whose free sets keep moving stop asking
+            wasted = self.faces.factorizations > factors and self.faces.short_lived
+            self._shared_misses = max(0, self._shared_misses
+                                      + (1 if d is None or wasted else -1))
         if d is None:
             d = self._newton(self._columns(anchor, slots, slots) if Q is None else Q, g)
         return d

@@ -52,7 +52,8 @@ class FaceSystem:
 
     ``block(items, items2)`` returns the Gram matrix's entries ``K[items][:, items2]``;
     ``item`` and ``sign`` are the slots' items and signs. ``factorizations`` counts the
-    inverses formed.
+    inverses formed; ``short_lived`` says whether the base replaced by the last one served
+    at most one solve (an inverse that costs more than the direct factor it replaced).
     """
 
     def __init__(self, block: Callable[[np.ndarray, np.ndarray], np.ndarray],
@@ -69,6 +70,8 @@ class FaceSystem:
         self.solved: dict[int, np.ndarray] = {}  # added slot -> H₀₀⁻¹ H₀ₛ
         self.anchor: tuple[int, np.ndarray] | None = None  # (k, H₀₀⁻¹ (y₀ ∘ r₀))
         self.factorizations = 0
+        self.served = 0  # solves on the current base
+        self.short_lived = False  # whether the last base served at most one solve
         self.extend = True  # bases grow by the free sets they are asked for
 
     def _rebase(self, slots: np.ndarray) -> bool:
@@ -80,6 +83,8 @@ class FaceSystem:
             self.inverse = None
             return False
         self.factorizations += 1
+        self.short_lived = self.inverse is not None and self.served <= 1
+        self.served = 0
         self.position[self.base] = -1
         self.base = slots
         self.position[slots] = np.arange(len(slots))
@@ -188,6 +193,7 @@ class FaceSystem:
             if not np.all(np.isfinite(residual)):
                 return None
             if np.linalg.norm(residual) <= REFINED * size:
+                self.served += 1
                 return x
             x = x + apply_inverse(residual)
         return None
