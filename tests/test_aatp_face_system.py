@@ -117,3 +117,22 @@ def test_a_local_kernel_of_hundreds_of_items_uses_the_shared_factor():
     assert all(s.duality_gap <= CERTIFICATE_RTOL * max(1.0, abs(s.objective))
                for s in solutions)
     assert 1 <= solver.faces.factorizations <= 3
+
+
+def test_a_shrinking_face_solves_each_smaller_face_from_its_first_factor():
+    rng = np.random.default_rng(7)
+    A = rng.standard_normal((30, 30))
+    Q = A @ A.T + 0.1 * np.eye(30)
+    from cvxtop.aatp.face_system import ShrinkingFace
+    face = ShrinkingFace(Q, RIDGE)
+    kept = np.arange(30)
+    for _ in range(12):
+        g = rng.standard_normal(len(kept))
+        sub = Q[np.ix_(kept, kept)] + RIDGE * np.eye(len(kept))
+        x = face.solve(g)
+        assert np.linalg.norm(sub @ x - g) <= 1e-9 * np.linalg.norm(g)
+        position = int(rng.integers(len(kept)))
+        face.remove(position)
+        kept = np.delete(kept, position)
+    with pytest.raises(np.linalg.LinAlgError):
+        ShrinkingFace(-np.eye(3), 0.0)

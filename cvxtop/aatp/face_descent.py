@@ -57,7 +57,7 @@ from ..cutoff import tau_cutoff
 from ..exceptions import SolverError
 from ..gram import Gram
 from ..qp import solve_box_qp
-from .face_system import FaceSystem
+from .face_system import FaceSystem, ShrinkingFace
 from .problem import (CERTIFICATE_RTOL, SCREENED_STATUS, AATPProblem, CandidateSolution,
                       weighted_top_quantile)
 from .selection import GAP_ATOL
@@ -322,11 +322,23 @@ class FaceDescentSolver:
             G -= change
             return
         local = np.flatnonzero((a > 0.0) & (a < u))
+        shrinking = None  # one factor for the faces of this loop, each a slot smaller
         for _ in range(MAX_FACE_STEPS):
             if len(local) == 0:
                 break
             face = Q[np.ix_(local, local)]
-            d = self._face_newton(anchor, work[local], G[local], face, False)
+            d = None
+            if shrinking is None and not self.faces.fits(work[local]):
+                try:
+                    shrinking = ShrinkingFace(face, _RIDGE * max(1.0, float(np.max(np.diag(face)))))
+                except LinAlgError:
+                    shrinking = False
+            if shrinking:
+                d = shrinking.solve(G[local])
+                if not float(d @ G[local]) > 0.0:  # not a descent direction: round-off
+                    d = None
+            if d is None:
+                d = self._face_newton(anchor, work[local], G[local], face, False)
             start, top = a[local], u[local]
             clipped = np.clip(start + d, 0.0, top) - start
             if float(clipped @ (0.5 * (face @ clipped) - G[local])) < 0.0:
@@ -347,6 +359,8 @@ class FaceDescentSolver:
             if t >= 1.0:
                 break
             local = np.delete(local, block)
+            if shrinking:
+                shrinking.remove(block)
         alpha[work] = a
 
     def _coordinate_steps(self, anchor: _Anchor, alpha: np.ndarray, G: np.ndarray,

@@ -31,10 +31,10 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, lu_factor, lu_solve
+from scipy.linalg import LinAlgError, cho_factor, cho_solve, lu_factor, lu_solve
 from scipy.linalg.lapack import dpotri
 
-__all__ = ["FaceSystem", "BORDER_SHARE", "MIN_BORDER"]
+__all__ = ["FaceSystem", "ShrinkingFace", "BORDER_SHARE", "MIN_BORDER"]
 
 #: The base is refactored when the border (added plus removed slots) exceeds this share
 #: of the free set, or :data:`MIN_BORDER` slots, whichever is larger.
@@ -228,3 +228,38 @@ def _inverse_from_cholesky(lower: np.ndarray) -> np.ndarray:
 def _border_limit(base_size: int) -> int:
     """The most slots of a base outside the free set before the base is formed again."""
     return max(MIN_BORDER, int(BORDER_SHARE * base_size))
+
+
+class ShrinkingFace:
+    """``(Q_LL + ρI)⁻¹ g`` on a set ``L`` that loses one slot at a time, as in the face
+    steps of the primal active-set method: one Cholesky factor of the first set, and for
+    the removed slots ``R`` the correction ``x = y − Z (Z_R)⁻¹ y_R`` with ``y`` the
+    solution on the first set and ``Z = (Q + ρI)⁻¹ E_R`` (one solve per removed slot),
+    which is the solution with ``x_R = 0``. Raises ``LinAlgError`` when the first set's
+    matrix has no Cholesky factor."""
+
+    def __init__(self, Q: np.ndarray, ridge: float) -> None:
+        M = Q + ridge * np.eye(len(Q))
+        self.factor = cho_factor(M, lower=True, check_finite=False)
+        self.kept = np.ones(len(Q), dtype=bool)
+        self.removed: list[int] = []
+        self.columns: list[np.ndarray] = []
+
+    def remove(self, position: int) -> None:
+        """Drop the kept slot at ``position`` (in the order of the kept slots)."""
+        index = int(np.flatnonzero(self.kept)[position])
+        self.kept[index] = False
+        self.removed.append(index)
+        unit = np.zeros(len(self.kept))
+        unit[index] = 1.0
+        self.columns.append(cho_solve(self.factor, unit, check_finite=False))
+
+    def solve(self, g: np.ndarray) -> np.ndarray:
+        """The solution on the kept slots for the right-hand side ``g`` on them."""
+        g0 = np.zeros(len(self.kept))
+        g0[self.kept] = g
+        y = cho_solve(self.factor, g0, check_finite=False)
+        if self.removed:
+            Z = np.column_stack(self.columns)
+            y = y - Z @ np.linalg.solve(Z[self.removed], y[self.removed])
+        return y[self.kept]
