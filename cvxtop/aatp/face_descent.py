@@ -97,6 +97,11 @@ _PIVOT_GRADIENT = 1e-10  # a bound slot's gradient this far on the wrong side is
 _ZERO_CURVATURE = 1e-12  # relative to max K_ss: a slot with Q_ss below this has b_s = 0
 
 
+def _ridge(Q: np.ndarray) -> float:
+    """The ridge of a face matrix: :data:`_RIDGE` relative to its largest diagonal entry."""
+    return _RIDGE * max(1.0, float(np.max(np.diag(Q))))
+
+
 class _Rows:
     """The Gram matrix's entries as float64: the matrix itself when it is an in-memory
     float64 array, otherwise rows converted on demand and kept in one buffer while they are
@@ -279,7 +284,7 @@ class FaceDescentSolver:
     # ---- the two kinds of step ----------------------------------------------------------------
     def _newton(self, Q: np.ndarray, g: np.ndarray) -> np.ndarray:
         """``Q⁻¹ g`` through a Cholesky factor with a ridge (least squares if it fails)."""
-        M = Q + _RIDGE * max(1.0, float(np.max(np.diag(Q)))) * np.eye(len(Q))
+        M = Q + _ridge(Q) * np.eye(len(Q))
         try:
             return cho_solve(cho_factor(M, check_finite=False), g, check_finite=False)
         except LinAlgError:
@@ -330,7 +335,7 @@ class FaceDescentSolver:
             d = None
             if shrinking is None and not self.faces.fits(work[local]):
                 try:
-                    shrinking = ShrinkingFace(face, _RIDGE * max(1.0, float(np.max(np.diag(face)))))
+                    shrinking = ShrinkingFace(face, _ridge(face))
                 except LinAlgError:
                     shrinking = False
             if shrinking:

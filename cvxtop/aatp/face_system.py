@@ -1,5 +1,5 @@
-"""The face equations of the candidate duals (Boyd et al. 2012, eq. 4) from one Cholesky
-factor shared by every candidate and by neighbouring free sets.
+"""The face equations of the candidate duals (Boyd et al. 2012, eq. 4) from one inverse
+shared by every candidate and by neighbouring free sets.
 
 For candidate ``k`` the dual's matrix is ``Q_st = y_s y_t K_k(z_s, z_t)`` with the anchored
 kernel ``K_k(z, z') = K(z, z') − K(z, z_k) − K(z_k, z') + K(z_k, z_k)``. On a free set ``F``
@@ -8,7 +8,7 @@ it is the unanchored ``H_FF = Y_F K_FF Y_F`` plus a term of rank two,
     ``Q_FF = H_FF + V C Vᵀ``,  ``V = [y_F, y_F ∘ r_F]``,  ``C = [[κ, −1], [−1, 0]]``,
 
 ``r = K(·, z_k)`` and ``κ = K(z_k, z_k)``. The anchor enters through ``V`` and ``C`` only, so
-a factor of ``H`` on a *base* set ``F₀`` serves every candidate. A free set that differs
+the inverse of ``H`` on a *base* set ``F₀`` serves every candidate. A free set that differs
 from the base (slots ``A`` added, slots ``R`` removed) is solved through the bordered
 system on ``F₀ ∪ A``
 
@@ -16,10 +16,14 @@ system on ``F₀ ∪ A``
     ``D = [[H_AA, 0, V_A], [0, 0, 0], [V_Aᵀ, 0, −C⁻¹]]``,
 
 where the multipliers of ``E_R`` hold ``x_R = 0`` and ``t = C Vᵀ x`` carries the anchor's
-term; its Schur complement ``D − Bᵀ H₀₀⁻¹ B`` has the size of the border. The solved columns
-``H₀₀⁻¹ B`` of added and removed slots are kept while the base is, so a candidate whose free
-set is its neighbour's pays one solve for its anchor. The base is refactored on the current
-free set once the border grows past :data:`BORDER_SHARE` of it.
+term; its Schur complement ``D − Bᵀ H₀₀⁻¹ B`` has the size of the border. ``H₀₀⁻¹ E_R`` are
+columns of the inverse, and the columns ``H₀₀⁻¹ H₀ₛ`` of added slots are kept while the
+base is, so a candidate whose free set is near the base pays one product for its anchor.
+A free set whose border exceeds :data:`BORDER_SHARE` of the base extends the base by its
+slots (while that keeps the border within the share), else becomes the new base.
+
+:class:`ShrinkingFace` serves the face steps of one round, each face a slot smaller than
+the last, from the first face's Cholesky factor in the same way (removed slots only).
 
 Every matrix carries the face equations' ridge ``ρ`` on its diagonal, as the direct solve
 did; the results are steps of an active-set method whose end point is certified by its
@@ -36,8 +40,8 @@ from scipy.linalg.lapack import dpotri
 
 __all__ = ["FaceSystem", "ShrinkingFace", "BORDER_SHARE", "MIN_BORDER"]
 
-#: The base is refactored when the border (added plus removed slots) exceeds this share
-#: of the free set, or :data:`MIN_BORDER` slots, whichever is larger.
+#: A new base is formed when the border (added plus removed slots) exceeds this share of
+#: the base, or :data:`MIN_BORDER` slots, whichever is larger.
 BORDER_SHARE = 0.5
 MIN_BORDER = 16
 #: Steps of iterative refinement on the exact residual, until it is this small relative
