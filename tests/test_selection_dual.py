@@ -124,11 +124,12 @@ def test_sparse_features_give_the_dense_cut(fmt):
     np.testing.assert_allclose(sparse_cut.g, dense_cut.g, atol=1e-8)
 
 
-def test_sparse_wide_data_are_certified_at_the_dual_solve(monkeypatch):
-    """On sparse data with ten times more features than items prec@k-avg's rounds alone
-    take hundreds of rounds; with the dual solve the same optimum is certified at 50."""
+@pytest.mark.parametrize("name", ["prec@k-avg", "prec@k-max"])
+def test_sparse_wide_data_are_certified_at_the_dual_solve(monkeypatch, name):
+    """On sparse data with ten times more features than items the rounds alone take
+    hundreds of rounds; with the dual solve the same optimum is certified at 50."""
     X, y = make_sparse_ranking_data(400, 4000, density=0.01, noise=0.3, random_state=0)
-    objective = RankingObjective(X, y, surrogates.get("prec@k-avg", 0.25), 1.0)
+    objective = RankingObjective(X, y, surrogates.get(name, 0.25), 1.0)
     solved = cutting.solve_cutting_plane(objective, tol=1e-8)
     monkeypatch.setattr(cutting, "DUAL_SOLVE_ROUNDS", frozenset())
     alone = cutting.solve_cutting_plane(objective, tol=1e-8, max_iter=3000)
@@ -143,8 +144,6 @@ def test_no_dual_cut_where_it_does_not_apply():
     w = np.zeros(40)
     struct = objective.with_surrogate(surrogates.get("prec@k-struct", 0.4))
     assert selection_dual_cut(struct, w, 1e-6) is None
-    sparse_max = RankingObjective(sp.csr_matrix(X), y, surrogates.get("prec@k-max", 0.4), 1.0)
-    assert selection_dual_cut(sparse_max, w, 1e-6) is None
     groups = np.repeat([0, 1], 50)
     y2 = y.copy()
     y2[[0, 1, 50, 51]], y2[[48, 49, 98, 99]] = 1, 0
@@ -286,3 +285,78 @@ def test_off_its_piece_t_goes_to_the_nearest_breakpoint():
     for t, expected in [(0.3 * dual.J, ("piece", 0)), (-1.0, ("kink", 0)),
                         (dual.J + 2.0, ("kink", 1))]:
         assert dual._next_mode(("piece", 0), point(t), 1.0) == expected, t
+
+
+def _many_tied(dual: SelectionDual, seed: int, mode: tuple[str, int]) -> selection_dual._Guess:
+    """A guess with most items tied, some at their bounds, and ``t`` at ``mode``."""
+    rng = np.random.default_rng(seed)
+    n_neg, n_pos = len(dual.neg), len(dual.pos)
+    at_one, at_cap = rng.random(n_neg) < 0.1, rng.random(n_pos) < 0.1
+    tied_neg, tied_pos = ~at_one & (rng.random(n_neg) < 0.8), ~at_cap & (rng.random(n_pos) < 0.8)
+    return selection_dual._Guess(at_one, tied_neg, at_cap, tied_pos, mode)
+
+
+@pytest.mark.parametrize("name, mode", [("prec@k-avg", ("piece", 3)), ("prec@k-avg", ("kink", 2)),
+                                        ("prec@k-max", ("piece", 0)), ("prec@k-max", ("kink", 1))])
+@pytest.mark.parametrize("C", [0.1, 10.0])
+def test_the_iterative_system_is_the_dense_system(monkeypatch, name, mode, C):
+    """On sparse rows with many tied items the system is solved by conjugate gradients on
+    the tied block and a Schur system of the other four unknowns: the same point as the
+    dense system of the same guess, on a piece of the cap and at a kink."""
+    X, y = make_sparse_ranking_data(300, 900, density=0.02, noise=0.5, random_state=2)
+    dual = SelectionDual(X, y, 60, C, surrogates.get(name, 60))
+    guess = _many_tied(dual, 3, mode)
+    rng = np.random.default_rng(4)
+    centre = (rng.random(len(dual.neg)), rng.random(len(dual.pos)) * 0.5, 0.7)
+    rho = 0.01 * dual.row_scale
+    monkeypatch.setattr(selection_dual, "ITERATIVE_FROM", 10**9)
+    dense = dual._solve(guess, rho, centre)
+    monkeypatch.setattr(selection_dual, "ITERATIVE_FROM", 1)
+    dual.cg_rtol = 1e-13
+    iterative = dual._solve(guess, rho, centre)
+    for field in ("u_tied", "v_tied", "theta_neg", "theta_pos", "t", "z", "w"):
+        np.testing.assert_allclose(getattr(iterative, field), getattr(dense, field),
+                                   rtol=1e-7, atol=1e-8, err_msg=field)
+    # the bordering equations hold exactly, whatever the gradients' residual
+    dual.cg_rtol = 1e-2
+    rough = dual._solve(guess, rho, centre)
+    assert rough.u_tied.sum() + guess.at_one.sum() == pytest.approx(rough.t, rel=1e-12, abs=1e-12)
+    assert rough.v_tied.sum() + guess.at_cap.sum() * rough.z == pytest.approx(rough.t, rel=1e-12,
+                                                                              abs=1e-12)
+
+
+@pytest.mark.parametrize("name", ["prec@k-avg", "prec@k-max"])
+@pytest.mark.parametrize("C", [0.01, 1.0, 100.0])
+def test_the_conjugate_gradients_certify_the_dense_systems_optimum(monkeypatch, name, C):
+    """With every system of many tied items solved by conjugate gradients, the dual solve
+    certifies at its first round the optimum that the dense systems certify."""
+    X, y = make_sparse_ranking_data(600, 3000, density=0.01, noise=0.5, random_state=5)
+    objective = RankingObjective(X, y, surrogates.get(name, 0.25), C)
+    runs = []
+    for start in (50, 10**9):
+        monkeypatch.setattr(selection_dual, "ITERATIVE_FROM", start)
+        runs.append(cutting.solve_cutting_plane(objective, tol=1e-8))
+        assert runs[-1].n_iter == min(cutting.DUAL_SOLVE_ROUNDS)
+    iterative, dense = runs
+    assert iterative.objective == pytest.approx(dense.objective, rel=2e-8)
+    for a, b in ((iterative, dense), (dense, iterative)):
+        assert a.lower_bound <= b.objective * (1 + 1e-12)
+
+
+def test_at_a_kink_with_no_capped_item_the_thresholds_choose_the_side():
+    """At a breakpoint with no relevant item at the cap (π = 0), ``t`` goes to the piece
+    its derivative θ⁻ + θ⁺ points to, and stays where it is zero. (prec@k-max at
+    ``t = J`` with every item tied stayed at the kink and its solve failed.)"""
+    X, y, objective = instance(3, n=200, d=40, kappa=0.5, name="prec@k-max")
+    dual = SelectionDual(X, y, objective.ks[0], 1.0, objective.surrogate)
+
+    def point(theta_neg: float, theta_pos: float) -> selection_dual._Point:
+        return selection_dual._Point(np.zeros(0), np.zeros(0), theta_neg, theta_pos,
+                                     0.0, 1.0, np.zeros(40))
+
+    assert dual._next_mode(("kink", 1), point(0.2, -0.5), 0.0) == ("piece", 0)
+    assert dual._next_mode(("kink", 1), point(0.5, -0.2), 0.0) == ("kink", 1)
+    assert dual._next_mode(("kink", 0), point(0.5, -0.2), 0.0) == ("piece", 0)
+    assert dual._next_mode(("kink", 0), point(0.2, -0.5), 0.0) == ("kink", 0)
+    assert dual._next_mode(("kink", 1), point(0.3, -0.3), 0.0) == ("kink", 1)
+    assert dual._next_mode(("kink", 1), point(0.2, -0.5), -1.0) == ("kink", 1)

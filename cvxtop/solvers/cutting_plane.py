@@ -293,7 +293,7 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
             aim = tol if tol > 0 else DUAL_SOLVE_TOL
             started = time.perf_counter()
             cut = box_dual.box_dual_cut(objective, best_s, best_oracle[1], aim) \
-                if box else selection_dual_cut(objective, best, aim, stats)
+                if box else selection_dual_cut(objective, best, aim, stats, threads)
             stats["dual_solves"] += 1
             stats["dual_solve_seconds"] += time.perf_counter() - started
             dual_solves = cut is not None  # after a failed solve, the rounds alone

@@ -23,7 +23,9 @@ On its own that diverges here: about as many items are tied at the optimum as ``
 columns, so the system is singular or nearly so. Each solve is therefore of the proximal
 problem ``max D(x) − (ρ/2)‖x − x̄‖²`` (``x = (u, v, z)``; Rockafellar 1976), strongly
 concave, whose answer becomes the next centre ``x̄`` while ``ρ`` shrinks (and grows again
-after a failed solve). At most :data:`MAX_MOVES` (a quarter of the features) items enter
+after a failed solve). On sparse features with many tied items the system's tied block,
+``−(C·D B Bᵀ D + (ρ/C)·I)``, is solved by conjugate gradients on the tied rows ``B``
+(:mod:`.ridge_cg`) and bordered by a Schur system of the other four unknowns. At most :data:`MAX_MOVES` (a quarter of the features) items enter
 the tied sets a step, and a guess with more than :data:`MAX_TIED` tied items is given up.
 
 The answer is a point of ``P`` (clipped and rescaled onto it exactly, up to rounding): its
@@ -43,7 +45,9 @@ import numpy as np
 import scipy.linalg as sl
 import scipy.sparse as sp
 
+from . import ridge_cg
 from .objective import RankingObjective
+from .parallel_products import ProductThreads
 
 if TYPE_CHECKING:
     from ..surrogates.prec import SelectionSurrogate
@@ -56,9 +60,19 @@ MAX_MOVES = 0.25
 #: many items (10⁵ × 50) the proximal problems tie far more items than the optimum does,
 #: and a solve that would need them is given up early instead of paying for large systems.
 MAX_TIED = 4
-#: On sparse features (where d may be far above the items) tied items beyond which a guess
-#: is given up: their systems are dense, and 5,000 of them take 200 MB a matrix.
-MAX_TIED_SPARSE = 5000
+#: On sparse features, tied items from which a system is solved by conjugate gradients on
+#: the tied rows instead of a dense Gram matrix (5,000 of them would take 200 MB a matrix).
+ITERATIVE_FROM = 1000
+#: Tied items up to which a system the conjugate gradients did not solve is solved densely.
+MAX_DENSE_SPARSE = 5000
+#: The conjugate gradients' first relative residual and their iterations. Their answer is
+#: used if its residual is within ``CG_ACCEPT``.
+CG_RTOL, CG_ITERATIONS, CG_ACCEPT = 1e-7, 300, 1e-6
+#: A proximal answer whose gap fell by less than ``CG_STALL`` from the last one's is held up
+#: by the gradients' residual, not by the proximal term (large C: on the 50,000 × 50,000
+#: set at C = 100 the gap stayed near 7e-5 at a residual of 1e-7): the residual then
+#: tightens by ``CG_TIGHTEN``, down to ``CG_RTOL_FLOOR``.
+CG_STALL, CG_TIGHTEN, CG_RTOL_FLOOR = 0.5, 0.01, 1e-13
 #: Proximal steps, active-set steps within each, and active-set steps in all (each is a
 #: dense solve in the tied items, so this bounds the cost of a solve that does not succeed);
 #: a solve also ends after this many failed proximal steps in a row.
@@ -73,6 +87,11 @@ CHOLESKY_FROM = 500
 #: The first proximal weight, relative to the mean squared norm of the rows times C², and
 #: its factor after a successful step.
 RHO_START, RHO_DECAY = 0.1, 0.3
+#: The first proximal weight on sparse features, where rows overlap in few features and
+#: the proximal problems stay well conditioned at smaller weights: on the 50,000 × 50,000
+#: set at C = 1 it took prec@k-max's solve from 25 active-set steps to 15
+#: (measured: docs/solvers.md, "Measurements behind the constants").
+RHO_START_SPARSE = 0.001
 #: An active-set step that moves more than this many times the items of the first step
 #: (plus 10), and more than one kind of move's cap, gives the guess up: the steps of a guess
 #: that converges move fewer items as they go, while one that diverges moves more and more,
@@ -190,9 +209,11 @@ class SelectionDual:
     sparse and their systems dense)."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, k: int, C: float,
-                 surrogate: SelectionSurrogate) -> None:
+                 surrogate: SelectionSurrogate, threads: ProductThreads | None = None
+                 ) -> None:
         self.neg, self.pos = np.flatnonzero(y == 0), np.flatnonzero(y == 1)
         self.X = X  # no copy: the classes are index sets
+        self.threads = threads  # for the conjugate gradients' products
         self.C, self.k = C, k
         self.J = J = min(k, len(self.neg))
         # the labeling of j irrelevant items weights the m_j lowest relevant ones by w_j
@@ -202,8 +223,6 @@ class SelectionDual:
         d = X.shape[1]
         self.max_moves = max(20, int(MAX_MOVES * d))
         self.max_tied = MAX_TIED * d + 100
-        if sp.issparse(X):  # the tied rows' systems stay dense: bound their size
-            self.max_tied = min(self.max_tied, MAX_TIED_SPARSE)
         squares = X.multiply(X).sum() if sp.issparse(X) else np.einsum("ij,ij->", X, X)
         self.row_scale = C * C * float(squares) / X.shape[0]
         self.steps = 0  # active-set steps of the current solve
@@ -213,6 +232,9 @@ class SelectionDual:
         self._gram_items = np.zeros(0, dtype=np.int64)
         self._gram = np.zeros((0, 0))
         self._gram_slot = np.full(len(y), -1, dtype=np.int64)
+        # the conjugate gradients' last columns, by item (sparse rows, many tied items)
+        self._cg_items, self._cg_solution = np.zeros(0, dtype=np.int64), np.zeros((0, 4))
+        self.cg_rtol = CG_RTOL
 
     # ---- the dual --------------------------------------------------------------------
     def _scores_vector(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -277,6 +299,12 @@ class SelectionDual:
         w0 = -C * self._class_sum("neg", guess.at_one)
         r = self._class_sum("pos", guess.at_cap)
         X_tied_neg, X_tied_pos = self.X[self.neg[F]], self.X[self.pos[G]]
+        if sp.issparse(self.X) and nf + ng >= ITERATIVE_FROM:
+            try:
+                return self._solve_iterative(guess, rho, centre, w0, r, F, G)
+            except np.linalg.LinAlgError:
+                if nf + ng > MAX_DENSE_SPARSE:
+                    raise
         B = sp.vstack([X_tied_neg, X_tied_pos, sp.csr_matrix(r[None, :])], format="csr") \
             if sp.issparse(self.X) else np.vstack([X_tied_neg, X_tied_pos, r[None, :]])
         M, Bw0 = self._tied_gram(np.concatenate([self.neg[F], self.pos[G]]), B), B @ w0
@@ -319,6 +347,66 @@ class SelectionDual:
         z = float(x[i_z])
         w = w0 - C * (X_tied_neg.T @ u_tied) + C * (X_tied_pos.T @ v_tied) + C * z * r
         return _Point(u_tied, v_tied, float(x[i_neg]), float(x[i_pos]), float(x[i_t]), z, w)
+
+    def _solve_iterative(self, guess: _Guess, rho: float,
+                         centre: tuple[np.ndarray, np.ndarray, float], w0: np.ndarray,
+                         r: np.ndarray, F: np.ndarray, G: np.ndarray) -> _Point:
+        """The system of :meth:`_solve` on sparse rows with many tied items: its tied block
+        is ``−P`` with ``P = C·D B Bᵀ D + (ρ/C)·I`` (``B`` the tied rows, ``D`` the signs
+        ``+1`` irrelevant, ``−1`` relevant), so it is solved through the Schur complement of
+        that block, whose four columns come from conjugate gradients (:mod:`.ridge_cg`),
+        started from the last step's columns. The bordering equations (the sums, ``t`` and
+        ``z``) hold exactly whatever the residual of the gradients; that residual only
+        makes the thresholds inexact, which the active set and the final gap check see."""
+        C, rr = self.C, rho / self.C
+        u_bar, v_bar, z_bar = centre
+        nf, ng, n_cap = len(F), len(G), int(guess.at_cap.sum())
+        items = np.concatenate([self.neg[F], self.pos[G]])
+        B = self.X[items]
+        signs = np.r_[np.ones(nf), -np.ones(ng)]
+        Bw0, Br = B @ w0, B @ r
+        # columns: θ⁻, θ⁺ and z of the tied rows' border (t has none), and the right side
+        R = np.zeros((nf + ng, 4))
+        R[:nf, 0], R[nf:, 1], R[:, 2] = -1.0, -1.0, C * signs * Br
+        R[:nf, 3] = -1.0 - Bw0[:nf] - rr * u_bar[F]
+        R[nf:, 3] = Bw0[nf:] - rr * v_bar[G]
+        Y, residual = ridge_cg.solve(ridge_cg.RidgedGram(B, signs, C, rr, self.threads), R,
+                                     self._cg_start(items), self.cg_rtol, CG_ITERATIONS)
+        if residual > CG_ACCEPT:
+            raise np.linalg.LinAlgError(f"conjugate gradients reached {residual:.1e}")
+        self._cg_items, self._cg_solution = items, Y
+        # the bordering rows: F·x_tied + H·x_border = b, with x_tied = Y_E x_border − Y_rhs
+        F_rows, H, b = np.zeros((4, nf + ng)), np.zeros((4, 4)), np.zeros(4)
+        F_rows[0, :nf], H[0, 2], b[0] = 1.0, -1.0, -float(guess.at_one.sum())
+        F_rows[1, nf:], H[1, 2], H[1, 3] = 1.0, -1.0, n_cap
+        kind, l = guess.mode
+        if kind == "piece":
+            a = self.slopes[l]
+            H[2, 3], H[2, 2], b[2] = 1.0, -a, self.intercepts[l]
+            F_rows[3] = a * R[:, 2]
+            H[3] = [1.0, 1.0 - a * n_cap, 0.0, -a * (C * float(r @ r) + rr * (n_cap + 1))]
+            b[3] = a * float(r @ w0) - a * rr * (float(v_bar[guess.at_cap].sum()) + z_bar)
+        else:
+            H[2, 2], b[2] = 1.0, self.breaks[l]
+            H[3, 3], b[3] = 1.0, self.cap(self.breaks[l])
+        Y_border = np.zeros((nf + ng, 4))
+        Y_border[:, [0, 1, 3]] = Y[:, :3]
+        border = np.linalg.solve(H + F_rows @ Y_border, b + F_rows @ Y[:, 3])
+        x = Y_border @ border - Y[:, 3]
+        u_tied, v_tied, z = x[:nf], x[nf:], float(border[3])
+        w = w0 - C * (B.T @ (signs * x)) + C * z * r
+        return _Point(u_tied, v_tied, float(border[0]), float(border[1]), float(border[2]),
+                      z, w)
+
+    def _cg_start(self, items: np.ndarray) -> np.ndarray:
+        """The last step's columns of the items tied again, zero for the new ones."""
+        start = np.zeros((len(items), 4))
+        if len(self._cg_items):
+            slot = np.full(self.X.shape[0], -1, dtype=np.int64)
+            slot[self._cg_items] = np.arange(len(self._cg_items))
+            kept = slot[items]
+            start[kept >= 0] = self._cg_solution[kept[kept >= 0]]
+        return start
 
     def _tied_gram(self, items: np.ndarray, B: np.ndarray) -> np.ndarray:
         """``B Bᵀ`` for ``B`` = the rows of ``items`` and one more row (the capped relevant
@@ -429,12 +517,16 @@ class SelectionDual:
                 return mode
             t = min(max(p.t, 0.0), float(self.breaks[-1]))
             return ("kink", int(np.abs(self.breaks - t).argmin()))
-        if pi > 0:
-            a_star = -(p.theta_neg + p.theta_pos) / pi
-            if l >= 1 and a_star > self.slopes[l - 1] + 1e-12:
-                return ("piece", l - 1)
-            if l < len(self.slopes) and a_star < self.slopes[l] - 1e-12:
-                return ("piece", l)
+        if pi < 0:  # capped items violate the guess: they move first
+            return mode
+        # t's derivative on the piece to either side is θ⁻ + θ⁺ + a·π (π the capped items'
+        # multipliers; with none capped, π = 0 and the thresholds' sum alone decides)
+        theta = p.theta_neg + p.theta_pos
+        slack = 1e-12 * max(1.0, abs(p.theta_neg), abs(p.theta_pos))
+        if l >= 1 and theta + self.slopes[l - 1] * pi < -slack:
+            return ("piece", l - 1)
+        if l < len(self.slopes) and theta + self.slopes[l] * pi > slack:
+            return ("piece", l)
         return mode
 
     @staticmethod
@@ -496,8 +588,9 @@ class SelectionDual:
         (relative) of the objective at its weights, from the labeling at ``w_start``;
         ``None`` when the steps fail or do not get there."""
         guess, centre = self._start(w_start)
-        rho = RHO_START * self.row_scale
-        self.steps, failures = 0, 0
+        rho = (RHO_START_SPARSE if sp.issparse(self.X) else RHO_START) * self.row_scale
+        self.steps, failures, last_gap = 0, 0, np.inf
+        self.cg_rtol = CG_RTOL
         for _ in range(OUTER_STEPS):
             if self.steps >= ALL_STEPS or failures >= FAILURES:
                 return None
@@ -515,36 +608,42 @@ class SelectionDual:
             if point is not None:
                 cut = self._cut(*point, objective)
                 lower = self.C * cut.intercept - 0.5 * float(cut.weights @ cut.weights)
-                if cut.value - lower <= tol * max(abs(cut.value), 1e-12):
+                gap = (cut.value - lower) / max(abs(cut.value), 1e-12)
+                if gap <= tol:
                     return cut
+                if gap > CG_STALL * last_gap:  # the gradients' residual holds the gap up
+                    self.cg_rtol = max(self.cg_rtol * CG_TIGHTEN, CG_RTOL_FLOOR)
+                last_gap = gap
             centre = (u, v, p.z)
             rho *= RHO_DECAY
         return None
 
 
 def selection_dual_cut(objective: RankingObjective, w_start: np.ndarray, tol: float,
-                       stats: dict[str, float] | None = None) -> DualCut | None:
+                       stats: dict[str, float] | None = None,
+                       threads: ProductThreads | None = None) -> DualCut | None:
     """For a surrogate that declares this dual (``dual_form = "selection"``: prec@k-avg and
-    -max) on one list with at least :data:`MIN_FEATURES` features (sparse features: those
-    that declare ``dual_on_sparse``, prec@k-avg): a valid cut ``L(s) >= b + g·s`` whose dual point is
-    within ``tol`` of optimal (module docstring), with the objective at its weights, or
-    ``None`` (another surrogate, groups, few features, or the solve did not get there).
+    -max) on one list with at least :data:`MIN_FEATURES` features: a valid cut
+    ``L(s) >= b + g·s`` whose dual point is within ``tol`` of optimal (module docstring),
+    with the objective at its weights, or ``None`` (another surrogate, groups, few
+    features, or the solve did not get there).
 
-    On sparse features the tied rows' products are sparse and their systems dense, with at
-    most :data:`MAX_TIED_SPARSE` tied items. On ``make_sparse_ranking_data`` prec@k-avg
-    was certified after 50 rounds where the rounds alone need 822 to 1,906; for prec@k-max
-    the solve failed and cost more than the rounds, so it is not tried there. Where the
-    optimum ties more items (50,000 × 50,000 and 10,000 × 100,000 at 0.1% density) the
-    guess passes that bound within two steps and the solve gives up at once
+    On sparse features the tied rows' products are sparse; systems of fewer than
+    :data:`ITERATIVE_FROM` tied items are dense, larger ones are solved by conjugate
+    gradients on the tied rows (``threads``, when given, run their products). On the
+    50,000 × 50,000 set at 0.1% density the optimum ties about 21,000 items: both
+    surrogates are certified after 50 rounds at every C from 1e-4 to 1e4, where the rounds
+    alone stopped at 2,000 with gaps of 1e-3 to 1e-2 at C = 1
     (measured: docs/solvers.md, "Measurements behind the constants").
 
     ``stats``, when given, has its ``"dual_steps"`` increased by the steps taken."""
     Z, surrogate = objective.Z, objective.surrogate
     if objective.groups is not None or surrogate.dual_form != "selection" \
-            or Z.shape[1] < MIN_FEATURES or sp.issparse(Z) and not surrogate.dual_on_sparse:
+            or Z.shape[1] < MIN_FEATURES:
         return None
     Z = sp.csr_matrix(Z) if sp.issparse(Z) else np.asarray(Z)
-    dual = SelectionDual(Z, objective.y, objective.ks[0], objective.C, objective.surrogate)
+    dual = SelectionDual(Z, objective.y, objective.ks[0], objective.C, objective.surrogate,
+                         threads)
     if dual.J == 0:
         return None
     try:

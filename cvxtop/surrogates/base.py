@@ -74,8 +74,6 @@ class Surrogate(ABC):
     #: ``"box-struct"`` (prec@k-struct's, :mod:`cvxtop.solvers.box_dual`), or ``None``.
     #: A subclass that changes the function must set it anew.
     dual_form: ClassVar[str | None] = None
-    #: Whether that dual is worth solving on sparse features too (measured per surrogate).
-    dual_on_sparse: ClassVar[bool] = False
 
     def __init__(self, k: Any) -> None:
         self.k = k

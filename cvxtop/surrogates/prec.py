@@ -272,9 +272,6 @@ class PrecAvg(SelectionSurrogate):
 
     name: ClassVar[str] = "prec@k-avg"
     convex: ClassVar[bool] = True
-    #: the selection dual on sparse features pays here and fails for max
-    #: (:func:`cvxtop.solvers.selection_dual.selection_dual_cut`)
-    dual_on_sparse: ClassVar[bool] = True
     definition = staticmethod(reference.prec_avg)
     perceptron: ClassVar[str | None] = "avg"
 
