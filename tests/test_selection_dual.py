@@ -360,3 +360,48 @@ def test_at_a_kink_with_no_capped_item_the_thresholds_choose_the_side():
     assert dual._next_mode(("kink", 0), point(0.2, -0.5), 0.0) == ("kink", 0)
     assert dual._next_mode(("kink", 1), point(0.3, -0.3), 0.0) == ("kink", 1)
     assert dual._next_mode(("kink", 1), point(0.2, -0.5), -1.0) == ("kink", 1)
+
+
+@pytest.mark.parametrize("name", ["prec@k-avg", "prec@k-max"])
+def test_a_path_starts_its_dual_solve_from_the_last_dual_point(name):
+    """The polytope of the dual does not depend on C: a solve kept with its cuts carries
+    its last dual point, and the next C's solve starts its dual solve there (at
+    WARM_DUAL_ROUND), certifying the cold solve's optimum; the point's own guess holds it."""
+    X, y = make_sparse_ranking_data(600, 3000, density=0.01, noise=0.5, random_state=5)
+    first = RankingObjective(X, y, surrogates.get(name, 0.25), 1.0)
+    kept = cutting.solve_cutting_plane(first, tol=1e-8, keep_cuts=True)
+    point = kept.cuts.dual_point
+    assert point is not None and point.shape == (600,)
+    dual = SelectionDual(sp.csr_matrix(X), y, first.ks[0], 1.0, first.surrogate)
+    guess, (u, v, z) = dual._start_at(point)
+    assert np.array_equal(u, point[dual.neg]) and np.array_equal(v, -point[dual.pos])
+    assert guess.tied_neg.any() and guess.tied_pos.any()
+    assert not (guess.at_one & guess.tied_neg).any() and not (guess.at_cap & guess.tied_pos).any()
+    assert dual.feasible(u, v) is not None
+    second = RankingObjective(X, y, first.surrogate, 3.0)
+    warm = cutting.solve_cutting_plane(second, tol=1e-8, cuts=kept.cuts)
+    cold = cutting.solve_cutting_plane(second, tol=1e-8)
+    assert warm.status == cold.status == "optimal"
+    assert warm.n_iter <= cutting.WARM_DUAL_ROUND < cold.n_iter
+    assert warm.objective == pytest.approx(cold.objective, rel=2e-8)
+    for a, b in ((warm, cold), (cold, warm)):
+        assert a.lower_bound <= b.objective * (1 + 1e-12)
+
+
+def test_a_failed_start_from_a_path_point_leaves_the_usual_solves(monkeypatch):
+    """A dual solve from the path's point that fails is not the last one: the next solve
+    starts from the best point, as without a path, and certifies."""
+    X, y = make_sparse_ranking_data(600, 3000, density=0.01, noise=0.5, random_state=5)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-avg", 0.25), 1.0)
+    kept = cutting.solve_cutting_plane(objective, tol=1e-8, keep_cuts=True)
+    starts = []
+    solve = SelectionDual.solve
+
+    def failing_from_the_path(self, w, objective, tol, previous=None):
+        starts.append(previous is not None)
+        return None if previous is not None else solve(self, w, objective, tol, previous)
+
+    monkeypatch.setattr(SelectionDual, "solve", failing_from_the_path)
+    result = cutting.solve_cutting_plane(RankingObjective(X, y, objective.surrogate, 4.0),
+                                         tol=1e-8, cuts=kept.cuts)
+    assert starts[:2] == [True, False] and result.status == "optimal"

@@ -60,6 +60,10 @@ class Cuts:
     intercepts: np.ndarray
     margins: np.ndarray
     h_errors: np.ndarray
+    #: The last near-optimal point of the dual over the items (:mod:`.selection_dual`), as
+    #: its score vector ``g = (u, −v)``: a point of the same polytope at every ``C``, from
+    #: which the next solve's dual solve starts.
+    dual_point: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.intercepts)
@@ -101,6 +105,7 @@ class CutStore:
         self.patience, self.master = patience, master
         self.solver, self.options = solver, options
         self.faces = FaceCache()  # the master's last factored face, for the next master
+        self.dual_point: np.ndarray | None = None  # the last dual solve's point, if any
         # Cuts are kept (the store doubling as needed) up to room for a full active set,
         # 2(rank + 2) with rank <= min(n, d), within a memory budget; past that, stale cuts
         # are aggregated.
@@ -215,13 +220,14 @@ class CutStore:
         loss at another ``C``."""
         active = np.flatnonzero(self.active & (self.lam > 0))
         return Cuts(key, self.scores, self.cuts[active].copy(), self.b[active].copy(),
-                    self.margin[active].copy(), self.h_error[active].copy())
+                    self.margin[active].copy(), self.h_error[active].copy(), self.dual_point)
 
     def seed(self, cuts: Cuts) -> None:
         """Add the cuts of an earlier solve of the same loss (their rows, intercepts and
         rounding margins as they were made)."""
         if cuts.scores != self.scores or cuts.rows.shape[1:] != (self.row,):
             raise ValueError("cuts: made for data of another shape")
+        self.dual_point = cuts.dual_point
         for row, offset, margin, h_error in zip(cuts.rows, cuts.intercepts, cuts.margins,
                                                 cuts.h_errors):
             h = np.asarray(self.Z.T @ row).ravel() if self.scores else row

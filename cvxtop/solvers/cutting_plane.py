@@ -110,6 +110,9 @@ SEARCH_FEATURES = 500
 #: prec@k-svmperf's hinge part and prec@k-struct have their own rounds
 #: (:data:`.box_dual.SOLVE_ROUNDS`).
 DUAL_SOLVE_ROUNDS = frozenset({50, 150, 400, 1000})
+#: The round at which a solve that starts from a path's cuts solves the dual from the last
+#: dual point (:attr:`.cut_store.Cuts.dual_point`), unless its cuts certified before.
+WARM_DUAL_ROUND = 10
 #: The relative gap the dual solve aims at when the rounds' own ``tol`` is zero.
 DUAL_SOLVE_TOL = 1e-8
 
@@ -270,6 +273,9 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
     dual_solves = True  # whether the dual solve over the items may still be tried
     box = box_dual.suits(objective)  # whether its dual over the items is a box with one sum
     dual_rounds = box_dual.SOLVE_ROUNDS if box else DUAL_SOLVE_ROUNDS
+    if bundle.dual_point is not None and not box:
+        # a path's last dual point is near this C's: its solve is tried early
+        dual_rounds = dual_rounds | {WARM_DUAL_ROUND}
     query, query_s, mu = best, best_s, 0.0
     upper, lower, gap = np.inf, -np.inf, np.inf
     stats = {"dual_solves": 0, "dual_solve_seconds": 0.0, "dual_steps": 0}
@@ -291,13 +297,20 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
                 and (upper - lower) > tol * max(abs(upper), 1e-12):
             # (a caller that stops the rounds itself passes tol = 0: its cut then aims at 1e-8)
             aim = tol if tol > 0 else DUAL_SOLVE_TOL
+            warm = it == WARM_DUAL_ROUND and bundle.dual_point is not None
             started = time.perf_counter()
             cut = box_dual.box_dual_cut(objective, best_s, best_oracle[1], aim) \
-                if box else selection_dual_cut(objective, best, aim, stats, threads)
+                if box else selection_dual_cut(objective, best, aim, stats, threads,
+                                               bundle.dual_point)
             stats["dual_solves"] += 1
             stats["dual_solve_seconds"] += time.perf_counter() - started
-            dual_solves = cut is not None  # after a failed solve, the rounds alone
+            # after a failed solve, the rounds alone (after a failed start from a path's
+            # point, the usual rounds' solves from the best point)
+            dual_solves = cut is not None or warm
+            if warm and cut is None:
+                bundle.dual_point = None
             if cut is not None:  # a near-optimal dual point: its cut, and its weights
+                bundle.dual_point = None if box else cut.g
                 bundle.add(cut.h, cut.g, cut.intercept,
                            cut_rounding(cut.intercept, cut.g, None, norm_Z))
                 if cut.value < upper:

@@ -92,6 +92,9 @@ RHO_START, RHO_DECAY = 0.1, 0.3
 #: set at C = 1 it took prec@k-max's solve from 25 active-set steps to 15
 #: (measured: docs/solvers.md, "Measurements behind the constants").
 RHO_START_SPARSE = 0.001
+#: The first proximal weight of a solve started from an earlier solve's point (a path over
+#: C), relative to the usual first weight.
+RHO_WARM = 0.01
 #: An active-set step that moves more than this many times the items of the first step
 #: (plus 10), and more than one kind of move's cap, gives the guess up: the steps of a guess
 #: that converges move fewer items as they go, while one that diverges moves more and more,
@@ -565,6 +568,25 @@ class SelectionDual:
         v[guess.tied_pos] = (j - guess.at_cap.sum() * z) / guess.tied_pos.sum()
         return guess, (np.clip(u, 0.0, 1.0), np.clip(v, 0.0, z), z)
 
+    def _start_at(self, g: np.ndarray
+                  ) -> tuple[_Guess, tuple[np.ndarray, np.ndarray, float]] | None:
+        """The guess of the point ``g = (u, −v)`` of ``P`` (its items at a bound or strictly
+        between, ``t = Σu`` at a breakpoint or on the piece holding it) and the point as the
+        centre; ``None`` if it leaves a class with no tied item (no threshold)."""
+        u, v = np.asarray(g[self.neg], dtype=np.float64), -np.asarray(g[self.pos], np.float64)
+        t = float(u.sum())
+        z = self.cap(t)
+        slack = 1e-12
+        at_one, at_cap = u >= 1.0 - slack, v >= z - slack
+        tied_neg, tied_pos = ~at_one & (u > slack), ~at_cap & (v > slack)
+        if not tied_neg.any() or not tied_pos.any():
+            return None
+        at_break = np.flatnonzero(np.abs(self.breaks - t) <= 1e-9 * max(1.0, t))
+        mode = ("kink", int(at_break[0])) if len(at_break) else \
+            ("piece", int(np.clip(np.searchsorted(self.breaks, t) - 1, 0,
+                                  len(self.breaks) - 2)))
+        return _Guess(at_one, tied_neg, at_cap, tied_pos, mode), (u, v, z)
+
     def feasible(self, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """``(u, v)`` moved onto ``P`` exactly up to rounding (clipped to the bounds, the
         larger sum scaled down to the smaller), or ``None`` if that needs more than a
@@ -582,13 +604,20 @@ class SelectionDual:
             return None
         return u, v
 
-    def solve(self, w_start: np.ndarray, objective: RankingObjective, tol: float
-              ) -> DualCut | None:
+    def solve(self, w_start: np.ndarray, objective: RankingObjective, tol: float,
+              previous: np.ndarray | None = None) -> DualCut | None:
         """The cut of a point ``(u, v)`` of ``P`` whose dual value is within ``tol``
-        (relative) of the objective at its weights, from the labeling at ``w_start``;
-        ``None`` when the steps fail or do not get there."""
-        guess, centre = self._start(w_start)
+        (relative) of the objective at its weights, from the labeling at ``w_start``, or
+        from ``previous`` (the score vector ``(u, −v)`` of a point of ``P``: ``P`` does not
+        depend on ``C``, so a path's last point is a start near the next one, with a
+        proximal weight :data:`RHO_WARM` times the first); ``None`` when the steps fail or
+        do not get there."""
         rho = (RHO_START_SPARSE if sp.issparse(self.X) else RHO_START) * self.row_scale
+        started = None if previous is None else self._start_at(previous)
+        if started is None:
+            guess, centre = self._start(w_start)
+        else:
+            (guess, centre), rho = started, rho * RHO_WARM
         self.steps, failures, last_gap = 0, 0, np.inf
         self.cg_rtol = CG_RTOL
         for _ in range(OUTER_STEPS):
@@ -621,7 +650,8 @@ class SelectionDual:
 
 def selection_dual_cut(objective: RankingObjective, w_start: np.ndarray, tol: float,
                        stats: dict[str, float] | None = None,
-                       threads: ProductThreads | None = None) -> DualCut | None:
+                       threads: ProductThreads | None = None,
+                       previous: np.ndarray | None = None) -> DualCut | None:
     """For a surrogate that declares this dual (``dual_form = "selection"``: prec@k-avg and
     -max) on one list with at least :data:`MIN_FEATURES` features: a valid cut
     ``L(s) >= b + g·s`` whose dual point is within ``tol`` of optimal (module docstring),
@@ -636,6 +666,9 @@ def selection_dual_cut(objective: RankingObjective, w_start: np.ndarray, tol: fl
     alone stopped at 2,000 with gaps of 1e-3 to 1e-2 at C = 1
     (measured: docs/solvers.md, "Measurements behind the constants").
 
+    ``previous``, a dual point of an earlier solve of the same loss (another ``C``: a
+    path), is the start when given (:meth:`SelectionDual.solve`).
+
     ``stats``, when given, has its ``"dual_steps"`` increased by the steps taken."""
     Z, surrogate = objective.Z, objective.surrogate
     if objective.groups is not None or surrogate.dual_form != "selection" \
@@ -647,7 +680,7 @@ def selection_dual_cut(objective: RankingObjective, w_start: np.ndarray, tol: fl
     if dual.J == 0:
         return None
     try:
-        return dual.solve(np.asarray(w_start, dtype=np.float64), objective, tol)
+        return dual.solve(np.asarray(w_start, dtype=np.float64), objective, tol, previous)
     finally:
         if stats is not None:
             stats["dual_steps"] = stats.get("dual_steps", 0) + dual.steps
