@@ -47,13 +47,12 @@ def datasets(quick: bool) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         take = np.random.default_rng(0).choice(len(y), 800, replace=False)
         return {"spambase (800 rows)": (standardized(X[take]), y[take]),
                 "synthetic 2,000 × 50": make_ranking_data(2000, 50, noise=0.3)}
-    out = {}
+    out = {"sparse 50,000 × 50,000 (0.1%)": make_sparse_ranking_data(
+        50_000, 50_000, density=0.001, noise=0.5, random_state=0),
+        "synthetic 10⁴ × 1,000": make_ranking_data(10_000, 1000, noise=0.3)}
     for name in ("magic", "spambase"):
         X, y = load_paper_dataset(name, ROOT / "data")
         out[name] = (standardized(X), y)
-    out["synthetic 10⁴ × 1,000"] = make_ranking_data(10_000, 1000, noise=0.3)
-    out["sparse 50,000 × 50,000 (0.1%)"] = make_sparse_ranking_data(
-        50_000, 50_000, density=0.001, noise=0.5, random_state=0)
     return out
 
 
@@ -102,6 +101,14 @@ def row(name: str, surrogate: str, k: float, Cs: np.ndarray, X: np.ndarray,
             "ratio": min(p[0] for p in paths.values()) / slowest}
 
 
+def table_row(r: dict) -> str:
+    up, down = r["paths"]["up"], r["paths"]["down"]
+    failed = "; ".join(", ".join(f) or "none" for f in (r["cold_failures"], up[1], down[1]))
+    return (f"| {r['data']} | {r['surrogate']} | {r['cold']:.2f} | {r['slowest']:.2f} | "
+            f"{up[0]:.2f} | {down[0]:.2f} | {r['ratio']:.2f} | {failed} | "
+            f"{max(up[2], down[2]):.0e} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="5 values of C, small sets")
@@ -117,7 +124,7 @@ def main() -> None:
             continue
         for surrogate in args.surrogates or SURROGATES:
             rows.append(row(name, surrogate, SURROGATES[surrogate], Cs, X, y))
-            print(f"done: {name} {surrogate}", file=sys.stderr, flush=True)
+            print(table_row(rows[-1]), file=sys.stderr, flush=True)  # progress, row by row
     rows.sort(key=lambda r: (-len(r["cold_failures"]) - sum(len(p[1]) for p in
                                                             r["paths"].values()), -r["ratio"]))
     print("# A regularization path over C\n")
@@ -129,11 +136,7 @@ def main() -> None:
           "path / slowest | not certified (cold; up; down) | max obj. diff |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        up, down = r["paths"]["up"], r["paths"]["down"]
-        failed = "; ".join(", ".join(f) or "none" for f in (r["cold_failures"], up[1], down[1]))
-        print(f"| {r['data']} | {r['surrogate']} | {r['cold']:.2f} | {r['slowest']:.2f} | "
-              f"{up[0]:.2f} | {down[0]:.2f} | {r['ratio']:.2f} | {failed} | "
-              f"{max(up[2], down[2]):.0e} |")
+        print(table_row(r))
     worst = rows[0]
     uncertified = sum(len(r["cold_failures"]) + len(r["paths"]["up"][1])
                       + len(r["paths"]["down"][1]) for r in rows)

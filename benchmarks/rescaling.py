@@ -136,8 +136,11 @@ def main() -> None:
               f"{r['difference']:.0e} | {', '.join(r['moved']) or 'none'} | "
               f"{'; '.join(r['errors']) or 'none'} | {', '.join(r['violations']) or 'none'} |")
     fitted = [r for r in rows if r["base"] is None]
+    unfitted = [f"{r['data']} {r['surrogate']}" for r in rows if r["base"] is not None]
     print()
-    print(f"SUMMARY: {sum(r['certified'] for r in fitted)} of {len(SCALES) * len(fitted)} "
+    print(f"SUMMARY: {len(unfitted)} of {len(rows)} data and surrogate pairs not certified "
+          f"at a = 1 ({', '.join(unfitted) or 'none'}); of the others "
+          f"{sum(r['certified'] for r in fitted)} of {len(SCALES) * len(fitted)} "
           f"rescaled fits certified; largest objective difference "
           f"{max((r['difference'] for r in fitted), default=0.0):.0e}; "
           f"{sum(len(r['moved']) for r in fitted)} with other top items; "

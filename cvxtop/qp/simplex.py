@@ -273,10 +273,10 @@ def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = Non
         return lam
     diagonal = Q.diagonal()[allowed]
     largest = float(diagonal.max())
-    ridge = RIDGE * max(1.0, largest)
+    ridge = RIDGE * largest if largest > 0 else RIDGE
     lam = _start(Q, c, lam0, allowed)
     free = lam > 0
-    scale = max(1.0, float(np.abs(c[allowed]).max()), largest)
+    scale = max(float(np.abs(c[allowed]).max()), largest) or 1.0
     barred = ~allowed
     barred_any = bool(barred.any())
     faces = cache.reusable(ridge, free) if cache is not None else None
