@@ -25,8 +25,9 @@ problem ``max D(x) − (ρ/2)‖x − x̄‖²`` (``x = (u, v, z)``; Rockafellar
 concave, whose answer becomes the next centre ``x̄`` while ``ρ`` shrinks (and grows again
 after a failed solve). On sparse features with many tied items the system's tied block,
 ``−(C·D B Bᵀ D + (ρ/C)·I)``, is solved by conjugate gradients on the tied rows ``B``
-(:mod:`.ridge_cg`) and bordered by a Schur system of the other four unknowns. At most :data:`MAX_MOVES` (a quarter of the features) items enter
-the tied sets a step, and a guess with more than :data:`MAX_TIED` tied items is given up.
+(:mod:`.ridge_cg`) and bordered by a Schur system of the other four unknowns. At most
+:data:`MAX_MOVES` (a quarter of the features) items enter the tied sets a step, and a
+guess with more than :data:`MAX_TIED` tied items is given up.
 
 The answer is a point of ``P`` (clipped and rescaled onto it exactly, up to rounding): its
 score vector ``g = (u, −v)`` gives the cut ``L(s) >= g·s + Σu``, valid everywhere, which
@@ -301,13 +302,13 @@ class SelectionDual:
         u_bar, v_bar, z_bar = centre
         w0 = -C * self._class_sum("neg", guess.at_one)
         r = self._class_sum("pos", guess.at_cap)
-        X_tied_neg, X_tied_pos = self.X[self.neg[F]], self.X[self.pos[G]]
         if sp.issparse(self.X) and nf + ng >= ITERATIVE_FROM:
             try:
                 return self._solve_iterative(guess, rho, centre, w0, r, F, G)
             except np.linalg.LinAlgError:
                 if nf + ng > MAX_DENSE_SPARSE:
                     raise
+        X_tied_neg, X_tied_pos = self.X[self.neg[F]], self.X[self.pos[G]]
         B = sp.vstack([X_tied_neg, X_tied_pos, sp.csr_matrix(r[None, :])], format="csr") \
             if sp.issparse(self.X) else np.vstack([X_tied_neg, X_tied_pos, r[None, :]])
         M, Bw0 = self._tied_gram(np.concatenate([self.neg[F], self.pos[G]]), B), B @ w0
