@@ -13,7 +13,7 @@ import pytest
 from scipy import sparse
 
 from cvxtop import reference, surrogates
-from cvxtop.datasets import make_sparse_ranking_data
+from cvxtop.datasets import make_ranking_data, make_sparse_ranking_data
 from cvxtop.solvers import box_dual, solve_cutting_plane
 from cvxtop.solvers import cutting_plane as cutting
 from cvxtop.solvers.objective import RankingObjective
@@ -112,7 +112,8 @@ def test_the_cutting_plane_with_the_solve_certifies_the_same_optimum_sooner(c_pe
 def test_a_failed_solve_leaves_the_rounds_as_they_were(monkeypatch):
     objective, _ = hinge_regime(n=1000, d=2000, c_perf=1.0)
     alone = rounds_alone(objective, monkeypatch, tol=1e-7)
-    monkeypatch.setattr(box_dual, "MAX_STEPS", 0)  # every solve gives up
+    monkeypatch.setattr(box_dual, "MAX_STEPS", 0)  # every solve gives up,
+    monkeypatch.setattr(box_dual, "PROXIMAL_INNER_STEPS", 0)  # its proximal points too
     failed = solve_cutting_plane(objective, tol=1e-7)
     assert failed.n_iter == alone.n_iter
     np.testing.assert_array_equal(failed.coef, alone.coef)
@@ -180,11 +181,53 @@ def test_a_threshold_held_by_the_sum_lies_below_zero(monkeypatch):
         assert a.lower_bound <= b.objective * (1 + 1e-12)
 
 
-def test_more_tied_items_than_features_are_given_up():
-    """With as many tied items as features the tied system is singular: no cut."""
+def test_more_tied_items_than_features_are_solved_by_proximal_points():
+    """With as many tied items as features the tied system is singular and the steps give
+    up; the proximal points' systems are definite, and their cut closes the gap."""
     X, y = make_sparse_ranking_data(600, 40, density=0.2, noise=0.5, random_state=0)
     objective = RankingObjective(X, y, surrogates.get("prec@k-svmperf", 10), 1e-3)
-    assert box_dual.hinge_dual_cut(objective, np.zeros(600), 1e-8) is None  # all tied
+    k = objective.parts[0].bound.k
+    problem = box_dual._BoxProblem(objective.Z[y == 0], np.zeros(int((y == 0).sum())),
+                                   np.zeros(40), k, objective.C, False)
+    every = np.ones(int((y == 0).sum()), bool)
+    assert box_dual._box_sum_weights(problem, ~every, every, 1e-8) is None  # all tied
+    cut = box_dual.hinge_dual_cut(objective, np.zeros(600), 1e-8)
+    assert cut is not None
+    lower = objective.C * cut.intercept - 0.5 * float(cut.weights @ cut.weights)
+    assert cut.value - lower <= 1e-8 * cut.value
+    assert_cut_holds(objective, cut)
+    alone = rounds_alone(objective, pytest.MonkeyPatch(), tol=1e-8)
+    assert lower <= alone.objective * (1 + 1e-12) and alone.lower_bound <= cut.value
+
+
+def test_a_zero_model_optimum_is_certified():
+    """On ``make_ranking_data(5,000, 100)`` at C = 1 the zero model is the optimum, with every
+    irrelevant item tied at score 0: the rounds alone stopped at a gap of 3e-2 after 2,000
+    rounds; the proximal points certify it at the first solve."""
+    X, y = make_ranking_data(5000, 100)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-svmperf", 0.25), 1.0)
+    solved = solve_cutting_plane(objective, tol=1e-8)
+    k = objective.parts[0].bound.k
+    assert solved.status == "optimal" and solved.n_iter == box_dual.PROXIMAL_ROUND
+    assert solved.objective == pytest.approx(k, rel=1e-12)  # C·L(0) = C·k
+    assert solved.lower_bound <= solved.objective
+
+
+def test_a_round_where_the_solve_does_not_apply_is_no_failure(monkeypatch):
+    """A best point whose labeling predicts relevant items skips that round's solve (here
+    round 20, by a patched check); the next round of the solve still tries it."""
+    objective, _ = hinge_regime()
+    checks, applies = [], box_dual.applies
+    monkeypatch.setattr(box_dual, "applies",
+                        lambda *args: bool(checks.append(1) or len(checks) > 1)
+                        and applies(*args))
+    tried = []
+    solve = box_dual.box_dual_cut
+    monkeypatch.setattr(box_dual, "box_dual_cut",
+                        lambda *args: tried.append(args[-1]) or solve(*args))
+    solved = solve_cutting_plane(objective, tol=1e-8)
+    assert solved.status == "optimal" and solved.n_iter == sorted(box_dual.SOLVE_ROUNDS)[1]
+    assert tried == [False]  # one try, at round 50, without proximal points
 
 
 @pytest.mark.parametrize("seed", range(30))

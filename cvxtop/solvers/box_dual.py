@@ -30,8 +30,11 @@ the ``θ`` that makes ``Σv = k``: systems solved by conjugate gradients (Hesten
 Ito and Kunisch 2002) starts from the cutting plane's best point (items within
 :data:`TIE_SHARE` of the largest score tied) and moves the items that violate the guess,
 until none does. The answer, clipped onto ``Q``, gives one more cut for the master and its
-weights a candidate best point: the certificate stays the master's, and a solve that fails
-(no convergence, or as many tied items as features) adds nothing. ``L₀`` is ``k`` plus a
+weights a candidate best point: the certificate stays the master's. Where the steps fail
+(as many tied items as features make the tied system singular: at the zero model every
+irrelevant item is tied, and on ``make_ranking_data(10⁴, 1,000)`` at C = 1 the zero model is
+the optimum), the solve goes on by proximal points (Rockafellar 1976), whose ridged systems
+are definite; a solve that fails both ways adds nothing. ``L₀`` is ``k`` plus a
 positively homogeneous function of the scores, so its minimizer is proportional to ``C``
 and the tied set the same at every ``C``: on the sparse set the solve certifies C_perf
 0.1, 1 and 10 alike, after 20 rounds (measured: docs/solvers.md, "Measurements behind the constants").
@@ -48,8 +51,11 @@ it certifies after 20 rounds at every C, where the rounds alone need 47 to 410, 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
+import scipy.linalg as sl
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, cg
 
@@ -64,18 +70,34 @@ __all__ = ["SOLVE_ROUNDS", "applies", "box_dual_cut", "hinge_dual_cut", "struct_
 #: cheap. On the sparse 50,000 × 50,000 set, tried first after round 5, 10, 20 or 30, it
 #: was fastest from round 20 (measured: docs/solvers.md, "Measurements behind the constants").
 SOLVE_ROUNDS = frozenset({20, 50, 150, 400, 1000})
+#: The first of those rounds at which proximal points take over where the steps fail: the
+#: rounds often certify such problems cheaply before it (20,000 × 5,000 sparse data, with
+#: 18,000 items tied at round 20, takes 39 to 91 rounds, at a tenth of the proximal
+#: points' cost), while a zero-model optimum (every irrelevant item tied) is certified by
+#: no number of rounds (measured: docs/solvers.md, "Measurements behind the constants").
+PROXIMAL_ROUND = 150
 #: Irrelevant items whose score at the best point is within this share of the largest
 #: absolute score start tied at 0.
 TIE_SHARE = 0.01
-#: Active-set steps before the solve is given up. It is also given up as soon as as many
-#: items are tied as there are features: ``X_T X_Tᵀ`` is then singular, the steps cycle
-#: (on 20,000 × 5,000 sparse data 30 steps of 13,500 tied items, where the optimum ties
-#: none and 31 to 82 rounds certify it) (measured: docs/solvers.md, "Measurements behind the constants").
+#: Active-set steps before a solve is given up. Without a proximal term it is also given
+#: up as soon as as many items are tied as there are features: ``X_T X_Tᵀ`` is then
+#: singular, the steps cycle (on 20,000 × 5,000 sparse data 30 steps of 13,500 tied items,
+#: where the optimum ties none and 31 to 82 rounds certify it) (measured: docs/solvers.md,
+#: "Measurements behind the constants"), and the proximal points take over.
 MAX_STEPS = 30
 #: Iterations of the conjugate gradients a step. Their relative residual is the gap the
 #: solve aims at: on the sparse set 1e-6, 1e-8 and 1e-10 gave certified gaps of 4e-8,
 #: 5e-10 and 5e-12 (measured: docs/solvers.md, "Measurements behind the constants").
 CG_ITERATIONS = 2000
+#: Where the steps fail, the proximal points' first ridge (relative to the rows' mean
+#: squared norm), its factor after each point, the points tried, and the failed solves in a
+#: row (each raising the ridge tenfold) after which they are given up.
+RIDGE_START, RIDGE_DECAY, PROXIMAL_STEPS, PROXIMAL_FAILURES = 0.1, 0.3, 40, 3
+#: Active-set steps of one proximal point before it counts as failed (and the ridge grows):
+#: the points that converge take a few, while on ``make_ranking_data(10⁴, 1,000)`` at C = 1
+#: a ridge too small cycled through all 30 of :data:`MAX_STEPS`, more than half of the fit
+#: (measured: docs/solvers.md, "Measurements behind the constants").
+PROXIMAL_INNER_STEPS = 8
 
 
 def suits(objective: RankingObjective) -> bool:
@@ -104,27 +126,47 @@ def applies(objective: RankingObjective, subgradient: np.ndarray) -> bool:
 
 
 def box_dual_cut(objective: RankingObjective, best_scores: np.ndarray,
-                 subgradient: np.ndarray, tol: float) -> DualCut | None:
+                 subgradient: np.ndarray, tol: float, proximal: bool = True
+                 ) -> DualCut | None:
     """The cut of :func:`struct_dual_cut` or :func:`hinge_dual_cut` for an objective that
-    :func:`suits` this module, at a best point with these scores and score subgradient;
-    ``None`` where the solve does not apply there or fails."""
+    :func:`suits` this module, at a best point with these scores and score subgradient
+    (``proximal``: whether proximal points take over where the steps fail); ``None``
+    where the solve does not apply there or fails."""
     if not applies(objective, subgradient):
         return None
     if objective.surrogate.dual_form == "box-struct":
-        return struct_dual_cut(objective, best_scores, tol)
-    return hinge_dual_cut(objective, best_scores, tol)
+        return struct_dual_cut(objective, best_scores, tol, proximal)
+    return hinge_dual_cut(objective, best_scores, tol, proximal)
 
 
-def _tied_weights(Z_T, rhs: np.ndarray, start: np.ndarray, rtol: float
+def _tied_weights(Z_T, rhs: np.ndarray, start: np.ndarray, rtol: float, ridge: float
                   ) -> np.ndarray | None:
-    """``v_T`` with ``Z_T Z_Tᵀ v_T = rhs`` by conjugate gradients to the relative residual
-    ``rtol``, or ``None``. (Splitting the products over two threads, as the rounds do, gave
-    no steady gain here (measured: docs/solvers.md, "Measurements behind the constants").)"""
+    """The columns ``V`` with ``(Z_T Z_Tᵀ + ridge·I) V = rhs``, or ``None``. Sparse rows:
+    conjugate gradients to the relative residual ``rtol``, a column at a time. (Splitting
+    the products over two threads, as the rounds do, gave no steady gain here (measured:
+    docs/solvers.md, "Measurements behind the constants").) Dense rows: a Cholesky
+    factorization of the smaller of ``Z_T Z_Tᵀ + ridge·I`` and, by the Woodbury identity,
+    ``Z_TᵀZ_T + ridge·I``."""
     m = Z_T.shape[0]
-    gram = LinearOperator((m, m), matvec=lambda p: Z_T @ (Z_T.T @ np.ravel(p)),
-                          dtype=np.float64)
-    solution, info = cg(gram, rhs, x0=start, rtol=rtol, maxiter=CG_ITERATIONS)
-    return solution if info == 0 else None
+    if not sp.issparse(Z_T):
+        try:
+            if m <= Z_T.shape[1] or ridge <= 0:
+                factor = sl.cho_factor(Z_T @ Z_T.T + ridge * np.eye(m), check_finite=False)
+                return sl.cho_solve(factor, rhs, check_finite=False)
+            small = sl.cho_factor(Z_T.T @ Z_T + ridge * np.eye(Z_T.shape[1]),
+                                  check_finite=False)
+            return (rhs - Z_T @ sl.cho_solve(small, Z_T.T @ rhs, check_finite=False)) / ridge
+        except np.linalg.LinAlgError:
+            return None
+    gram = LinearOperator((m, m), matvec=lambda p: Z_T @ (Z_T.T @ np.ravel(p))
+                          + ridge * np.ravel(p), dtype=np.float64)
+    columns = []
+    for column, x0 in zip(rhs.T, start.T):
+        solution, info = cg(gram, column, x0=x0, rtol=rtol, maxiter=CG_ITERATIONS)
+        if info != 0:
+            return None
+        columns.append(solution)
+    return np.column_stack(columns)
 
 
 def _onto_box_sum(v: np.ndarray, k: int, equality: bool) -> np.ndarray:
@@ -144,81 +186,162 @@ def _onto_box_sum(v: np.ndarray, k: int, equality: bool) -> np.ndarray:
     return v
 
 
-def _box_sum_weights(Z_items, c: np.ndarray, fixed: np.ndarray, k: int, C: float,
-                     equality: bool, scores: np.ndarray, centre: float, tie: float,
-                     tol: float) -> np.ndarray | None:
-    """The weights ``v`` in ``[0, 1]`` of the items (rows ``Z_items``) with ``Σv >= k``
-    (``Σv = k`` if ``equality``) maximizing ``C·c·v − ½‖w‖²``, ``w = C(fixed − Z_itemsᵀv)``,
-    by primal-dual active-set steps from the items' ``scores`` (their ``s + c`` at the best
-    point): those within ``tie`` of ``centre`` start tied. ``v_i`` is 1 where ``s_i + c_i``
-    is above the threshold ``θ``, 0 below, between at it; ``θ = 0`` while that leaves
-    ``Σv >= k`` (never for ``equality``, where ``θ`` is free). ``None`` if the steps fail."""
-    at_one, tied = scores > centre + tie, np.abs(scores - centre) <= tie
+@dataclass
+class _BoxProblem:
+    """``max C·c·v − ½‖w‖² − (ρ/2)‖v − v̄‖²`` over ``v ∈ [0, 1]`` with ``Σv >= k``
+    (``Σv = k`` if ``equality``), ``w = C(fixed − Z_itemsᵀv)``; ``ρ = C²·ridge``, no
+    proximal term where ``ridge`` is 0."""
+
+    Z_items: Any
+    c: np.ndarray
+    fixed: np.ndarray
+    k: int
+    C: float
+    equality: bool
+
+
+def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
+                     tol: float, ridge: float = 0.0, centre: np.ndarray | None = None
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The weights ``v`` solving ``problem`` by primal-dual active-set steps from the guess
+    ``at_one``, ``tied`` (the rest at 0), with the guess they end at; ``None`` if the steps
+    fail. ``v_i`` is 1 where ``s_i + c_i − ε(v_i − v̄_i)`` (``ε = C·ridge``) is above the
+    threshold ``θ``, 0 below, between at it; ``θ = 0`` while that leaves ``Σv >= k`` (never
+    for ``equality``, where ``θ`` is free)."""
+    Z_items, c, k, C = problem.Z_items, problem.c, problem.k, problem.C
+    centre = np.zeros(len(c)) if centre is None else centre
+    eps = C * ridge
+    at_one, tied = at_one.copy(), tied.copy()
     v = at_one.astype(np.float64)
     v[tied] = 0.5
-    for _ in range(MAX_STEPS):
-        # v = 1 on A and v_T on T: s_T + c_T = θ fixes v_T, as
-        # v_T = M⁻¹(X_T·base + c_T/C) − θ·M⁻¹1/C with M = X_T X_Tᵀ and θ set by the sum
-        base = fixed - np.asarray(Z_items[at_one].sum(axis=0)).ravel()
+    for _ in range(MAX_STEPS if ridge <= 0 else PROXIMAL_INNER_STEPS):
+        # v = 1 on A and v_T on T: s_T + c_T − ε(v_T − v̄_T) = θ fixes v_T, as
+        # v_T = M⁻¹(X_T·base + c_T/C + ridge·v̄_T) − θ·M⁻¹1/C with M = X_T X_Tᵀ + ridge·I
+        base = problem.fixed - np.asarray(Z_items[at_one].sum(axis=0)).ravel()
         threshold = 0.0
-        if tied.sum() >= Z_items.shape[1]:  # M singular: give up (see MAX_STEPS)
+        if ridge <= 0 and tied.sum() >= Z_items.shape[1]:  # M singular: give up
             return None
         if tied.any():
             Z_T = Z_items[tied]
-            v_tied = _tied_weights(Z_T, np.asarray(Z_T @ base).ravel() + c[tied] / C,
-                                   v[tied], tol)
+            rhs = np.asarray(Z_T @ base).ravel() + c[tied] / C + ridge * centre[tied]
+            v_tied = _tied_weights(Z_T, rhs[:, None], v[tied][:, None], tol, ridge)
             if v_tied is None:
                 return None
+            v_tied = v_tied[:, 0]
             short = k - int(at_one.sum()) - float(v_tied.sum())
-            if equality or short > 0:  # θ (below 0 unless equality) such that Σv = k
-                shift = _tied_weights(Z_T, np.full(len(v_tied), 1.0 / C),
-                                      np.zeros(len(v_tied)), tol)
+            if problem.equality or short > 0:  # θ (below 0 unless equality) with Σv = k
+                shift = _tied_weights(Z_T, np.full((len(rhs), 1), 1.0 / C),
+                                      np.zeros((len(rhs), 1)), tol, ridge)
                 if shift is None or not shift.sum() > 0:
                     return None
+                shift = shift[:, 0]
                 threshold = -short / float(shift.sum())
                 v_tied = v_tied - threshold * shift
             v[tied] = v_tied
             base = base - np.asarray(Z_T.T @ v_tied).ravel()
-        elif at_one.sum() < k or equality and at_one.sum() != k:  # no tied item to fill the sum
-            return None
+        elif at_one.sum() < k or problem.equality and at_one.sum() != k:
+            return None  # no tied item to fill the sum
         augmented = np.asarray(Z_items @ (C * base)).ravel() + c
         below, above = tied & (v < 0), tied & (v > 1)
-        leave_one = at_one & (augmented < threshold)
-        leave_zero = ~tied & ~at_one & (augmented > threshold)
+        leave_one = at_one & (augmented - eps * (1.0 - centre) < threshold)
+        leave_zero = ~tied & ~at_one & (augmented + eps * centre > threshold)
         if not (below.any() or above.any() or leave_one.any() or leave_zero.any()):
-            return v
+            v[~tied] = at_one[~tied]
+            return v, at_one, tied
         v[below], v[above] = 0.0, 1.0
         tied = (tied & ~below & ~above) | leave_one | leave_zero
         at_one = (at_one & ~leave_one) | above
     return None
 
 
-def hinge_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: float
-                   ) -> DualCut | None:
+def _start_guess(scores: np.ndarray, centre: float, tie: float, k: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Items above ``centre + tie`` at 1, those within ``tie`` of it tied; where that
+    leaves no tied item or too few to fill the sum ``k`` (every irrelevant score below 0,
+    the hinge's threshold), the ``k − 1`` highest at 1 and the next two tied."""
+    at_one, tied = scores > centre + tie, np.abs(scores - centre) <= tie
+    if tied.any() and at_one.sum() + tied.sum() > k:
+        return at_one, tied
+    order = np.argsort(-scores, kind="stable")
+    at_one, tied = np.zeros(len(scores), bool), np.zeros(len(scores), bool)
+    at_one[order[:k - 1]], tied[order[k - 1:k + 1]] = True, True
+    return at_one, tied
+
+
+def _solve_box(problem: _BoxProblem, scores: np.ndarray, centre: float, tie: float,
+               tol: float, cut_of: Callable[[np.ndarray], DualCut], proximal: bool
+               ) -> DualCut | None:
+    """The cut of ``problem``'s answer from the guess at ``scores`` (the items' ``s + c``
+    at the best point); where those steps fail (as many tied items as features: the
+    system is singular), the proximal points of :func:`_proximal_box_weights` if
+    ``proximal``."""
+    at_one, tied = _start_guess(scores, centre, tie, problem.k)
+    found = _box_sum_weights(problem, at_one, tied, tol)
+    if found is not None:
+        return cut_of(found[0])
+    return _proximal_box_weights(problem, at_one, tied, tol, cut_of) if proximal else None
+
+
+def _proximal_box_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
+                          tol: float, cut_of: Callable[[np.ndarray], DualCut]
+                          ) -> DualCut | None:
+    """Proximal points (Rockafellar 1976) of ``problem``: each solve adds ``(ρ/2)‖v −
+    v̄‖²`` around the last answer, which makes the tied system definite however many items
+    are tied (at the zero model every item is: on ``make_ranking_data(10⁴, 1,000)`` at
+    C = 1 it is the optimum), while ``ρ`` shrinks. The first cut whose gap is within
+    ``tol`` is returned, else the one with the highest dual value, or ``None``."""
+    Z = problem.Z_items
+    squares = Z.multiply(Z).sum() if sp.issparse(Z) else np.einsum("ij,ij->", Z, Z)
+    ridge = RIDGE_START * float(squares) / Z.shape[0]
+    centre = np.clip(at_one + 0.5 * tied, 0.0, 1.0)
+    best, best_lower, failures = None, -np.inf, 0
+    for _ in range(PROXIMAL_STEPS):
+        if failures >= PROXIMAL_FAILURES or ridge <= 0:
+            break
+        found = _box_sum_weights(problem, at_one, tied, tol, ridge, centre)
+        if found is None:
+            ridge, failures = ridge * 10.0, failures + 1
+            continue
+        failures = 0
+        centre, at_one, tied = found
+        cut = cut_of(centre)
+        lower = problem.C * cut.intercept - 0.5 * float(cut.weights @ cut.weights)
+        if lower > best_lower:
+            best, best_lower = cut, lower
+        if cut.value - lower <= tol * max(abs(cut.value), 1e-12):
+            return cut
+        ridge *= RIDGE_DECAY
+    return best
+
+
+def hinge_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: float,
+                   proximal: bool = True) -> DualCut | None:
     """The dual point of ``½‖w‖² + C·L₀(Zw)`` found from ``best_scores`` (see the module
     docstring), aiming at the relative gap ``tol``, as a cut of ``L``, with its weights;
-    ``None`` if the solve fails."""
+    ``None`` if the solve fails (``proximal``: after the proximal points too)."""
     Z = objective.Z
     Z = sp.csr_matrix(Z) if sp.issparse(Z) else np.asarray(Z)
     bound = objective.parts[0].bound
     pos, neg = bound.pos, bound.neg
     tie = TIE_SHARE * float(np.max(np.abs(best_scores), initial=0.0))
-    v = _box_sum_weights(Z[neg], np.zeros(len(neg)), np.asarray(Z[pos].sum(axis=0)).ravel(),
-                         bound.k, objective.C, False, best_scores[neg], 0.0, tie, tol)
-    if v is None:
-        return None
-    g = np.zeros(bound.n)
-    g[pos], g[neg] = -1.0, _onto_box_sum(v, bound.k, equality=False)
-    return dual_cut(objective, g, float(bound.k))
+    problem = _BoxProblem(Z[neg], np.zeros(len(neg)), np.asarray(Z[pos].sum(axis=0)).ravel(),
+                          bound.k, objective.C, False)
+
+    def cut_of(v: np.ndarray) -> DualCut:
+        g = np.zeros(bound.n)
+        g[pos], g[neg] = -1.0, _onto_box_sum(v, bound.k, equality=False)
+        return dual_cut(objective, g, float(bound.k))
+
+    return _solve_box(problem, best_scores[neg], 0.0, tie, tol, cut_of, proximal)
 
 
-def struct_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: float
-                    ) -> DualCut | None:
+def struct_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: float,
+                    proximal: bool = True) -> DualCut | None:
     """For prec@k-struct, ``sum_largest(s + 1 − y, k) − y·s`` (Kar et al. 2015 eq. (3)), the
     maximum of ``v·(s + 1 − y) − y·s`` over ``{0 <= v <= 1, Σv = k}``: the dual of
     ``½‖w‖² + C·L(Zw)`` over the items, solved as the hinge part's is (``θ`` free), from
     ``best_scores``. Its cut is ``L(s) >= (1 − y)·v + (v − y)·s``, with its weights;
-    ``None`` if the solve fails."""
+    ``None`` if the solve fails (``proximal``: after the proximal points too)."""
     Z = objective.Z
     Z = sp.csr_matrix(Z) if sp.issparse(Z) else np.asarray(Z)
     bound = objective.parts[0].bound
@@ -228,9 +351,10 @@ def struct_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: f
     centre = float(np.partition(augmented, len(augmented) - k)[len(augmented) - k])
     # the scale of the scores themselves (the augmented ones are 1 apart by class)
     tie = TIE_SHARE * float(np.max(np.abs(best_scores), initial=0.0))
-    v = _box_sum_weights(Z, c, np.asarray(Z.T @ y).ravel(), k, objective.C, True,
-                         augmented, centre, tie, tol)
-    if v is None:
-        return None
-    v = _onto_box_sum(v, k, equality=True)
-    return dual_cut(objective, v - y, float(c @ v))
+    problem = _BoxProblem(Z, c, np.asarray(Z.T @ y).ravel(), k, objective.C, True)
+
+    def cut_of(v: np.ndarray) -> DualCut:
+        v = _onto_box_sum(v, k, equality=True)
+        return dual_cut(objective, v - y, float(c @ v))
+
+    return _solve_box(problem, augmented, centre, tie, tol, cut_of, proximal)

@@ -294,19 +294,24 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
         new_cut = bundle.add(h, g, loss - float(g @ query_s),
                              cut_rounding(loss, g, query_s, norm_Z), refuse_repeat=mu < 1.0)
         if it in dual_rounds and dual_solves \
-                and (upper - lower) > tol * max(abs(upper), 1e-12):
+                and (upper - lower) > tol * max(abs(upper), 1e-12) \
+                and (not box or box_dual.applies(objective, best_oracle[1])):
+            # (prec@k-svmperf's hinge dual waits for a best point predicting no relevant
+            # item; a point where it does not apply is no failed solve)
             # (a caller that stops the rounds itself passes tol = 0: its cut then aims at 1e-8)
             aim = tol if tol > 0 else DUAL_SOLVE_TOL
             warm = it == WARM_DUAL_ROUND and bundle.dual_point is not None
             started = time.perf_counter()
-            cut = box_dual.box_dual_cut(objective, best_s, best_oracle[1], aim) \
+            proximal = it >= box_dual.PROXIMAL_ROUND
+            cut = box_dual.box_dual_cut(objective, best_s, best_oracle[1], aim, proximal) \
                 if box else selection_dual_cut(objective, best, aim, stats, threads,
                                                bundle.dual_point)
             stats["dual_solves"] += 1
             stats["dual_solve_seconds"] += time.perf_counter() - started
             # after a failed solve, the rounds alone (after a failed start from a path's
-            # point, the usual rounds' solves from the best point)
-            dual_solves = cut is not None or warm
+            # point, the usual rounds' solves from the best point; after a box solve
+            # without proximal points, the first with them)
+            dual_solves = cut is not None or warm or (box and not proximal)
             if warm and cut is None:
                 bundle.dual_point = None
             if cut is not None:  # a near-optimal dual point: its cut, and its weights
