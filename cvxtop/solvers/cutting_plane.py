@@ -48,7 +48,9 @@ the dual is also solved over the items (:mod:`.selection_dual`), and its answer 
 store as one more valid cut, with its weights as a candidate best point. The same holds
 for prec@k-svmperf where the best point's labeling predicts no relevant item: its hinge
 part is solved over the irrelevant items, and prec@k-struct's dual over the items
-(:mod:`.box_dual`).
+(:mod:`.box_dual`). Where it predicts relevant items on a list with at least as many
+features as items, prec@k-svmperf's dual over its labeling sizes is solved from round 150
+on (:mod:`.size_dual`).
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ from .._threads import single_threaded_blas
 from .._validation import check_fraction
 from ..exceptions import SolverError
 from ..parameters import renamed_keyword
-from . import box_dual
+from . import box_dual, size_dual
 from .cut_store import CutStore, Cuts, cut_rounding, frobenius, loss_key, numbers_per_item
 from .line_search import line_search as segment_minimum
 from .master import solve_master
@@ -293,9 +295,10 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
         # is stored again, which changes the master's problem
         new_cut = bundle.add(h, g, loss - float(g @ query_s),
                              cut_rounding(loss, g, query_s, norm_Z), refuse_repeat=mu < 1.0)
+        sizes = size_dual.suits(objective) and it >= box_dual.PROXIMAL_ROUND
         if it in dual_rounds and dual_solves \
                 and (upper - lower) > tol * max(abs(upper), 1e-12) \
-                and (not box or box_dual.applies(objective, best_oracle[1])):
+                and (not box or sizes or box_dual.applies(objective, best_oracle[1])):
             # (prec@k-svmperf's hinge dual waits for a best point predicting no relevant
             # item; a point where it does not apply is no failed solve)
             # (a caller that stops the rounds itself passes tol = 0: its cut then aims at 1e-8)
@@ -303,9 +306,14 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
             warm = it == WARM_DUAL_ROUND and bundle.dual_point is not None
             started = time.perf_counter()
             proximal = it >= box_dual.PROXIMAL_ROUND
-            cut = box_dual.box_dual_cut(objective, best_s, best_oracle[1], aim, proximal) \
-                if box else selection_dual_cut(objective, best, aim, stats, threads,
-                                               bundle.dual_point)
+            if sizes and not box_dual.applies(objective, best_oracle[1]):
+                cut = size_dual.size_dual_cut(objective, best, best_s, best_oracle[1],
+                                              upper - lower, aim, solver)
+            elif box:
+                cut = box_dual.box_dual_cut(objective, best_s, best_oracle[1], aim, proximal)
+            else:
+                cut = selection_dual_cut(objective, best, aim, stats, threads,
+                                         bundle.dual_point)
             stats["dual_solves"] += 1
             stats["dual_solve_seconds"] += time.perf_counter() - started
             # after a failed solve, the rounds alone (after a failed start from a path's

@@ -1,0 +1,120 @@
+"""prec@k-svmperf's dual over its labeling sizes (cvxtop.solvers.size_dual): every convex
+combination of the pieces' points (sizes, the hinge and the floor) gives a cut valid at
+every score vector, checked against the brute-force enumeration of SVMperf's loss with
+ties; the pieces' values match the loss; and on data with more features than items the
+cutting plane with the solve certifies the optimum the rounds alone certify, sooner."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cvxtop import reference, surrogates
+from cvxtop.datasets import make_ranking_data, make_sparse_ranking_data
+from cvxtop.solvers import box_dual, size_dual, solve_cutting_plane
+from cvxtop.solvers.objective import RankingObjective
+
+
+def tiny(seed: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Features, labels and k of a tiny problem with more irrelevant items than k."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 9))
+    y = np.zeros(n, dtype=int)
+    y[rng.choice(n, size=int(rng.integers(1, n - 2)), replace=False)] = 1
+    n_pos, n_neg = int(y.sum()), n - int(y.sum())
+    k = int(rng.integers(1, min(n_pos, n_neg - 1) + 1))
+    return rng.standard_normal((n, 3)), y, k
+
+
+def random_pieces(rng: np.random.Generator, y: np.ndarray, k: int
+                  ) -> tuple[list, np.ndarray, list[np.ndarray]]:
+    """Random size pieces and the hinge, each with random items at one and free, and a
+    random dual point on them (``λ`` over the pieces and the floor, free weights in
+    ``[0, λ_j]`` with their sums as near as they come)."""
+    n = len(y)
+    sizes = sorted(set(rng.integers(k, n + 1, size=int(rng.integers(1, 4))).tolist()))
+    pieces = []
+    for m in sizes:
+        order = rng.permutation(n)
+        ones = int(rng.integers(0, m))
+        at_one = np.zeros(n, bool)
+        at_one[order[:ones]] = True
+        free = np.zeros(n, bool)
+        free[order[ones:ones + int(rng.integers(m - ones, n - ones + 1))]] = True
+        pieces.append(size_dual._Piece(np.arange(n), at_one, free, m, -(k / m) * y, False))
+    neg = np.flatnonzero(y == 0)
+    at_one = np.zeros(len(neg), bool)
+    pieces.append(size_dual._Piece(neg, at_one, ~at_one, k, np.zeros(len(neg)), True))
+    lam = rng.dirichlet(np.ones(len(pieces) + 1))
+    lam[rng.random(len(lam)) < 0.3] = 0.0
+    lam = lam / lam.sum() if lam.sum() > 0 else np.r_[np.zeros(len(pieces)), 1.0]
+    xs = [lam[j] * rng.random(len(p.free)) for j, p in enumerate(pieces)]
+    return pieces, lam, xs
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_every_combination_of_the_pieces_gives_a_valid_cut(seed):
+    """``L(s) >= intercept + g·s`` for the cut of random dual points over random pieces,
+    at random scores and on grids of ties, against the brute-force enumeration."""
+    rng = np.random.default_rng(seed)
+    X, y, k = tiny(seed)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-svmperf", k), 1.0)
+    pieces, lam, xs = random_pieces(rng, y, k)
+    cut = size_dual._cut(objective, pieces, lam, xs)
+    for trial in range(20):
+        s = rng.standard_normal(len(y)) if trial % 2 else rng.integers(-2, 3, len(y)) / 2.0
+        assert reference.prec_svmperf(y, s, k) >= cut.intercept + float(cut.g @ s) - 1e-12
+    # the combination is a point of the pieces' hull: g + y(1 − λ_floor) in [0, 1]
+    assert np.all(cut.g + y >= -1e-12) and np.all(cut.g + y <= 1 + 1e-12)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_pieces_values_are_the_loss(seed):
+    """``max(0, P_H, P_k, …, P_n)`` is SVMperf's loss (brute force), ties included, and
+    every piece is below it."""
+    rng = np.random.default_rng(seed)
+    _, y, k = tiny(seed)
+    s = rng.standard_normal(len(y)) if seed % 2 else rng.integers(-2, 3, len(y)) / 2.0
+    values = size_dual._piece_values(s, y.astype(float), k, np.arange(k, len(y) + 1))
+    s_neg = np.sort(s[y == 0])[::-1]
+    hinge = k - s[y == 1].sum() + max(s_neg[:b].sum() for b in range(k, len(s_neg) + 1))
+    loss = reference.prec_svmperf(y, s, k)
+    assert max(0.0, hinge, values.max()) == pytest.approx(loss, abs=1e-12)
+    assert np.all(values <= loss + 1e-12)
+
+
+def sparse_wide(C: float) -> RankingObjective:
+    """400 × 4,000 sparse data (1%), k = n₊/4: at C = 1 the optimum ties the sizes 10, 42
+    and 43, the hinge among them, and most items of each."""
+    X, y = make_sparse_ranking_data(400, 4000, density=0.01, noise=0.5, random_state=0)
+    return RankingObjective(X, y, surrogates.get("prec@k-svmperf", 0.25), C)
+
+
+@pytest.mark.parametrize("C", [1.0, 10.0])
+def test_the_solve_certifies_the_optimum_of_the_rounds_alone_sooner(C, monkeypatch):
+    objective = sparse_wide(C)
+    solved = solve_cutting_plane(objective, tol=1e-7)
+    with monkeypatch.context() as patch:
+        patch.setattr(size_dual, "suits", lambda objective: False)
+        alone = solve_cutting_plane(objective, tol=1e-7)
+    assert solved.status == alone.status == "optimal"
+    assert solved.n_iter in box_dual.SOLVE_ROUNDS and box_dual.PROXIMAL_ROUND <= solved.n_iter
+    assert solved.n_iter < alone.n_iter
+    assert solved.objective == pytest.approx(alone.objective, rel=3e-7)
+    for a, b in ((alone, solved), (solved, alone)):
+        assert a.lower_bound <= b.objective * (1 + 1e-12)
+
+
+def test_the_solve_is_tried_only_on_wide_lists_of_moderate_length():
+    assert size_dual.suits(sparse_wide(1.0))
+    X, y = make_ranking_data(500, 40)
+    assert not size_dual.suits(RankingObjective(X, y, surrogates.get("prec@k-svmperf", 0.25),
+                                                1.0))  # fewer features than items
+    wide = sparse_wide(1.0)
+    for other in ("prec@k-struct", "prec@k-avg"):
+        assert not size_dual.suits(RankingObjective(wide.Z, wide.y, surrogates.get(other, 0.25),
+                                                    1.0))
+    X, y = make_sparse_ranking_data(size_dual.MAX_ITEMS + 1, size_dual.MAX_ITEMS + 1,
+                                    density=0.001, random_state=0)
+    assert not size_dual.suits(RankingObjective(X, y, surrogates.get("prec@k-svmperf", 0.25),
+                                                1.0))
