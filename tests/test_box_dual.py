@@ -315,3 +315,38 @@ def test_struct_weights_are_moved_onto_the_box_with_sum_k(seed):
     moved = box_dual._onto_box_sum(v, k, equality=True)
     assert np.all((moved >= 0) & (moved <= 1))
     assert math.fsum(moved) == pytest.approx(k, abs=1e-12 * len(v))
+
+
+def hinge_below_loss() -> RankingObjective:
+    """``make_ranking_data(6,000, 600, noise=0.3)`` at C = 1: the hinge's own optimum lies
+    far below the zero model's objective, where the loss's optimum mixes in labelings with
+    relevant items, so the hinge's dual cannot certify it."""
+    X, y = make_ranking_data(6000, 600, noise=0.3)
+    return RankingObjective(X, y, surrogates.get("prec@k-svmperf", 0.25), 1.0)
+
+
+def test_proximal_points_stop_where_the_hinge_optimum_is_not_the_loss(monkeypatch):
+    """At the hinge's own optimum the dual value stops rising with the gap open: the points
+    stop there (well before PROXIMAL_STEPS) and give their best cut, valid everywhere."""
+    objective = hinge_below_loss()
+    points = []
+    solve = box_dual._box_sum_weights
+    monkeypatch.setattr(box_dual, "_box_sum_weights",
+                        lambda *args, **kw: points.append(kw.get("ridge", 0.0)) or solve(*args,
+                                                                                        **kw))
+    cut = box_dual.hinge_dual_cut(objective, np.zeros(len(objective.y)), 1e-6)
+    assert cut is not None and len(points) < box_dual.PROXIMAL_STEPS
+    lower = objective.C * cut.intercept - 0.5 * float(cut.weights @ cut.weights)
+    assert cut.value - lower > 1e-3 * cut.value  # the gap stays open
+    assert_cut_holds(objective, cut)
+
+
+def test_a_box_solve_with_proximal_points_is_not_repeated(monkeypatch):
+    objective = hinge_below_loss()
+    tried = []
+    solve = box_dual.box_dual_cut
+    monkeypatch.setattr(box_dual, "box_dual_cut",
+                        lambda *args: tried.append(args[-1]) or solve(*args))
+    with pytest.warns(UserWarning, match="stopped after 420 rounds"):
+        solve_cutting_plane(objective, tol=1e-6, max_iter=420, accept_inaccurate=True)
+    assert tried.count(True) == 1  # at round 150; not again at 400

@@ -306,7 +306,8 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
             warm = it == WARM_DUAL_ROUND and bundle.dual_point is not None
             started = time.perf_counter()
             proximal = it >= box_dual.PROXIMAL_ROUND
-            if sizes and not box_dual.applies(objective, best_oracle[1]):
+            by_sizes = sizes and not box_dual.applies(objective, best_oracle[1])
+            if by_sizes:
                 cut = size_dual.size_dual_cut(objective, best, best_s, best_oracle[1],
                                               upper - lower, aim, solver)
             elif box:
@@ -318,8 +319,10 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
             stats["dual_solve_seconds"] += time.perf_counter() - started
             # after a failed solve, the rounds alone (after a failed start from a path's
             # point, the usual rounds' solves from the best point; after a box solve
-            # without proximal points, the first with them)
-            dual_solves = cut is not None or warm or (box and not proximal)
+            # without proximal points, the first with them); a box solve with them is not
+            # repeated: its cut is the best its proximal points reach
+            dual_solves = (cut is not None and not (box and proximal and not by_sizes)) \
+                or warm or (box and not proximal)
             if warm and cut is None:
                 bundle.dual_point = None
             if cut is not None:  # a near-optimal dual point: its cut, and its weights
