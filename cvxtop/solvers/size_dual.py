@@ -48,7 +48,8 @@ from .box_dual import _onto_box_sum
 from .objective import RankingObjective
 from .selection_dual import DualCut, dual_cut
 
-__all__ = ["SIZES", "MAX_FREE", "REPEATS", "size_dual_cut", "suits"]
+__all__ = ["ALL_SIZES", "FREE_PER_FEATURE", "KEEP", "MAX_FREE", "MAX_ITEMS", "REPEATS", "SIZES",
+           "WINDOW", "size_dual_cut", "suits"]
 
 #: Labeling sizes kept: the highest pieces at the best point among :data:`WINDOW` sizes
 #: either side of its labeling's size.
@@ -58,8 +59,8 @@ SIZES, WINDOW = 4, 64
 #: "Measurements behind the constants").
 MAX_ITEMS = 5000
 #: Terms up to which every size's piece is evaluated at a point (sizes times relevant
-#: items).
-ALL_SIZES = 20_000_000
+#: items; a few arrays of this many floats, 16 MB each).
+ALL_SIZES = 2_000_000
 #: Free items of one piece at most (those nearest its threshold): :data:`MAX_FREE`, and
 #: :data:`FREE_PER_FEATURE` times the features (generic data tie at most about ``d``
 #: items of a piece at the optimum; on spambase, d = 57, all 4,601 free made the solve
