@@ -44,7 +44,7 @@ def random_pieces(rng: np.random.Generator, y: np.ndarray, k: int
         pieces.append(size_dual._Piece(np.arange(n), at_one, free, m, -(k / m) * y, False))
     neg = np.flatnonzero(y == 0)
     at_one = np.zeros(len(neg), bool)
-    pieces.append(size_dual._Piece(neg, at_one, ~at_one, k, np.zeros(len(neg)), True))
+    pieces.append(size_dual._Piece(neg, at_one, ~at_one, k, np.zeros(n), True))
     lam = rng.dirichlet(np.ones(len(pieces) + 1))
     lam[rng.random(len(lam)) < 0.3] = 0.0
     lam = lam / lam.sum() if lam.sum() > 0 else np.r_[np.zeros(len(pieces)), 1.0]

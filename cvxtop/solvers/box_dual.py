@@ -139,34 +139,43 @@ def box_dual_cut(objective: RankingObjective, best_scores: np.ndarray,
     return hinge_dual_cut(objective, best_scores, tol, proximal)
 
 
-def _tied_weights(Z_T, rhs: np.ndarray, start: np.ndarray, rtol: float, ridge: float
-                  ) -> np.ndarray | None:
-    """The columns ``V`` with ``(Z_T Z_Tᵀ + ridge·I) V = rhs``, or ``None``. Sparse rows:
-    conjugate gradients to the relative residual ``rtol``, a column at a time. (Splitting
+class _TiedSystem:
+    """``(Z_T Z_Tᵀ + ridge·I) v = rhs`` for one guess's tied rows ``Z_T``. Sparse rows:
+    conjugate gradients to the relative residual ``rtol``, a right side at a time (splitting
     the products over two threads, as the rounds do, gave no steady gain here (measured:
-    docs/solvers.md, "Measurements behind the constants").) Dense rows: a Cholesky
-    factorization of the smaller of ``Z_T Z_Tᵀ + ridge·I`` and, by the Woodbury identity,
-    ``Z_TᵀZ_T + ridge·I``."""
-    m = Z_T.shape[0]
-    if not sp.issparse(Z_T):
-        try:
-            if m <= Z_T.shape[1] or ridge <= 0:
-                factor = sl.cho_factor(Z_T @ Z_T.T + ridge * np.eye(m), check_finite=False)
-                return sl.cho_solve(factor, rhs, check_finite=False)
-            small = sl.cho_factor(Z_T.T @ Z_T + ridge * np.eye(Z_T.shape[1]),
-                                  check_finite=False)
-            return (rhs - Z_T @ sl.cho_solve(small, Z_T.T @ rhs, check_finite=False)) / ridge
-        except np.linalg.LinAlgError:
-            return None
-    gram = LinearOperator((m, m), matvec=lambda p: Z_T @ (Z_T.T @ np.ravel(p))
-                          + ridge * np.ravel(p), dtype=np.float64)
-    columns = []
-    for column, x0 in zip(rhs.T, start.T):
-        solution, info = cg(gram, column, x0=x0, rtol=rtol, maxiter=CG_ITERATIONS)
-        if info != 0:
-            return None
-        columns.append(solution)
-    return np.column_stack(columns)
+    docs/solvers.md, "Measurements behind the constants")). Dense rows: a Cholesky factor,
+    taken once for every right side, of the smaller of ``Z_T Z_Tᵀ + ridge·I`` and, by the
+    Woodbury identity, ``Z_TᵀZ_T + ridge·I``."""
+
+    def __init__(self, Z_T, ridge: float, rtol: float) -> None:
+        self.Z_T, self.ridge, self.rtol = Z_T, ridge, rtol
+        self._factor: tuple | None = None
+
+    def _dense(self, rhs: np.ndarray) -> np.ndarray:
+        Z_T, ridge = self.Z_T, self.ridge
+        m, d = Z_T.shape
+        woodbury = m > d and ridge > 0
+        if self._factor is None:
+            gram = Z_T.T @ Z_T + ridge * np.eye(d) if woodbury \
+                else Z_T @ Z_T.T + ridge * np.eye(m)
+            self._factor = sl.cho_factor(gram, check_finite=False)
+        if woodbury:
+            return (rhs - Z_T @ sl.cho_solve(self._factor, Z_T.T @ rhs,
+                                             check_finite=False)) / ridge
+        return sl.cho_solve(self._factor, rhs, check_finite=False)
+
+    def solve(self, rhs: np.ndarray, start: np.ndarray) -> np.ndarray | None:
+        """``v``, or ``None`` (a singular factor, or gradients that did not converge)."""
+        if not sp.issparse(self.Z_T):
+            try:
+                return self._dense(rhs)
+            except np.linalg.LinAlgError:
+                return None
+        Z_T, ridge, m = self.Z_T, self.ridge, self.Z_T.shape[0]
+        gram = LinearOperator((m, m), matvec=lambda p: Z_T @ (Z_T.T @ np.ravel(p))
+                              + ridge * np.ravel(p), dtype=np.float64)
+        solution, info = cg(gram, rhs, x0=start, rtol=self.rtol, maxiter=CG_ITERATIONS)
+        return solution if info == 0 else None
 
 
 def _onto_box_sum(v: np.ndarray, k: int, equality: bool) -> np.ndarray:
@@ -223,18 +232,16 @@ def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
             return None
         if tied.any():
             Z_T = Z_items[tied]
+            system = _TiedSystem(Z_T, ridge, tol)
             rhs = np.asarray(Z_T @ base).ravel() + c[tied] / C + ridge * centre[tied]
-            v_tied = _tied_weights(Z_T, rhs[:, None], v[tied][:, None], tol, ridge)
+            v_tied = system.solve(rhs, v[tied])
             if v_tied is None:
                 return None
-            v_tied = v_tied[:, 0]
             short = k - int(at_one.sum()) - float(v_tied.sum())
             if problem.equality or short > 0:  # θ (below 0 unless equality) with Σv = k
-                shift = _tied_weights(Z_T, np.full((len(rhs), 1), 1.0 / C),
-                                      np.zeros((len(rhs), 1)), tol, ridge)
+                shift = system.solve(np.full(len(rhs), 1.0 / C), np.zeros(len(rhs)))
                 if shift is None or not shift.sum() > 0:
                     return None
-                shift = shift[:, 0]
                 threshold = -short / float(shift.sum())
                 v_tied = v_tied - threshold * shift
             v[tied] = v_tied

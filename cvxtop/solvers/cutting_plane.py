@@ -274,6 +274,7 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
     exact_scores = True
     dual_solves = True  # whether the dual solve over the items may still be tried
     box = box_dual.suits(objective)  # whether its dual over the items is a box with one sum
+    sizes_suit = size_dual.suits(objective)  # prec@k-svmperf's dual over labeling sizes
     dual_rounds = box_dual.SOLVE_ROUNDS if box else DUAL_SOLVE_ROUNDS
     if bundle.dual_point is not None and not box:
         # a path's last dual point is near this C's: its solve is tried early
@@ -295,21 +296,24 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
         # is stored again, which changes the master's problem
         new_cut = bundle.add(h, g, loss - float(g @ query_s),
                              cut_rounding(loss, g, query_s, norm_Z), refuse_repeat=mu < 1.0)
-        sizes = size_dual.suits(objective) and it >= box_dual.PROXIMAL_ROUND
-        if it in dual_rounds and dual_solves \
-                and (upper - lower) > tol * max(abs(upper), 1e-12) \
-                and (not box or sizes or box_dual.applies(objective, best_oracle[1])):
-            # (prec@k-svmperf's hinge dual waits for a best point predicting no relevant
-            # item; a point where it does not apply is no failed solve)
+        try_dual = it in dual_rounds and dual_solves \
+            and (upper - lower) > tol * max(abs(upper), 1e-12)
+        if try_dual:
+            proximal = it >= box_dual.PROXIMAL_ROUND
+            # prec@k-svmperf's hinge dual needs a best point predicting no relevant item;
+            # elsewhere its dual over the labeling sizes, from the proximal round on, where
+            # it suits; a round where neither applies is no failed solve
+            applies = box and box_dual.applies(objective, best_oracle[1])
+            by_sizes = sizes_suit and proximal and not applies
+            try_dual = not box or applies or by_sizes
+        if try_dual:
             # (a caller that stops the rounds itself passes tol = 0: its cut then aims at 1e-8)
             aim = tol if tol > 0 else DUAL_SOLVE_TOL
             warm = it == WARM_DUAL_ROUND and bundle.dual_point is not None
             started = time.perf_counter()
-            proximal = it >= box_dual.PROXIMAL_ROUND
-            by_sizes = sizes and not box_dual.applies(objective, best_oracle[1])
             if by_sizes:
-                cut = size_dual.size_dual_cut(objective, best, best_s, best_oracle[1],
-                                              upper - lower, aim, solver)
+                cut = size_dual.size_dual_cut(objective, best_s, best_oracle[1], upper, lower,
+                                              aim, solver)
             elif box:
                 cut = box_dual.box_dual_cut(objective, best_s, best_oracle[1], aim, proximal)
             else:
@@ -317,12 +321,12 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
                                          bundle.dual_point)
             stats["dual_solves"] += 1
             stats["dual_solve_seconds"] += time.perf_counter() - started
-            # after a failed solve, the rounds alone (after a failed start from a path's
-            # point, the usual rounds' solves from the best point; after a box solve
-            # without proximal points, the first with them); a box solve with them is not
-            # repeated: its cut is the best its proximal points reach
-            dual_solves = (cut is not None and not (box and proximal and not by_sizes)) \
-                or warm or (box and not proximal)
+            # a box solve is tried again after its steps without proximal points, never
+            # after one with them (its cut is the best its proximal points reach); any
+            # other, only after a cut (or after a failed start from a path's point, from
+            # the best point as usual)
+            by_box = box and not by_sizes
+            dual_solves = not proximal if by_box else cut is not None or warm
             if warm and cut is None:
                 bundle.dual_point = None
             if cut is not None:  # a near-optimal dual point: its cut, and its weights

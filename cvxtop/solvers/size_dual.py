@@ -117,7 +117,8 @@ def _band(scores: np.ndarray, threshold: float, width: np.ndarray, most: int
 
 class _Piece:
     """One piece of the restricted dual: its items at one and free (as item indices), the
-    items it ranges over, its size (``Σu = size``, or ``>= size`` for the hinge) and ``c``."""
+    items it ranges over, its size (``Σu = size``, or ``>= size`` for the hinge) and ``c``
+    on every item of the list."""
 
     def __init__(self, items: np.ndarray, at_one: np.ndarray, free: np.ndarray, size: int,
                  c: np.ndarray, hinge: bool) -> None:
@@ -164,7 +165,7 @@ def _pieces(objective: RankingObjective, s: np.ndarray, width: np.ndarray,
     s_neg = s[neg]
     threshold = min(0.0, float(np.partition(s_neg, len(neg) - k)[len(neg) - k]))
     at_one, free = _band(s_neg, threshold, width[neg], most)
-    pieces.append(_Piece(neg, at_one, free, k, np.zeros(len(neg)), True))
+    pieces.append(_Piece(neg, at_one, free, k, np.zeros(n), True))
     return pieces
 
 
@@ -190,10 +191,7 @@ def _solve(objective: RankingObjective, pieces: list[_Piece], solver: str
         total = cp.sum(x) + count * lam[j]
         constraints += [x <= lam[j], total >= p.size * lam[j] if p.hinge
                         else total == p.size * lam[j]]
-        c_full = np.zeros(len(y))
-        c_full[p.items] = p.c
-        intercept = intercept + (k + float(c_full[p.at_one].sum())) * lam[j] \
-            + c_full[p.free] @ x
+        intercept = intercept + (k + float(p.c[p.at_one].sum())) * lam[j] + p.c[p.free] @ x
         embed = sp.csr_matrix((np.ones(len(p.free)), (slot[p.free], np.arange(len(p.free)))),
                               shape=(len(free), len(p.free)))
         q = q + embed @ x
@@ -240,28 +238,26 @@ def _cut(objective: RankingObjective, pieces: list[_Piece], lam: np.ndarray,
         u[p.at_one] = 1.0
         u[p.free] = np.clip(x / weight, 0.0, 1.0)
         u[p.items] = _onto_box_sum(u[p.items], p.size, equality=not p.hinge)
-        c_full = np.zeros(bound.n)
-        c_full[p.items] = p.c
         g += weight * (u - y)
-        intercept += weight * (k + float(c_full @ u))
+        intercept += weight * (k + float(p.c @ u))
     return dual_cut(objective, g, intercept)
 
 
-def size_dual_cut(objective: RankingObjective, best: np.ndarray, best_scores: np.ndarray,
-                  subgradient: np.ndarray, gap: float, tol: float,
+def size_dual_cut(objective: RankingObjective, best_scores: np.ndarray,
+                  subgradient: np.ndarray, upper: float, lower: float, tol: float,
                   solver: str = "CLARABEL") -> DualCut | None:
-    """For an objective that :func:`suits` this module, at a best point ``best`` (its
-    scores and score subgradient) whose objective is within the absolute ``gap`` of the
-    optimum: the cut of the restricted dual (module docstring), repeated from the better
-    point while its own gap is above ``tol``; the cut with the highest dual value, or
+    """For an objective that :func:`suits` this module, at a best point with these scores
+    and score subgradient, whose objective ``upper`` is above the optimum by at most
+    ``upper − lower``: the cut of the restricted dual (module docstring), repeated from its
+    answer while its own gap is above ``tol``; the cut with the highest dual value, or
     ``None`` if cvxpy fails."""
     Z = objective.Z
     Z = sp.csr_matrix(Z) if sp.issparse(Z) else np.asarray(Z)
     norms = np.sqrt(np.asarray(Z.multiply(Z).sum(axis=1)).ravel()) if sp.issparse(Z) \
         else np.linalg.norm(Z, axis=1)
+    gap = upper - lower
     best_cut, best_lower = None, -np.inf
     s, g = best_scores, subgradient
-    upper = 0.5 * float(best @ best) + objective.C * objective.loss_and_score_gradient(s)[0]
     kept: set[int] = set()
     for _ in range(REPEATS):
         width = 2.0 * norms * np.sqrt(2.0 * max(gap, 0.0))
@@ -279,7 +275,7 @@ def size_dual_cut(objective: RankingObjective, best: np.ndarray, best_scores: np
         kept = {p.size for p, weight in zip(pieces, lam) if not p.hinge and weight > KEEP}
         s, g = cut.scores, cut.subgradient
         upper = min(upper, cut.value)
-        gap = upper - best_lower
+        gap = upper - max(lower, best_lower)
         if gap <= tol * max(abs(upper), 1e-12):
             break
     return best_cut
