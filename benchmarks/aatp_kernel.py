@@ -23,7 +23,8 @@ engine, every candidate, the selection), each in the same process after one warm
    matrix, against the linear kernel on its 64 features, and the same Gram matrix as
    float32 and memory-mapped float32 (time, peak memory, agreement with float64).
 
-Run:  python benchmarks/aatp_kernel.py [--quick] [--data NAME ...] [--n N ...] [--gamma-d G ...] [--C C ...]
+Run:  python benchmarks/aatp_kernel.py [--quick] [--sections grid large low-rank]
+      [--data NAME ...] [--n N ...] [--gamma-d G ...] [--C C ...]
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ UCI = ("ionosphere", "spambase", "magic", "letter")
 #: and the hardest QPs are.
 REFERENCE_CS = (0.01, 10.0)
 SYNTHETIC = ("heavy tails", "clusters", "near duplicates")
+#: The full run's sections (``--sections``): the grid, n = 5,000, the rank-64 Gram matrix.
+SECTIONS = ("grid", "large", "low-rank")
 
 
 # ---- data -------------------------------------------------------------------------------
@@ -348,6 +351,8 @@ def main() -> None:
     parser.add_argument("--n", nargs="+", type=int, help="grid cells of these sizes only")
     parser.add_argument("--gamma-d", nargs="+", type=float, help="grid cells of these γ·d only")
     parser.add_argument("--C", nargs="+", type=float, help="grid cells of these C only")
+    parser.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS),
+                        help="the full run's sections to run (default: all three)")
     args = parser.parse_args()
     if args.case:
         print(json.dumps(run_storage_case(json.loads(args.case))))
@@ -363,10 +368,13 @@ def main() -> None:
             grid(["letter 5%", "clusters"], [80], [1.0], [0.1, 10.0], 80, [0.1, 10.0], summary)
             low_rank([400], Path(tmp), summary)
         else:
-            grid(names, [400, 1000], [0.1, 1.0, 10.0], [0.01, 0.1, 1.0, 10.0], 400,
-                 REFERENCE_CS, summary)
-            large(["magic", "letter", "heavy tails"], 5000, summary)
-            low_rank([1000, 5000], Path(tmp), summary)
+            if "grid" in args.sections:
+                grid(names, [400, 1000], [0.1, 1.0, 10.0], [0.01, 0.1, 1.0, 10.0], 400,
+                     REFERENCE_CS, summary)
+            if "large" in args.sections:
+                large(["magic", "letter", "heavy tails"], 5000, summary)
+            if "low-rank" in args.sections:
+                low_rank([1000, 5000], Path(tmp), summary)
     print()
     print("\n".join(f"SUMMARY: {line}" for line in summary))
 

@@ -226,6 +226,26 @@ def test_float32_and_memory_mapped_grams_give_the_float64_fit(rng, tmp_path):
         assert other.objective_ == pytest.approx(fits[0].objective_, rel=1e-6)
 
 
+def test_a_float64_memory_map_is_read_in_place(rng, tmp_path):
+    # joblib hands a worker a large Gram matrix as a float64 memory map: no row cache
+    X = rng.standard_normal((40, 3))
+    y = (X[:, 0] > 0.5).astype(int)
+    y[:2] = [1, 0]
+    K = rbf_gram(X, X, 0.5)
+    np.save(tmp_path / "K.npy", K)
+    mapped = np.load(tmp_path / "K.npy", mmap_mode="r")
+    from cvxtop.aatp.face_descent import _Rows
+
+    rows = _Rows(check_gram_matrix(mapped, "K"))
+    assert rows.direct is not None and type(rows.direct) is np.ndarray
+    assert len(rows.buffer) == 0
+    items = np.array([3, 7, 11])
+    assert np.array_equal(rows.block(items, items), K[np.ix_(items, items)])
+    fits = [AATP(tau=0.1, kernel="precomputed").fit(G, y) for G in (K, mapped)]
+    assert fits[1].candidate_ == fits[0].candidate_
+    assert fits[1].objective_ == fits[0].objective_
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_box_qp_matches_cvxpy(seed):
     rng = np.random.default_rng(seed)

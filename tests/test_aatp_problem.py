@@ -34,6 +34,19 @@ def test_weighted_quantile_is_the_quantile_of_the_repeated_list(rng, ties):
     assert weighted_top_quantile(s, 0.3) == metrics.top_quantile(s, 0.3)
 
 
+def test_weighted_quantile_on_long_lists_with_ties_at_the_cut(rng):
+    # only the highest scores are sorted: ties straddling the cut must not matter
+    for _ in range(50):
+        s = rng.integers(0, 6, size=300).astype(float)
+        c = rng.integers(1, 5, size=len(s))
+        tau = float(rng.uniform(0.01, 0.99))
+        expected = metrics.top_quantile(np.repeat(s, c), tau)
+        assert weighted_top_quantile(s, tau, c) == expected
+        rank = int(np.ceil(tau * c.sum()))
+        assert weighted_top_quantile(s, tau, c, rank=max(1, rank)) == \
+            metrics.top_quantile(np.repeat(s, c), max(1, rank) / c.sum())
+
+
 def _loss_by_definition(y, s, tau):
     q = brute_quantile(s, tau)
     wrong = sum((yi == 0 and si > q) or (yi == 1 and si < q) for yi, si in zip(y, s))

@@ -39,8 +39,9 @@ of a real RBF Gram matrix below ``1e-8·λ_max``), so every method here only eve
   interval lies above the bound plus the rule's tolerance cannot be chosen; its solve stops
   there (status :data:`SCREENED_STATUS`).
 
-Entries of the Gram matrix are read as float64 (:class:`_Rows`): a float32 or
-memory-mapped matrix is converted row by row as the solver asks, never whole.
+Entries of the Gram matrix are read as float64 (:class:`_Rows`): a float64 matrix in place,
+memory-mapped or not, and a float32 one converted row by row as the solver asks, never
+whole.
 """
 
 from __future__ import annotations
@@ -103,16 +104,17 @@ def _ridge(Q: np.ndarray) -> float:
 
 
 class _Rows:
-    """The Gram matrix's entries as float64: the matrix itself when it is an in-memory
-    float64 array, otherwise rows converted on demand and kept in one buffer while they are
-    asked for (about twice the rows of the last request plus 64), so that a float32 or
-    memory-mapped matrix is never converted whole."""
+    """The Gram matrix's entries as float64: the matrix itself when it is a float64 array,
+    in memory or memory-mapped (read in place: joblib hands a worker a large Gram matrix as
+    a memory map), otherwise rows converted on demand and kept in one buffer while they are
+    asked for (about twice the rows of the last request plus 64), so that a float32 matrix
+    is never converted whole."""
 
     def __init__(self, gram: Gram, capacity: int = 64) -> None:
         self.gram = gram
         values = gram.values
-        self.direct = values if type(values) is np.ndarray and values.dtype == np.float64 \
-            else None  # (a memory map is an ndarray subclass, read through the buffer)
+        self.direct = np.asarray(values) if isinstance(values, np.ndarray) \
+            and values.dtype == np.float64 else None  # (asarray: a memory map's plain view)
         self.buffer = np.empty((0 if self.direct is not None else capacity, gram.n))
         self.item_at = np.full(len(self.buffer), -1, dtype=np.int64)
         self.position = np.full(gram.n, -1, dtype=np.int64)
@@ -454,20 +456,24 @@ class FaceDescentSolver:
         return tau_cutoff(self.tau, total)
 
     # ---- one candidate ---------------------------------------------------------------------
-    def _pivots(self, anchor: _Anchor, point: _Iterate, live: np.ndarray) -> _Iterate:
+    def _pivots(self, anchor: _Anchor, point: _Iterate, live: np.ndarray
+                ) -> tuple[_Iterate, bool]:
         """Block principal pivoting (Júdice & Pires 1994) from the point's partition: the
         face equations of the free slots with the others at their bounds, then every slot
         whose value leaves the box or whose gradient points into it switches. On a
         well-conditioned problem whose neighbouring candidate left a nearly right partition
         it ends in a pivot or two at the exact optimum. It is not monotone: after
         :data:`PIVOTS` pivots, or two in a row that do not reduce the number of slots to
-        switch, it gives up and ``None`` is returned (the rounds start from ``point``)."""
+        switch, it gives up. Returns the optimum and ``True``, or on giving up the point
+        of smallest duality gap among ``point`` and the pivots' points clipped to the box
+        (the rounds start there) and ``False``."""
         u = self.u
         a, v = point.alpha.copy(), point.v
         free = live & (a > 0.0) & (a < u)
         upper = ~live | (~free & (a >= u))
         G = 1.0 - point.margins
         fewest, stalls = len(u) + 1, 0
+        best = point
         for _ in range(PIVOTS):
             base = np.where(free, a, np.where(upper, u, 0.0))
             moved = np.flatnonzero(base != a)
@@ -487,14 +493,24 @@ class FaceDescentSolver:
             falls = upper & live & (G < -_PIVOT_GRADIENT)
             count = int(low.sum() + high.sum() + rises.sum() + falls.sum())
             if count == 0:
-                return trial
+                return trial, True
+            best = min(best, self._clipped(anchor, trial), key=lambda p: p.gap)
             stalls = 0 if count < fewest else stalls + 1
             fewest = min(fewest, count)
             if stalls >= 2:
                 break
             free = (free & ~low & ~high) | rises | falls
             upper = (upper & ~falls) | high
-        return None
+        return best, False
+
+    def _clipped(self, anchor: _Anchor, point: _Iterate) -> _Iterate:
+        """``point`` with its slots outside the box moved to the nearest bound."""
+        inside = np.clip(point.alpha, 0.0, self.u)
+        moved = np.flatnonzero(inside != point.alpha)
+        if len(moved) == 0:
+            return point
+        return self._iterate(anchor, inside, self._moved(point.v, moved,
+                                                         inside[moved] - point.alpha[moved]))
 
     def _exact(self, anchor: _Anchor, point: _Iterate) -> _Iterate:
         return point if point.exact else self._iterate(anchor, point.alpha)
@@ -511,13 +527,13 @@ class FaceDescentSolver:
                                                          - self.alpha[raised]))
         screen = np.isfinite(gap_bound) and self.tau is not None
         if self._skip_pivots == 0:
-            pivoted = self._pivots(anchor, point, live)
-            if pivoted is None:  # this data's partitions move too much: rounds for a while
+            point, solved = self._pivots(anchor, point, live)
+            alpha = point.alpha.copy()
+            if solved:
+                self._pause = 0
+            else:  # this data's partitions move too much: rounds for a while
                 self._pause = min(PIVOT_PAUSE, max(1, 2 * self._pause))
                 self._skip_pivots = self._pause
-            else:
-                self._pause = 0
-                point, alpha = pivoted, pivoted.alpha.copy()
         else:
             self._skip_pivots -= 1
         rounds = 0

@@ -72,10 +72,14 @@ def weighted_top_quantile(scores: np.ndarray, tau: float,
         if rank is None:
             return top_quantile(scores, tau)
         return float(np.partition(scores, len(scores) - rank)[len(scores) - rank])
-    order = np.argsort(-scores, kind="stable")
-    cumulative = np.cumsum(weights[order])
-    need = tau_cutoff(tau, int(cumulative[-1])) if rank is None else rank
-    return float(scores[order[np.searchsorted(cumulative, need, side="left")]])
+    need = tau_cutoff(tau, int(weights.sum())) if rank is None else rank
+    # every weight is at least 1, so the answer is among the ``need`` highest scores: only
+    # those are sorted (any ``need`` highest serve when scores tie at the cut)
+    top = np.argpartition(-scores, need - 1)[:need] if need < len(scores) \
+        else np.arange(len(scores))
+    top = top[np.argsort(-scores[top], kind="stable")]
+    cumulative = np.cumsum(weights[top])
+    return float(scores[top[np.searchsorted(cumulative, need, side="left")]])
 
 
 def _empirical_loss(scores: np.ndarray, signs: np.ndarray, weights: np.ndarray | None,
