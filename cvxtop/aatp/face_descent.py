@@ -103,6 +103,15 @@ def _ridge(Q: np.ndarray) -> float:
     return _RIDGE * max(1.0, float(np.max(np.diag(Q))))
 
 
+def _product(Q: np.ndarray, slots: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``Q[:, slots] @ x`` as one product with the whole ``Q``: no copy of its
+    columns, which costs more than the product once the working set has thousands of
+    slots."""
+    full = np.zeros(len(Q))
+    full[slots] = x
+    return Q @ full
+
+
 class _Rows:
     """The Gram matrix's entries as float64: the matrix itself when it is a float64 array,
     in memory or memory-mapped (read in place: joblib hands a worker a large Gram matrix as
@@ -333,10 +342,10 @@ class FaceDescentSolver:
         for _ in range(MAX_FACE_STEPS):
             if len(local) == 0:
                 break
-            face = Q[np.ix_(local, local)]
             d = None
             if shrinking is None and not self.faces.fits(work[local]):
                 try:
+                    face = Q[np.ix_(local, local)]
                     shrinking = ShrinkingFace(face, _ridge(face))
                 except LinAlgError:
                     shrinking = False
@@ -345,14 +354,16 @@ class FaceDescentSolver:
                 if not float(d @ G[local]) > 0.0:  # not a descent direction: round-off
                     d = None
             if d is None:
-                d = self._face_newton(anchor, work[local], G[local], face, False)
+                d = self._face_newton(anchor, work[local], G[local], Q[np.ix_(local, local)],
+                                      False)
             start, top = a[local], u[local]
             clipped = np.clip(start + d, 0.0, top) - start
-            if float(clipped @ (0.5 * (face @ clipped) - G[local])) < 0.0:
+            change = _product(Q, local, clipped)
+            if float(clipped @ (0.5 * change[local] - G[local])) < 0.0:
                 # the face's whole step, clipped, still decreases φ: several slots reach
                 # their bounds at once (the common case); the next round goes on
                 a[local] = start + clipped
-                G -= Q[:, local] @ clipped
+                G -= change
                 break
             with np.errstate(divide="ignore", invalid="ignore"):
                 room = np.where(d > 0, (top - start) / d, np.where(d < 0, -start / d, np.inf))
@@ -362,7 +373,7 @@ class FaceDescentSolver:
             if t < 1.0:
                 new[block] = top[block] if d[block] > 0 else 0.0
             a[local] = new
-            G -= Q[:, local] @ (new - start)
+            G -= _product(Q, local, new - start)
             if t >= 1.0:
                 break
             local = np.delete(local, block)
@@ -385,7 +396,7 @@ class FaceDescentSolver:
             if gain[i] <= BURST_RTOL * first:  # the rest are worth less than a round
                 break
             a[i] += step[i]
-            G -= step[i] * Q[:, i]
+            G -= step[i] * Q[i]  # Q is symmetric: its row, read contiguously
         alpha[work] = a
 
     def _working_set(self, anchor: _Anchor, alpha: np.ndarray, G: np.ndarray,
