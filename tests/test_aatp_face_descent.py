@@ -281,3 +281,33 @@ def test_a_fit_decomposes_the_gram_matrix_once(kind, monkeypatch):
     assert len(calls) == 1
     expected = "face-descent" if kind == "full rank" else "interior-point"
     assert model.engine_ == expected
+
+
+def test_pivots_that_give_up_hand_back_their_best_point_in_the_box(monkeypatch):
+    """With one pivot allowed, pivoting gives up on most candidates; the point it hands to
+    the rounds lies in the box and has no larger duality gap than the warm start, and the
+    candidates still reach the interior point's optima."""
+    import cvxtop.aatp.face_descent as face_descent
+
+    monkeypatch.setattr(face_descent, "PIVOTS", 1)
+    rng = np.random.default_rng(11)
+    given_up = 0
+    original = FaceDescentSolver._pivots
+
+    def checked(self, anchor, point, live):
+        result, solved = original(self, anchor, point, live)
+        nonlocal given_up
+        if not solved:
+            given_up += 1
+            assert np.all(result.alpha >= 0.0) and np.all(result.alpha <= self.u)
+            assert result.gap <= point.gap
+        return result, solved
+
+    monkeypatch.setattr(FaceDescentSolver, "_pivots", checked)
+    for _ in range(6):
+        problem, gram = instance(rng, "gauss", n_max=40)
+        tour = nearest_neighbour_tour(gram, problem.candidates)
+        reference = FastDualSolver(problem).solve_many(tour)
+        assert_same_solutions(problem, reference,
+                              FaceDescentSolver(problem, gram).solve_many(tour))
+    assert given_up > 0
