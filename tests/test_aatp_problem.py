@@ -42,6 +42,10 @@ def test_weighted_quantile_on_long_lists_with_ties_at_the_cut(rng):
         tau = float(rng.uniform(0.01, 0.99))
         expected = metrics.top_quantile(np.repeat(s, c), tau)
         assert weighted_top_quantile(s, tau, c) == expected
+        zeros = c * (rng.random(len(c)) < 0.2)  # items that are no point of the sample
+        if zeros.sum() > 0:
+            assert weighted_top_quantile(s, tau, zeros) == \
+                metrics.top_quantile(np.repeat(s, zeros), tau)
         rank = int(np.ceil(tau * c.sum()))
         assert weighted_top_quantile(s, tau, c, rank=max(1, rank)) == \
             metrics.top_quantile(np.repeat(s, c), max(1, rank) / c.sum())

@@ -59,7 +59,7 @@ CERTIFICATE_RTOL = 1e-7
 def weighted_top_quantile(scores: np.ndarray, tau: float,
                           weights: np.ndarray | None = None, *, rank: int | None = None
                           ) -> float:
-    """The largest minimizer of ``Σ_i c_i ρ_τ(s_i − u)`` for integer weights ``c_i ≥ 1``.
+    """The largest minimizer of ``Σ_i c_i ρ_τ(s_i − u)`` for integer weights ``c_i ≥ 0``.
 
     With ``weights=None`` this is :func:`cvxtop.metrics.top_quantile`. With weights it is
     the same function of the list in which score ``s_i`` is repeated ``c_i`` times
@@ -73,10 +73,10 @@ def weighted_top_quantile(scores: np.ndarray, tau: float,
             return top_quantile(scores, tau)
         return float(np.partition(scores, len(scores) - rank)[len(scores) - rank])
     need = tau_cutoff(tau, int(weights.sum())) if rank is None else rank
-    # every weight is at least 1, so the answer is among the ``need`` highest scores: only
+    # with every weight at least 1 the answer is among the ``need`` highest scores: only
     # those are sorted (any ``need`` highest serve when scores tie at the cut)
-    top = np.argpartition(-scores, need - 1)[:need] if need < len(scores) \
-        else np.arange(len(scores))
+    top = np.argpartition(-scores, need - 1)[:need] \
+        if need < len(scores) and weights.min() >= 1 else np.arange(len(scores))
     top = top[np.argsort(-scores[top], kind="stable")]
     cumulative = np.cumsum(weights[top])
     return float(scores[top[np.searchsorted(cumulative, need, side="left")]])
