@@ -38,6 +38,12 @@ of a real RBF Gram matrix below ``1e-8·λ_max``), so every method here only eve
   moves every score ``h(z_j)`` by at most ``√(2G)·‖φ(z_j) − φ(z_k)‖``. A candidate whose
   interval lies above the bound plus the rule's tolerance cannot be chosen; its solve stops
   there (status :data:`SCREENED_STATUS`).
+* **libsvm's point.** The point libsvm's SMO solver finds for the candidate's dual
+  (:mod:`.libsvm_start`) serves twice: first as a screen (when ``C`` is small its gap is
+  small enough to screen at once, where a neighbour's optimum, whose margins the new anchor
+  shifts, is not), then, when the pivots from the neighbour's point give up, as the start
+  of pivots of its own (its partition is nearly right). Each use that misses pauses the
+  next ones (:data:`LIBSVM_PAUSE`).
 
 Entries of the Gram matrix are read as float64 (:class:`_Rows`): a float64 matrix in place,
 memory-mapped or not, and a float32 one converted row by row as the solver asks, never
@@ -59,12 +65,13 @@ from ..exceptions import SolverError
 from ..gram import Gram
 from ..qp import solve_box_qp
 from .face_system import FaceSystem, ShrinkingFace
+from .libsvm_start import LibsvmStart
 from .problem import (CERTIFICATE_RTOL, SCREENED_STATUS, AATPProblem, CandidateSolution,
                       weighted_top_quantile)
 from .selection import GAP_ATOL
 
 __all__ = ["FaceDescentSolver", "SCREENED_STATUS", "TARGET_RTOL", "MAX_ROUNDS", "BURST",
-           "WORKING_SET"]
+           "WORKING_SET", "LIBSVM_PAUSE"]
 
 #: Target of the relative duality gap of a candidate's solution (the certificate asks
 #: for :data:`~.problem.CERTIFICATE_RTOL`; the selection rule's intervals shrink with it).
@@ -92,6 +99,11 @@ PIVOTS = 8
 #: Candidates that skip the pivots after pivoting failed on one: the pause doubles with
 #: every failure in a row, up to this many, and ends at the first success.
 PIVOT_PAUSE = 16
+
+#: Candidates that skip libsvm's point (:mod:`.libsvm_start`) after it missed: as a
+#: screen, and as a start of the pivots, each with its own pause, which doubles with every
+#: miss in a row, up to this many, and ends at the first hit.
+LIBSVM_PAUSE = 64
 
 _RIDGE = 1e-13  # relative to max Q_ss: the face matrices' ridge
 _PIVOT_GRADIENT = 1e-10  # a bound slot's gradient this far on the wrong side is optimal
@@ -208,6 +220,26 @@ class _Iterate:
     exact: bool  # from exact products of the support (else from updated ones)
 
 
+class _Pause:
+    """When to try a method that may miss: after a miss it is skipped for a pause that
+    doubles with every miss in a row (up to a limit) and ends at the first hit."""
+
+    def __init__(self) -> None:
+        self.skip = 0  # candidates left before the next try
+        self.length = 0  # the current pause
+
+    def ready(self) -> bool:
+        """Whether to try now (a skipped candidate counts down the pause)."""
+        if self.skip > 0:
+            self.skip -= 1
+            return False
+        return True
+
+    def record(self, hit: bool, limit: int) -> None:
+        self.length = 0 if hit else min(limit, max(1, 2 * self.length))
+        self.skip = self.length
+
+
 class FaceDescentSolver:
     """Certified kernel-form solver of eq. (4) for many candidates (module docstring).
 
@@ -222,7 +254,7 @@ class FaceDescentSolver:
 
     def __init__(self, problem: AATPProblem, gram: Gram, tau: float | None = None, *,
                  rtol: float = TARGET_RTOL, max_rounds: int = MAX_ROUNDS,
-                 burst: int = BURST) -> None:
+                 burst: int = BURST, libsvm: bool = True) -> None:
         self.problem = problem
         self.gram = gram
         self.tau = tau
@@ -239,9 +271,13 @@ class FaceDescentSolver:
                                 _RIDGE * max(1.0, 4.0 * float(np.max(self.diag))))
         self.alpha = np.zeros(len(self.u))  # the last point: the next warm start
         self.v = np.zeros(gram.n)  # its products K β
-        self._skip_pivots = 0  # candidates left before pivoting is tried again
         self._shared_misses = 0  # misses of the shared factor less its solves (at least 0)
-        self._pause = 0  # the current pause: 0 after a success, doubling with failures
+        # libsvm's solutions screen candidates and start the pivots when a neighbour's do
+        # not: only with a kernel matrix of the slots that fits in memory
+        self.libsvm = LibsvmStart(gram.rows, self.item, self.sign, self.u,
+                                  float(np.max(self.diag))) \
+            if libsvm and LibsvmStart.fits(len(self.u)) else None
+        self._pivot_pause, self._screen_pause, self._start_pause = _Pause(), _Pause(), _Pause()
 
     # ---- the candidate's data -------------------------------------------------------------
     def _anchor(self, k: int) -> _Anchor:
@@ -526,6 +562,21 @@ class FaceDescentSolver:
     def _exact(self, anchor: _Anchor, point: _Iterate) -> _Iterate:
         return point if point.exact else self._iterate(anchor, point.alpha)
 
+    def _screened(self, anchor: _Anchor, point: _Iterate, rounds: int,
+                  bounds: tuple[float, float]) -> CandidateSolution:
+        """The result of a candidate screened at ``point`` (the next one starts there)."""
+        self.alpha, self.v = point.alpha, point.v
+        return CandidateSolution(anchor.k, point.alpha, None, point.primal, point.dual,
+                                 rounds, SCREENED_STATUS, scores=point.scores,
+                                 gap_bounds=bounds)
+
+    def _libsvm_point(self, anchor: _Anchor) -> _Iterate:
+        """libsvm's point for the candidate (:mod:`.libsvm_start`), with exact products."""
+        alpha = self.libsvm.alpha(anchor.k)
+        zero_curvature = self._zero_curvature(anchor)
+        alpha[zero_curvature] = self.u[zero_curvature]
+        return self._iterate(anchor, alpha)
+
     def _solve(self, k: int, gap_bound: float) -> CandidateSolution:
         anchor = self._anchor(k)
         zero_curvature = self._zero_curvature(anchor)
@@ -537,16 +588,25 @@ class FaceDescentSolver:
         point = self._iterate(anchor, alpha, self._moved(self.v, raised, alpha[raised]
                                                          - self.alpha[raised]))
         screen = np.isfinite(gap_bound) and self.tau is not None
-        if self._skip_pivots == 0:
+        from_libsvm = None
+        if screen and self.libsvm is not None and self._screen_pause.ready():
+            from_libsvm = self._libsvm_point(anchor)
+            bounds = self._gap_bounds(anchor, from_libsvm)
+            hit = bounds[0] > gap_bound + GAP_ATOL
+            self._screen_pause.record(hit, LIBSVM_PAUSE)
+            if hit:
+                return self._screened(anchor, from_libsvm, 0, bounds)
+        solved = False
+        if self._pivot_pause.ready():
             point, solved = self._pivots(anchor, point, live)
-            alpha = point.alpha.copy()
-            if solved:
-                self._pause = 0
-            else:  # this data's partitions move too much: rounds for a while
-                self._pause = min(PIVOT_PAUSE, max(1, 2 * self._pause))
-                self._skip_pivots = self._pause
-        else:
-            self._skip_pivots -= 1
+            self._pivot_pause.record(solved, PIVOT_PAUSE)
+        if not solved and self.libsvm is not None and self._start_pause.ready():
+            if from_libsvm is None:
+                from_libsvm = self._libsvm_point(anchor)
+            trial, solved = self._pivots(anchor, from_libsvm, live)
+            self._start_pause.record(solved, LIBSVM_PAUSE)
+            point = min(point, trial, key=lambda p: p.gap)
+        alpha = point.alpha.copy()
         rounds = 0
         while rounds < self.max_rounds:
             if self._certified(point, self.rtol):
@@ -559,10 +619,7 @@ class FaceDescentSolver:
                     point = self._exact(anchor, point)
                     bounds = self._gap_bounds(anchor, point)
                 if bounds[0] > gap_bound + GAP_ATOL:
-                    self.alpha, self.v = point.alpha, point.v  # the next start: near here
-                    return CandidateSolution(anchor.k, point.alpha, None, point.primal,
-                                             point.dual, rounds, SCREENED_STATUS,
-                                             scores=point.scores, gap_bounds=bounds)
+                    return self._screened(anchor, point, rounds, bounds)
             rounds += 1
             G = 1.0 - point.margins
             work = self._working_set(anchor, alpha, G, live, inverse)

@@ -1,0 +1,128 @@
+"""libsvm's ε-SVR as a start for the candidate duals (cvxtop.aatp.libsvm_start): the same
+optimum as eq. (4) of Boyd et al. 2012, margins within the bound that makes it so, and
+screening from its solutions that leaves the choice unchanged."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cvxtop import AATP
+from cvxtop.aatp import face_descent, libsvm_start
+from cvxtop.aatp.candidates import nearest_neighbour_tour
+from cvxtop.aatp.face_descent import SCREENED_STATUS, FaceDescentSolver
+from cvxtop.aatp.fast import FastDualSolver
+from cvxtop.aatp.kernels import rbf_gram
+from cvxtop.aatp.libsvm_start import LibsvmStart, epsilon
+from cvxtop.aatp.problem import items_problem
+from cvxtop.aatp.selection import score_candidate
+from cvxtop.gram import check_gram_matrix
+from test_aatp_face_descent import KINDS, instance
+
+
+def dual_objective(problem, K, k, alpha):
+    """φ(α) = ½ αᵀQα − Σ α of candidate k, with Q from the anchored kernel, by its
+    definition."""
+    items, y = problem.slot_item, problem.slot_sign
+    anchored = (K[np.ix_(items, items)] - K[items, k][:, None] - K[k, items][None, :]
+                + K[k, k])
+    Q = anchored * y[:, None] * y[None, :]
+    return 0.5 * alpha @ Q @ alpha - alpha.sum()
+
+
+def start_for(problem, K, tol):
+    return LibsvmStart(lambda items: K[items], problem.slot_item, problem.slot_sign,
+                       problem.upper, float(K.diagonal().max()), tol=tol)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_libsvm_reaches_the_optimum_of_every_candidate(kind):
+    """At a tight tolerance libsvm's α has the optimal dual objective: the ε-SVR and eq. (4)
+    share their optimum (ties, repeated points, counted slots, pairs)."""
+    rng = np.random.default_rng(10 + KINDS.index(kind))
+    for _ in range(8):
+        problem, gram = instance(rng, kind)
+        K = gram.rows(slice(None))
+        start = start_for(problem, K, 1e-12)
+        for reference in FastDualSolver(problem).solve_many(problem.candidates):
+            alpha = start.alpha(reference.candidate)
+            assert np.all((alpha >= 0) & (alpha <= problem.upper))
+            value = dual_objective(problem, K, reference.candidate, alpha)
+            assert value == pytest.approx(-reference.objective,
+                                          rel=1e-7, abs=1e-9)
+
+
+def test_epsilon_exceeds_every_margin_at_the_optimum():
+    """The bound behind ε: at every candidate's optimum, each margin is at most 2ε + 1, so
+    no slot's other side of the ε-SVR can enter."""
+    rng = np.random.default_rng(4)
+    for _ in range(6):
+        problem, gram = instance(rng, "gauss", n_max=20)
+        K = gram.rows(slice(None))
+        eps = epsilon(problem.upper, float(K.diagonal().max()))
+        for solution in FastDualSolver(problem).solve_many(problem.candidates):
+            k = solution.candidate
+            f = problem.factor
+            margins = problem.slot_sign * ((f[problem.slot_item] - f[k]) @ solution.w)
+            assert margins.max() <= 2 * eps + 1
+
+
+def test_a_loose_tolerance_still_gives_a_point_in_the_box_near_the_optimum():
+    rng = np.random.default_rng(2)
+    problem, gram = instance(rng, "gauss", n_max=30)
+    K = gram.rows(slice(None))
+    start = start_for(problem, K, 1e-1)
+    for reference in FastDualSolver(problem).solve_many(problem.candidates[:5]):
+        alpha = start.alpha(reference.candidate)
+        assert np.all((alpha >= 0) & (alpha <= problem.upper))
+        assert dual_objective(problem, K, reference.candidate, alpha) >= -reference.objective - 1e-9
+
+
+def test_kernels_too_large_for_memory_get_no_libsvm_start(monkeypatch):
+    assert LibsvmStart.fits(1000)
+    assert not LibsvmStart.fits(1000, memory=8 * 1002 ** 2 - 1)
+    problem = items_problem(None, np.r_[np.ones(3), np.zeros(5)].astype(int), 1.0)
+    gram = check_gram_matrix(np.eye(8))
+    assert FaceDescentSolver(problem, gram, 0.2).libsvm is not None
+    assert FaceDescentSolver(problem, gram, 0.2, libsvm=False).libsvm is None
+    monkeypatch.setattr(libsvm_start, "MEMORY", 8 * 10 ** 2 - 1)
+    assert FaceDescentSolver(problem, gram, 0.2).libsvm is None
+
+
+def screening_data(seed, n=90):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 4))
+    y = (X[:, 0] + 0.6 * rng.standard_normal(n) > 1.2).astype(int)
+    return rbf_gram(X, X, 2.5), y
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_libsvm_screening_holds_the_true_gap_and_keeps_the_choice(seed, monkeypatch):
+    """Small C and a local kernel, where libsvm's points screen: every candidate screened
+    from one holds its true gap in its bounds, and the choice is that of the solver
+    without libsvm."""
+    K, y = screening_data(seed)
+    gram = check_gram_matrix(K)
+    problem = items_problem(None, y, 0.01)
+    tour = nearest_neighbour_tour(gram, problem.candidates)
+    exact = {s.candidate: score_candidate(problem, s, 0.1)
+             for s in FaceDescentSolver(problem, gram, 0.1).solve_many(tour)}
+    monkeypatch.setattr(face_descent, "LIBSVM_PAUSE", 0)  # try libsvm on every candidate
+    solver = FaceDescentSolver(problem, gram, 0.1)
+    best, from_libsvm = [np.inf], 0
+    for solution in solver.iter_solutions(tour, gap_bound=lambda: best[0]):
+        true = exact[solution.candidate].gap
+        if solution.status == SCREENED_STATUS:
+            from_libsvm += solution.n_iter == 0
+            low, high = solution.gap_bounds
+            assert low - 1e-9 <= true <= high + 1e-9
+            assert low > best[0]
+        else:
+            best[0] = min(best[0], score_candidate(problem, solution, 0.1).gap)
+    assert from_libsvm > 10
+    with_libsvm = AATP(tau=0.1, C=0.01, kernel="precomputed").fit(K, y)
+    monkeypatch.setattr(FaceDescentSolver.__init__, "__kwdefaults__",
+                        {**FaceDescentSolver.__init__.__kwdefaults__, "libsvm": False})
+    without = AATP(tau=0.1, C=0.01, kernel="precomputed").fit(K, y)
+    assert with_libsvm.candidate_ == without.candidate_
+    assert with_libsvm.objective_ == pytest.approx(without.objective_, rel=1e-10)
