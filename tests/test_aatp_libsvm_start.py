@@ -108,6 +108,7 @@ def test_libsvm_screening_holds_the_true_gap_and_keeps_the_choice(seed, monkeypa
     exact = {s.candidate: score_candidate(problem, s, 0.1)
              for s in FaceDescentSolver(problem, gram, 0.1).solve_many(tour)}
     monkeypatch.setattr(face_descent, "LIBSVM_PAUSE", 0)  # try libsvm on every candidate
+    monkeypatch.setattr(face_descent, "LIBSVM_FREE_SHARE", 0.0)
     solver = FaceDescentSolver(problem, gram, 0.1)
     best, from_libsvm = [np.inf], 0
     for solution in solver.iter_solutions(tour, gap_bound=lambda: best[0]):
@@ -121,8 +122,34 @@ def test_libsvm_screening_holds_the_true_gap_and_keeps_the_choice(seed, monkeypa
             best[0] = min(best[0], score_candidate(problem, solution, 0.1).gap)
     assert from_libsvm > 10
     with_libsvm = AATP(tau=0.1, C=0.01, kernel="precomputed").fit(K, y)
+    assert with_libsvm.candidate_screened_.sum() > 10
     monkeypatch.setattr(FaceDescentSolver.__init__, "__kwdefaults__",
                         {**FaceDescentSolver.__init__.__kwdefaults__, "libsvm": False})
     without = AATP(tau=0.1, C=0.01, kernel="precomputed").fit(K, y)
     assert with_libsvm.candidate_ == without.candidate_
     assert with_libsvm.objective_ == pytest.approx(without.objective_, rel=1e-10)
+
+
+def test_libsvm_is_not_asked_while_the_faces_are_small(monkeypatch):
+    """Below LIBSVM_FREE_SHARE free slots the neighbour's point is cheaper: no libsvm call;
+    with the share at 0 every candidate with a screening bound asks for it."""
+    K, y = screening_data(0)
+    gram = check_gram_matrix(K)
+    problem = items_problem(None, y, 0.01)
+    tour = nearest_neighbour_tour(gram, problem.candidates)
+    calls = []
+    original = LibsvmStart.alpha
+    monkeypatch.setattr(LibsvmStart, "alpha", lambda self, k: calls.append(k) or original(self, k))
+    monkeypatch.setattr(face_descent, "LIBSVM_PAUSE", 0)
+    asked = {}
+    for share in (1.01, 0.0):
+        calls.clear()
+        monkeypatch.setattr(face_descent, "LIBSVM_FREE_SHARE", share)
+        solver = FaceDescentSolver(problem, gram, 0.1)
+        best = [np.inf]
+        for solution in solver.iter_solutions(tour, gap_bound=lambda: best[0]):
+            if solution.status != SCREENED_STATUS:
+                best[0] = min(best[0], score_candidate(problem, solution, 0.1).gap)
+        asked[share] = len(calls)
+    assert asked[1.01] == 0
+    assert asked[0.0] >= len(tour) - 1  # every candidate after the first has a bound

@@ -43,7 +43,8 @@ of a real RBF Gram matrix below ``1e-8·λ_max``), so every method here only eve
   small enough to screen at once, where a neighbour's optimum, whose margins the new anchor
   shifts, is not), then, when the pivots from the neighbour's point give up, as the start
   of pivots of its own (its partition is nearly right). Each use that misses pauses the
-  next ones (:data:`LIBSVM_PAUSE`).
+  next ones (:data:`LIBSVM_PAUSE`), and neither is tried while the faces are small
+  (:data:`LIBSVM_FREE_SHARE`).
 
 Entries of the Gram matrix are read as float64 (:class:`_Rows`): a float64 matrix in place,
 memory-mapped or not, and a float32 one converted row by row as the solver asks, never
@@ -71,7 +72,7 @@ from .problem import (CERTIFICATE_RTOL, SCREENED_STATUS, AATPProblem, CandidateS
 from .selection import GAP_ATOL
 
 __all__ = ["FaceDescentSolver", "SCREENED_STATUS", "TARGET_RTOL", "MAX_ROUNDS", "BURST",
-           "WORKING_SET", "LIBSVM_PAUSE"]
+           "WORKING_SET", "LIBSVM_PAUSE", "LIBSVM_FREE_SHARE"]
 
 #: Target of the relative duality gap of a candidate's solution (the certificate asks
 #: for :data:`~.problem.CERTIFICATE_RTOL`; the selection rule's intervals shrink with it).
@@ -104,6 +105,10 @@ PIVOT_PAUSE = 16
 #: screen, and as a start of the pivots, each with its own pause, which doubles with every
 #: miss in a row, up to this many, and ends at the first hit.
 LIBSVM_PAUSE = 64
+#: libsvm's point is tried only while the last candidate's point has at least this share
+#: of its slots free: with fewer, the faces are small and the neighbour's point leads to
+#: the optimum in less time than libsvm takes.
+LIBSVM_FREE_SHARE = 0.1
 
 _RIDGE = 1e-13  # relative to max Q_ss: the face matrices' ridge
 _PIVOT_GRADIENT = 1e-10  # a bound slot's gradient this far on the wrong side is optimal
@@ -588,8 +593,10 @@ class FaceDescentSolver:
         point = self._iterate(anchor, alpha, self._moved(self.v, raised, alpha[raised]
                                                          - self.alpha[raised]))
         screen = np.isfinite(gap_bound) and self.tau is not None
+        free = (self.alpha > 0.0) & (self.alpha < self.u)
+        libsvm = self.libsvm is not None and free.mean() >= LIBSVM_FREE_SHARE
         from_libsvm = None
-        if screen and self.libsvm is not None and self._screen_pause.ready():
+        if screen and libsvm and self._screen_pause.ready():
             from_libsvm = self._libsvm_point(anchor)
             bounds = self._gap_bounds(anchor, from_libsvm)
             hit = bounds[0] > gap_bound + GAP_ATOL
@@ -600,7 +607,7 @@ class FaceDescentSolver:
         if self._pivot_pause.ready():
             point, solved = self._pivots(anchor, point, live)
             self._pivot_pause.record(solved, PIVOT_PAUSE)
-        if not solved and self.libsvm is not None and self._start_pause.ready():
+        if not solved and libsvm and self._start_pause.ready():
             if from_libsvm is None:
                 from_libsvm = self._libsvm_point(anchor)
             trial, solved = self._pivots(anchor, from_libsvm, live)
