@@ -108,7 +108,8 @@ def test_libsvm_screening_holds_the_true_gap_and_keeps_the_choice(seed, monkeypa
     exact = {s.candidate: score_candidate(problem, s, 0.1)
              for s in FaceDescentSolver(problem, gram, 0.1).solve_many(tour)}
     monkeypatch.setattr(face_descent, "LIBSVM_PAUSE", 0)  # try libsvm on every candidate
-    monkeypatch.setattr(face_descent, "LIBSVM_FREE_SHARE", 0.0)
+    monkeypatch.setattr(face_descent, "LIBSVM_WORK", 0.0)  # whatever the neighbours' work
+    monkeypatch.setattr(face_descent, "LIBSVM_PROBE", 10 ** 9)
     solver = FaceDescentSolver(problem, gram, 0.1)
     best, from_libsvm = [np.inf], 0
     for solution in solver.iter_solutions(tour, gap_bound=lambda: best[0]):
@@ -130,9 +131,10 @@ def test_libsvm_screening_holds_the_true_gap_and_keeps_the_choice(seed, monkeypa
     assert with_libsvm.objective_ == pytest.approx(without.objective_, rel=1e-10)
 
 
-def test_libsvm_is_not_asked_while_the_faces_are_small(monkeypatch):
-    """Below LIBSVM_FREE_SHARE free slots the neighbour's point is cheaper: no libsvm call;
-    with the share at 0 every candidate with a screening bound asks for it."""
+def test_libsvm_is_asked_only_while_neighbours_take_work(monkeypatch):
+    """While candidates from their neighbour's point take fewer face solves and rounds than
+    LIBSVM_WORK (on average) libsvm is not asked; with the threshold at 0 every candidate
+    with a screening bound asks it, but for the probes of the neighbour's point."""
     K, y = screening_data(0)
     gram = check_gram_matrix(K)
     problem = items_problem(None, y, 0.01)
@@ -141,15 +143,17 @@ def test_libsvm_is_not_asked_while_the_faces_are_small(monkeypatch):
     original = LibsvmStart.alpha
     monkeypatch.setattr(LibsvmStart, "alpha", lambda self, k: calls.append(k) or original(self, k))
     monkeypatch.setattr(face_descent, "LIBSVM_PAUSE", 0)
+    monkeypatch.setattr(face_descent, "LIBSVM_PROBE", 4)
     asked = {}
-    for share in (1.01, 0.0):
+    for work in (np.inf, 0.0):
         calls.clear()
-        monkeypatch.setattr(face_descent, "LIBSVM_FREE_SHARE", share)
+        monkeypatch.setattr(face_descent, "LIBSVM_WORK", work)
         solver = FaceDescentSolver(problem, gram, 0.1)
         best = [np.inf]
         for solution in solver.iter_solutions(tour, gap_bound=lambda: best[0]):
             if solution.status != SCREENED_STATUS:
                 best[0] = min(best[0], score_candidate(problem, solution, 0.1).gap)
-        asked[share] = len(calls)
-    assert asked[1.01] == 0
-    assert asked[0.0] >= len(tour) - 1  # every candidate after the first has a bound
+        asked[work] = len(calls)
+    assert asked[np.inf] == 0
+    # every candidate after the first has a bound; every 4th is a probe
+    assert asked[0.0] >= len(tour) - 1 - len(tour) // 4

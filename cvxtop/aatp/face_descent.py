@@ -43,8 +43,8 @@ of a real RBF Gram matrix below ``1e-8·λ_max``), so every method here only eve
   small enough to screen at once, where a neighbour's optimum, whose margins the new anchor
   shifts, is not), then, when the pivots from the neighbour's point give up, as the start
   of pivots of its own (its partition is nearly right). Each use that misses pauses the
-  next ones (:data:`LIBSVM_PAUSE`), and neither is tried while the faces are small
-  (:data:`LIBSVM_FREE_SHARE`).
+  next ones (:data:`LIBSVM_PAUSE`), and neither is tried while candidates that start from
+  their neighbour's point need few face solves and rounds (:data:`LIBSVM_WORK`).
 
 Entries of the Gram matrix are read as float64 (:class:`_Rows`): a float64 matrix in place,
 memory-mapped or not, and a float32 one converted row by row as the solver asks, never
@@ -72,7 +72,8 @@ from .problem import (CERTIFICATE_RTOL, SCREENED_STATUS, AATPProblem, CandidateS
 from .selection import GAP_ATOL
 
 __all__ = ["FaceDescentSolver", "SCREENED_STATUS", "TARGET_RTOL", "MAX_ROUNDS", "BURST",
-           "WORKING_SET", "LIBSVM_PAUSE", "LIBSVM_FREE_SHARE"]
+           "WORKING_SET", "LIBSVM_PAUSE", "LIBSVM_WORK",
+           "LIBSVM_PROBE"]
 
 #: Target of the relative duality gap of a candidate's solution (the certificate asks
 #: for :data:`~.problem.CERTIFICATE_RTOL`; the selection rule's intervals shrink with it).
@@ -105,10 +106,14 @@ PIVOT_PAUSE = 16
 #: screen, and as a start of the pivots, each with its own pause, which doubles with every
 #: miss in a row, up to this many, and ends at the first hit.
 LIBSVM_PAUSE = 64
-#: libsvm's point is tried only while the last candidate's point has at least this share
-#: of its slots free: with fewer, the faces are small and the neighbour's point leads to
-#: the optimum in less time than libsvm takes.
-LIBSVM_FREE_SHARE = 0.1
+#: libsvm's point is tried only while candidates that start from their neighbour's point
+#: take at least this many face solves and rounds (a moving average): with fewer, the
+#: neighbour's point leads to the optimum in less time than libsvm takes.
+LIBSVM_WORK = 6.0
+#: While libsvm's point is tried, every this-many-th candidate starts from its neighbour's
+#: point alone, so that the average follows the data.
+LIBSVM_PROBE = 16
+_WORK_WEIGHT = 0.2  # weight of the newest candidate in the moving average
 
 _RIDGE = 1e-13  # relative to max Q_ss: the face matrices' ridge
 _PIVOT_GRADIENT = 1e-10  # a bound slot's gradient this far on the wrong side is optimal
@@ -283,6 +288,9 @@ class FaceDescentSolver:
                                   float(np.max(self.diag))) \
             if libsvm and LibsvmStart.fits(len(self.u)) else None
         self._pivot_pause, self._screen_pause, self._start_pause = _Pause(), _Pause(), _Pause()
+        self._face_solves = 0  # face solves so far (the work of a candidate)
+        self._neighbour_work = 0.0  # moving average of the work from a neighbour's point
+        self._candidates = 0
 
     # ---- the candidate's data -------------------------------------------------------------
     def _anchor(self, k: int) -> _Anchor:
@@ -348,6 +356,7 @@ class FaceDescentSolver:
         given): through the shared factor of :mod:`.face_system` from
         :data:`SHARED_FACTOR_FROM` slots (without ``new_factor``, only if its current base
         serves them), else (or if that has no factor) directly."""
+        self._face_solves += 1
         d = None
         if len(slots) >= SHARED_FACTOR_FROM and self._shared_misses <= SHARED_MISSES \
                 and (new_factor or self.faces.fits(slots)):
@@ -593,8 +602,10 @@ class FaceDescentSolver:
         point = self._iterate(anchor, alpha, self._moved(self.v, raised, alpha[raised]
                                                          - self.alpha[raised]))
         screen = np.isfinite(gap_bound) and self.tau is not None
-        free = (self.alpha > 0.0) & (self.alpha < self.u)
-        libsvm = self.libsvm is not None and free.mean() >= LIBSVM_FREE_SHARE
+        self._candidates += 1
+        libsvm = self.libsvm is not None and self._neighbour_work >= LIBSVM_WORK \
+            and self._candidates % LIBSVM_PROBE != 0
+        solves = self._face_solves
         from_libsvm = None
         if screen and libsvm and self._screen_pause.ready():
             from_libsvm = self._libsvm_point(anchor)
@@ -626,6 +637,8 @@ class FaceDescentSolver:
                     point = self._exact(anchor, point)
                     bounds = self._gap_bounds(anchor, point)
                 if bounds[0] > gap_bound + GAP_ATOL:
+                    if not libsvm:
+                        self._track(solves, rounds)
                     return self._screened(anchor, point, rounds, bounds)
             rounds += 1
             G = 1.0 - point.margins
@@ -645,8 +658,16 @@ class FaceDescentSolver:
             raise SolverError(f"{self.name}: candidate {k} not certified, duality gap "
                               f"{point.gap:.3g} > {allowed:.3g}", status="not_certified")
         self.alpha, self.v = point.alpha, point.v
+        if not libsvm:
+            self._track(solves, rounds)
         return CandidateSolution(anchor.k, point.alpha, None, point.primal, point.dual,
                                  rounds, status, scores=point.scores)
+
+    def _track(self, solves: int, rounds: int) -> None:
+        """Add a candidate that started from its neighbour's point to the moving average of
+        their work (face solves since ``solves``, and rounds)."""
+        work = self._face_solves - solves + rounds
+        self._neighbour_work += _WORK_WEIGHT * (work - self._neighbour_work)
 
     # ---- public --------------------------------------------------------------------------
     def iter_solutions(self, candidates: Sequence[int],
