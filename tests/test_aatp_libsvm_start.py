@@ -79,7 +79,7 @@ def test_a_loose_tolerance_still_gives_a_point_in_the_box_near_the_optimum():
 
 
 def test_kernels_too_large_for_memory_get_no_libsvm_start(monkeypatch):
-    assert LibsvmStart.fits(1000)
+    assert LibsvmStart.fits(1000) and not LibsvmStart.fits(5000)
     assert not LibsvmStart.fits(1000, memory=8 * 1002 ** 2 - 1)
     problem = items_problem(None, np.r_[np.ones(3), np.zeros(5)].astype(int), 1.0)
     gram = check_gram_matrix(np.eye(8))

@@ -46,8 +46,11 @@ __all__ = ["TOLERANCE", "MEMORY", "LibsvmStart", "epsilon"]
 #: libsvm's stopping tolerance (its ``tol``): the largest violation of the optimality
 #: conditions it leaves, in margin units.
 TOLERANCE = 1e-3
-#: Bytes the kernel matrix of the slots may take: larger problems get no libsvm start.
-MEMORY = 2 ** 28
+#: Bytes the kernel matrix of the slots may take (about 2,000 slots): larger problems get
+#: no libsvm start. libsvm's time grows faster than the face-descent engine's per
+#: candidate, and at 5,000 slots one fit takes longer than the engine's average candidate
+#: (docs/aatp.md, "Screening of candidates").
+MEMORY = 2 ** 25
 #: libsvm's iterations per slot before it stops (its solution is then still a start).
 ITERATIONS_PER_SLOT = 100
 
