@@ -82,6 +82,7 @@ def test_the_fallback_reaches_the_same_optimum(libsvm, monkeypatch):
     reduction and the dense interior point, from the warm start's certificate (without
     libsvm's points, which start pivots of their own, that is most of them)."""
     monkeypatch.setattr(face_descent, "LIBSVM_WORK", 0.0)  # whatever the neighbours' work
+    monkeypatch.setattr(face_descent, "LIBSVM_FREE_SHARE", 0.0)
     rng = np.random.default_rng(1)
     statuses = set()
     for _ in range(6):

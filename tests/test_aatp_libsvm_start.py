@@ -109,6 +109,7 @@ def test_libsvm_screening_holds_the_true_gap_and_keeps_the_choice(seed, monkeypa
              for s in FaceDescentSolver(problem, gram, 0.1).solve_many(tour)}
     monkeypatch.setattr(face_descent, "LIBSVM_PAUSE", 0)  # try libsvm on every candidate
     monkeypatch.setattr(face_descent, "LIBSVM_WORK", 0.0)  # whatever the neighbours' work
+    monkeypatch.setattr(face_descent, "LIBSVM_FREE_SHARE", 0.0)
     monkeypatch.setattr(face_descent, "LIBSVM_PROBE", 10 ** 9)
     solver = FaceDescentSolver(problem, gram, 0.1)
     best, from_libsvm = [np.inf], 0
@@ -144,6 +145,7 @@ def test_libsvm_is_asked_only_while_neighbours_take_work(monkeypatch):
     monkeypatch.setattr(LibsvmStart, "alpha", lambda self, k: calls.append(k) or original(self, k))
     monkeypatch.setattr(face_descent, "LIBSVM_PAUSE", 0)
     monkeypatch.setattr(face_descent, "LIBSVM_PROBE", 4)
+    monkeypatch.setattr(face_descent, "LIBSVM_FREE_SHARE", 0.0)
     asked = {}
     for work in (np.inf, 0.0):
         calls.clear()

@@ -44,7 +44,8 @@ of a real RBF Gram matrix below ``1e-8·λ_max``), so every method here only eve
   shifts, is not), then, when the pivots from the neighbour's point give up, as the start
   of pivots of its own (its partition is nearly right). Each use that misses pauses the
   next ones (:data:`LIBSVM_PAUSE`), and neither is tried while candidates that start from
-  their neighbour's point need few face solves and rounds (:data:`LIBSVM_WORK`).
+  their neighbour's point need few face solves and rounds (:data:`LIBSVM_WORK`) or have
+  few free slots (:data:`LIBSVM_FREE_SHARE`).
 
 Entries of the Gram matrix are read as float64 (:class:`_Rows`): a float64 matrix in place,
 memory-mapped or not, and a float32 one converted row by row as the solver asks, never
@@ -73,7 +74,7 @@ from .selection import GAP_ATOL
 
 __all__ = ["FaceDescentSolver", "SCREENED_STATUS", "TARGET_RTOL", "MAX_ROUNDS", "BURST",
            "WORKING_SET", "LIBSVM_PAUSE", "LIBSVM_WORK",
-           "LIBSVM_PROBE"]
+           "LIBSVM_FREE_SHARE", "LIBSVM_PROBE"]
 
 #: Target of the relative duality gap of a candidate's solution (the certificate asks
 #: for :data:`~.problem.CERTIFICATE_RTOL`; the selection rule's intervals shrink with it).
@@ -107,9 +108,11 @@ PIVOT_PAUSE = 16
 #: miss in a row, up to this many, and ends at the first hit.
 LIBSVM_PAUSE = 64
 #: libsvm's point is tried only while candidates that start from their neighbour's point
-#: take at least this many face solves and rounds (a moving average): with fewer, the
+#: take at least this many face solves and rounds (a moving average), and their optima
+#: have at least :data:`LIBSVM_FREE_SHARE` of their slots free: otherwise the
 #: neighbour's point leads to the optimum in less time than libsvm takes.
 LIBSVM_WORK = 6.0
+LIBSVM_FREE_SHARE = 0.1
 #: While libsvm's point is tried, every this-many-th candidate starts from its neighbour's
 #: point alone, so that the average follows the data.
 LIBSVM_PROBE = 16
@@ -290,6 +293,7 @@ class FaceDescentSolver:
         self._pivot_pause, self._screen_pause, self._start_pause = _Pause(), _Pause(), _Pause()
         self._face_solves = 0  # face solves so far (the work of a candidate)
         self._neighbour_work = 0.0  # moving average of the work from a neighbour's point
+        self._free_share = 0.0  # share of free slots at the last such optimum
         self._candidates = 0
 
     # ---- the candidate's data -------------------------------------------------------------
@@ -604,7 +608,7 @@ class FaceDescentSolver:
         screen = np.isfinite(gap_bound) and self.tau is not None
         self._candidates += 1
         libsvm = self.libsvm is not None and self._neighbour_work >= LIBSVM_WORK \
-            and self._candidates % LIBSVM_PROBE != 0
+            and self._free_share >= LIBSVM_FREE_SHARE and self._candidates % LIBSVM_PROBE != 0
         solves = self._face_solves
         from_libsvm = None
         if screen and libsvm and self._screen_pause.ready():
@@ -660,6 +664,7 @@ class FaceDescentSolver:
         self.alpha, self.v = point.alpha, point.v
         if not libsvm:
             self._track(solves, rounds)
+            self._free_share = float(np.mean((point.alpha > 0.0) & (point.alpha < self.u)))
         return CandidateSolution(anchor.k, point.alpha, None, point.primal, point.dual,
                                  rounds, status, scores=point.scores)
 
