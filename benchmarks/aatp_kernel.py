@@ -186,7 +186,8 @@ def cell(name: str, X: np.ndarray, y: np.ndarray, gamma_d: float, C: float) -> d
     solved = ~model.candidate_screened_
     row = {"data": name, "n": len(y), "relevant": int(y.sum()), "gamma_d": gamma_d, "C": C,
            "engine": model.engine_, "rank": int(model.gram_rank_), "seconds": seconds,
-           "linear": linear, "svc": svc, "svr": svr, "screened": int(model.candidate_screened_.sum()),
+           "linear": linear, "svc": svc, "svr": svr,
+           "screened": int(model.candidate_screened_.sum()),
            "max_gap": float(np.max(model.candidate_duality_gaps_[solved] / np.maximum(
                1.0, np.abs(model.candidate_objectives_[solved])))),
            "candidate": int(model.candidate_), "objective": float(model.objective_),
@@ -268,7 +269,8 @@ def grid(names: list[str], sizes: list[int], gammas: list[float], Cs: list[float
         print(f"| {r['data']} | {r['n']} | {r['relevant']} | {r['gamma_d']:g} | {r['C']:g} | "
               f"{r['engine']} | {r['rank']} | {r['seconds']:.2f} | {r['linear']:.2f} | "
               f"{r['svc']:.2f} | {r['seconds'] / r['svc']:.1f} | {r['svr']:.2f} | "
-              f"{r['seconds'] / r['svr']:.1f} | {r['seconds'] / r['linear']:.1f} | {r['seconds'] / r['target']:.2f} | "
+              f"{r['seconds'] / r['svr']:.1f} | {r['seconds'] / r['linear']:.1f} | "
+              f"{r['seconds'] / r['target']:.2f} | "
               f"{r['screened']}/{r['n']} | {r['max_gap']:.0e} | {ref_cells[0]} | "
               f"{ref_cells[1]} |")
     worst = rows[0]

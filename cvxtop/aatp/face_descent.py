@@ -588,10 +588,10 @@ class FaceDescentSolver:
                                  rounds, SCREENED_STATUS, scores=point.scores,
                                  gap_bounds=bounds)
 
-    def _libsvm_point(self, anchor: _Anchor) -> _Iterate:
-        """libsvm's point for the candidate (:mod:`.libsvm_start`), with exact products."""
+    def _libsvm_point(self, anchor: _Anchor, zero_curvature: np.ndarray) -> _Iterate:
+        """libsvm's point for the candidate (:mod:`.libsvm_start`), with exact products;
+        the slots of ``zero_curvature`` sit at ``u``."""
         alpha = self.libsvm.alpha(anchor.k)
-        zero_curvature = self._zero_curvature(anchor)
         alpha[zero_curvature] = self.u[zero_curvature]
         return self._iterate(anchor, alpha)
 
@@ -612,7 +612,7 @@ class FaceDescentSolver:
         solves = self._face_solves
         from_libsvm = None
         if screen and libsvm and self._screen_pause.ready():
-            from_libsvm = self._libsvm_point(anchor)
+            from_libsvm = self._libsvm_point(anchor, zero_curvature)
             bounds = self._gap_bounds(anchor, from_libsvm)
             hit = bounds[0] > gap_bound + GAP_ATOL
             self._screen_pause.record(hit, LIBSVM_PAUSE)
@@ -624,7 +624,7 @@ class FaceDescentSolver:
             self._pivot_pause.record(solved, PIVOT_PAUSE)
         if not solved and libsvm and self._start_pause.ready():
             if from_libsvm is None:
-                from_libsvm = self._libsvm_point(anchor)
+                from_libsvm = self._libsvm_point(anchor, zero_curvature)
             trial, solved = self._pivots(anchor, from_libsvm, live)
             self._start_pause.record(solved, LIBSVM_PAUSE)
             point = min(point, trial, key=lambda p: p.gap)
@@ -642,7 +642,7 @@ class FaceDescentSolver:
                     bounds = self._gap_bounds(anchor, point)
                 if bounds[0] > gap_bound + GAP_ATOL:
                     if not libsvm:
-                        self._track(solves, rounds)
+                        self._track(solves, rounds, None)
                     return self._screened(anchor, point, rounds, bounds)
             rounds += 1
             G = 1.0 - point.margins
@@ -663,16 +663,18 @@ class FaceDescentSolver:
                               f"{point.gap:.3g} > {allowed:.3g}", status="not_certified")
         self.alpha, self.v = point.alpha, point.v
         if not libsvm:
-            self._track(solves, rounds)
-            self._free_share = float(np.mean((point.alpha > 0.0) & (point.alpha < self.u)))
+            self._track(solves, rounds, point.alpha)
         return CandidateSolution(anchor.k, point.alpha, None, point.primal, point.dual,
                                  rounds, status, scores=point.scores)
 
-    def _track(self, solves: int, rounds: int) -> None:
+    def _track(self, solves: int, rounds: int, optimum: np.ndarray | None) -> None:
         """Add a candidate that started from its neighbour's point to the moving average of
-        their work (face solves since ``solves``, and rounds)."""
+        their work (face solves since ``solves``, and rounds) and, if it was solved, take
+        the share of free slots at its ``optimum``."""
         work = self._face_solves - solves + rounds
         self._neighbour_work += _WORK_WEIGHT * (work - self._neighbour_work)
+        if optimum is not None:
+            self._free_share = float(np.mean((optimum > 0.0) & (optimum < self.u)))
 
     # ---- public --------------------------------------------------------------------------
     def iter_solutions(self, candidates: Sequence[int],
