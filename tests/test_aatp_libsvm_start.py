@@ -108,9 +108,7 @@ def test_libsvm_screening_holds_the_true_gap_and_keeps_the_choice(seed, monkeypa
     exact = {s.candidate: score_candidate(problem, s, 0.1)
              for s in FaceDescentSolver(problem, gram, 0.1).solve_many(tour)}
     monkeypatch.setattr(face_descent, "LIBSVM_PAUSE", 0)  # try libsvm on every candidate
-    monkeypatch.setattr(face_descent, "LIBSVM_WORK", 0.0)  # whatever the neighbours' work
-    monkeypatch.setattr(face_descent, "LIBSVM_FREE_SHARE", 0.0)
-    monkeypatch.setattr(face_descent, "LIBSVM_PROBE", 10 ** 9)
+    monkeypatch.setattr(face_descent._Race, "choose", lambda self: True)  # whatever it costs
     solver = FaceDescentSolver(problem, gram, 0.1)
     best, from_libsvm = [np.inf], 0
     for solution in solver.iter_solutions(tour, gap_bound=lambda: best[0]):
@@ -132,30 +130,61 @@ def test_libsvm_screening_holds_the_true_gap_and_keeps_the_choice(seed, monkeypa
     assert with_libsvm.objective_ == pytest.approx(without.objective_, rel=1e-10)
 
 
-def test_libsvm_is_asked_only_while_neighbours_take_work(monkeypatch):
-    """While candidates from their neighbour's point take fewer face solves and rounds than
-    LIBSVM_WORK (on average) libsvm is not asked; with the threshold at 0 every candidate
-    with a screening bound asks it, but for the probes of the neighbour's point."""
+def test_the_race_takes_the_cheaper_way_and_probes_the_other():
+    """The way of less work leads; the other is probed after LIBSVM_PROBE candidates, then
+    at doubling intervals while it keeps losing; one outlying candidate does not turn the
+    lead, a run of them does, and the probes start again after a change of lead."""
+    race = face_descent._Race()
+    assert race.choose() is False  # nothing known: without libsvm
+    race.record(False, 1000.0)
+    ways = []
+    for _ in range(face_descent.LIBSVM_PROBE):
+        ways.append(race.choose())
+        race.record(ways[-1], 5000.0 if ways[-1] else 1000.0)
+    assert ways == [False] * (face_descent.LIBSVM_PROBE - 1) + [True]  # the first probe
+    probes, position = [], 0
+    for _ in range(2000):
+        way = race.choose()
+        position += 1
+        if way:
+            probes.append(position)
+        race.record(way, 5000.0 if way else 1000.0)
+    gaps = np.diff([0] + probes)
+    assert list(gaps[:4]) == [2 * face_descent.LIBSVM_PROBE, 4 * face_descent.LIBSVM_PROBE,
+                              8 * face_descent.LIBSVM_PROBE, 16 * face_descent.LIBSVM_PROBE]
+    assert gaps.max() == face_descent.LIBSVM_PROBE_MAX
+    race.record(False, 10 ** 6)  # one outlier: the lead stays
+    assert race.choose() is False
+    for _ in range(20):  # the way without libsvm turns expensive
+        race.record(False, 10 ** 6)
+    assert race.leader() is True
+    ways = [race.choose() for _ in range(face_descent.LIBSVM_PROBE)]
+    assert ways == [True] * (face_descent.LIBSVM_PROBE - 1) + [False]
+
+
+def test_libsvm_is_asked_only_where_it_saves_work(monkeypatch):
+    """Counted as costly, libsvm is asked on probes only (a handful over the tour); counted
+    as free, on every candidate with a screening bound but the probes of the other way."""
     K, y = screening_data(0)
     gram = check_gram_matrix(K)
-    problem = items_problem(None, y, 0.01)
+    problem = items_problem(None, y, 0.1)  # faces to solve: work without libsvm
     tour = nearest_neighbour_tour(gram, problem.candidates)
     calls = []
     original = LibsvmStart.alpha
     monkeypatch.setattr(LibsvmStart, "alpha", lambda self, k: calls.append(k) or original(self, k))
     monkeypatch.setattr(face_descent, "LIBSVM_PAUSE", 0)
     monkeypatch.setattr(face_descent, "LIBSVM_PROBE", 4)
-    monkeypatch.setattr(face_descent, "LIBSVM_FREE_SHARE", 0.0)
     asked = {}
-    for work in (np.inf, 0.0):
+    for weight in (1e9, 0.0):
         calls.clear()
-        monkeypatch.setattr(face_descent, "LIBSVM_WORK", work)
+        monkeypatch.setattr(face_descent, "LIBSVM_STEP_WORK", weight)
+        monkeypatch.setattr(face_descent, "LIBSVM_KERNEL_WORK", weight)
         solver = FaceDescentSolver(problem, gram, 0.1)
         best = [np.inf]
         for solution in solver.iter_solutions(tour, gap_bound=lambda: best[0]):
             if solution.status != SCREENED_STATUS:
                 best[0] = min(best[0], score_candidate(problem, solution, 0.1).gap)
-        asked[work] = len(calls)
-    assert asked[np.inf] == 0
-    # every candidate after the first has a bound; every 4th is a probe
-    assert asked[0.0] >= len(tour) - 1 - len(tour) // 4
+        asked[weight] = len(calls)
+    probes = int(np.log2(len(tour) / 4)) + 1  # at 4, 4 + 8, 4 + 8 + 16, ... candidates
+    assert 1 <= asked[1e9] <= 2 * probes  # a probe may ask twice (screen, start)
+    assert asked[0.0] >= len(tour) - 2 - len(tour) // 4

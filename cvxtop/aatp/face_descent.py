@@ -43,9 +43,10 @@ of a real RBF Gram matrix below ``1e-8·λ_max``), so every method here only eve
   small enough to screen at once, where a neighbour's optimum, whose margins the new anchor
   shifts, is not), then, when the pivots from the neighbour's point give up, as the start
   of pivots of its own (its partition is nearly right). Each use that misses pauses the
-  next ones (:data:`LIBSVM_PAUSE`), and neither is tried while candidates that start from
-  their neighbour's point need few face solves and rounds (:data:`LIBSVM_WORK`) or have
-  few free slots (:data:`LIBSVM_FREE_SHARE`).
+  next ones (:data:`LIBSVM_PAUSE`). Whether libsvm is asked at all is decided by the work
+  that candidates took with it and without it (moving averages, in reads of Gram entries:
+  :data:`FACE_SOLVE_WORK` and the other weights below), the cheaper way being taken and
+  the other probed now and then (:class:`_Race`).
 
 Entries of the Gram matrix are read as float64 (:class:`_Rows`): a float64 matrix in place,
 memory-mapped or not, and a float32 one converted row by row as the solver asks, never
@@ -73,8 +74,8 @@ from .problem import (CERTIFICATE_RTOL, SCREENED_STATUS, AATPProblem, CandidateS
 from .selection import GAP_ATOL
 
 __all__ = ["FaceDescentSolver", "SCREENED_STATUS", "TARGET_RTOL", "MAX_ROUNDS", "BURST",
-           "WORKING_SET", "LIBSVM_PAUSE", "LIBSVM_WORK",
-           "LIBSVM_FREE_SHARE", "LIBSVM_PROBE"]
+           "WORKING_SET", "LIBSVM_PAUSE", "LIBSVM_PROBE", "LIBSVM_PROBE_MAX",
+           "FACE_SOLVE_WORK", "PRODUCT_WORK", "LIBSVM_KERNEL_WORK", "LIBSVM_STEP_WORK"]
 
 #: Target of the relative duality gap of a candidate's solution (the certificate asks
 #: for :data:`~.problem.CERTIFICATE_RTOL`; the selection rule's intervals shrink with it).
@@ -107,15 +108,22 @@ PIVOT_PAUSE = 16
 #: screen, and as a start of the pivots, each with its own pause, which doubles with every
 #: miss in a row, up to this many, and ends at the first hit.
 LIBSVM_PAUSE = 64
-#: libsvm's point is tried only while candidates that start from their neighbour's point
-#: take at least this many face solves and rounds (a moving average), and their optima
-#: have at least :data:`LIBSVM_FREE_SHARE` of their slots free: otherwise the
-#: neighbour's point leads to the optimum in less time than libsvm takes.
-LIBSVM_WORK = 6.0
-LIBSVM_FREE_SHARE = 0.1
-#: While libsvm's point is tried, every this-many-th candidate starts from its neighbour's
-#: point alone, so that the average follows the data.
+#: The way (with or without libsvm's point) whose candidates took more work is probed on
+#: every this-many-th candidate; the interval doubles, up to :data:`LIBSVM_PROBE_MAX`,
+#: while the probes keep losing, and starts again when one wins.
 LIBSVM_PROBE = 16
+LIBSVM_PROBE_MAX = 256
+#: The work of a candidate, counted in reads of one Gram entry (an entry of a face matrix
+#: or of the working set's columns): a face solve counts :data:`FACE_SOLVE_WORK`, a Gram
+#: row combined into updated products ``K β`` :data:`PRODUCT_WORK` per entry, and a libsvm
+#: fit :data:`LIBSVM_KERNEL_WORK` per entry of its kernel matrix (the checks of the call)
+#: plus :data:`LIBSVM_STEP_WORK` per slot and iteration. The weights are a least-squares
+#: fit of candidates' times on 12 cells of the kernel benchmark (docs/aatp.md,
+#: "Screening of candidates"); they only decide which way is faster, never a result.
+FACE_SOLVE_WORK = 10_000.0
+PRODUCT_WORK = 0.13
+LIBSVM_KERNEL_WORK = 0.3
+LIBSVM_STEP_WORK = 0.2
 _WORK_WEIGHT = 0.2  # weight of the newest candidate in the moving average
 
 _RIDGE = 1e-13  # relative to max Q_ss: the face matrices' ridge
@@ -253,6 +261,51 @@ class _Pause:
         self.skip = self.length
 
 
+class _Race:
+    """Which of two ways to take, from the work of the candidates given each: the way of
+    less typical work (a moving average of its logarithm, :data:`_WORK_WEIGHT` for the
+    newest, so that one candidate of outlying work does not turn the choice), and on
+    probes the other, every :data:`LIBSVM_PROBE`-th candidate after the lead changed,
+    then less often while the probes keep losing (up to :data:`LIBSVM_PROBE_MAX`). The
+    first candidate takes ``False``, the first probe ``True``."""
+
+    def __init__(self) -> None:
+        self.log_work: dict[bool, float] = {}  # way → moving average of log(1 + work)
+        self.interval = LIBSVM_PROBE
+        self.until_probe = LIBSVM_PROBE
+        self.probing = False  # whether the current candidate is a probe
+
+    def leader(self) -> bool:
+        """The way taken but on probes."""
+        if len(self.log_work) < 2:
+            return next(iter(self.log_work), False)
+        return bool(self.log_work[True] < self.log_work[False])
+
+    def choose(self) -> bool:
+        """The way of the next candidate."""
+        if not self.log_work:
+            return False
+        self.until_probe -= 1
+        self.probing = self.until_probe <= 0
+        return self.leader() != self.probing
+
+    def record(self, way: bool, work: float) -> None:
+        """Add a candidate that was given ``way`` (a way's pauses are part of it) and took
+        ``work``. When the lead changes the probe interval starts again; after a probe
+        that leaves it, the interval doubles."""
+        leader = self.leader()
+        old = self.log_work.get(way)
+        new = float(np.log1p(work))
+        self.log_work[way] = new if old is None else old + _WORK_WEIGHT * (new - old)
+        if self.leader() != leader:
+            self.interval = LIBSVM_PROBE
+        elif self.probing:
+            self.interval = min(LIBSVM_PROBE_MAX, 2 * self.interval)
+        if self.probing or self.leader() != leader:
+            self.until_probe = self.interval
+        self.probing = False
+
+
 class FaceDescentSolver:
     """Certified kernel-form solver of eq. (4) for many candidates (module docstring).
 
@@ -291,10 +344,9 @@ class FaceDescentSolver:
                                   float(np.max(self.diag))) \
             if libsvm and LibsvmStart.fits(len(self.u)) else None
         self._pivot_pause, self._screen_pause, self._start_pause = _Pause(), _Pause(), _Pause()
-        self._face_solves = 0  # face solves so far (the work of a candidate)
-        self._neighbour_work = 0.0  # moving average of the work from a neighbour's point
-        self._free_share = 0.0  # share of free slots at the last such optimum
-        self._candidates = 0
+        self._work = 0.0  # work so far, in Gram entries read (FACE_SOLVE_WORK)
+        self._libsvm_race = _Race()  # whether a candidate may ask libsvm
+        self._warm = False  # whether a candidate was solved (the next starts from it)
 
     # ---- the candidate's data -------------------------------------------------------------
     def _anchor(self, k: int) -> _Anchor:
@@ -306,6 +358,7 @@ class FaceDescentSolver:
     def _columns(self, anchor: _Anchor, slots: np.ndarray, within: np.ndarray) -> np.ndarray:
         """``Q[within, slots]``."""
         items, rows_of = self.item[slots], self.item[within]
+        self._work += len(slots) * len(within)
         anchored = self.rows.block(rows_of, items) - anchor.row[rows_of][:, None] \
             - (anchor.row[items] - anchor.kk)[None, :]
         return anchored * self.sign[within][:, None] * self.sign[slots][None, :]
@@ -323,6 +376,7 @@ class FaceDescentSolver:
         change = np.bincount(self.item[slots], weights=self.sign[slots] * delta,
                              minlength=self.gram.n)
         items = np.flatnonzero(change)
+        self._work += PRODUCT_WORK * len(items) * self.gram.n
         return v + self.rows.combine(items, change[items]) if len(items) else v
 
     def _iterate(self, anchor: _Anchor, alpha: np.ndarray, v: np.ndarray | None = None
@@ -360,7 +414,7 @@ class FaceDescentSolver:
         given): through the shared factor of :mod:`.face_system` from
         :data:`SHARED_FACTOR_FROM` slots (without ``new_factor``, only if its current base
         serves them), else (or if that has no factor) directly."""
-        self._face_solves += 1
+        self._work += FACE_SOLVE_WORK
         d = None
         if len(slots) >= SHARED_FACTOR_FROM and self._shared_misses <= SHARED_MISSES \
                 and (new_factor or self.faces.fits(slots)):
@@ -592,10 +646,24 @@ class FaceDescentSolver:
         """libsvm's point for the candidate (:mod:`.libsvm_start`), with exact products;
         the slots of ``zero_curvature`` sit at ``u``."""
         alpha = self.libsvm.alpha(anchor.k)
+        size = len(self.u) + 2
+        self._work += LIBSVM_KERNEL_WORK * size ** 2 \
+            + LIBSVM_STEP_WORK * self.libsvm.iterations * size
         alpha[zero_curvature] = self.u[zero_curvature]
         return self._iterate(anchor, alpha)
 
-    def _solve(self, k: int, gap_bound: float) -> CandidateSolution:
+    def _solve_and_record(self, k: int, gap_bound: float) -> CandidateSolution:
+        """:meth:`_solve`, its work recorded for the choice of asking libsvm (but for the
+        first candidate, which starts from zero rather than from a neighbour)."""
+        work, warm = self._work, self._warm
+        libsvm = self.libsvm is not None and warm and self._libsvm_race.choose()
+        solution = self._solve(k, gap_bound, libsvm)
+        if self.libsvm is not None and warm:
+            self._libsvm_race.record(libsvm, self._work - work)
+        self._warm = True
+        return solution
+
+    def _solve(self, k: int, gap_bound: float, libsvm: bool) -> CandidateSolution:
         anchor = self._anchor(k)
         zero_curvature = self._zero_curvature(anchor)
         alpha = self.alpha.copy()
@@ -606,10 +674,6 @@ class FaceDescentSolver:
         point = self._iterate(anchor, alpha, self._moved(self.v, raised, alpha[raised]
                                                          - self.alpha[raised]))
         screen = np.isfinite(gap_bound) and self.tau is not None
-        self._candidates += 1
-        libsvm = self.libsvm is not None and self._neighbour_work >= LIBSVM_WORK \
-            and self._free_share >= LIBSVM_FREE_SHARE and self._candidates % LIBSVM_PROBE != 0
-        solves = self._face_solves
         from_libsvm = None
         if screen and libsvm and self._screen_pause.ready():
             from_libsvm = self._libsvm_point(anchor, zero_curvature)
@@ -641,8 +705,6 @@ class FaceDescentSolver:
                     point = self._exact(anchor, point)
                     bounds = self._gap_bounds(anchor, point)
                 if bounds[0] > gap_bound + GAP_ATOL:
-                    if not libsvm:
-                        self._track(solves, rounds, None)
                     return self._screened(anchor, point, rounds, bounds)
             rounds += 1
             G = 1.0 - point.margins
@@ -662,19 +724,8 @@ class FaceDescentSolver:
             raise SolverError(f"{self.name}: candidate {k} not certified, duality gap "
                               f"{point.gap:.3g} > {allowed:.3g}", status="not_certified")
         self.alpha, self.v = point.alpha, point.v
-        if not libsvm:
-            self._track(solves, rounds, point.alpha)
         return CandidateSolution(anchor.k, point.alpha, None, point.primal, point.dual,
                                  rounds, status, scores=point.scores)
-
-    def _track(self, solves: int, rounds: int, optimum: np.ndarray | None) -> None:
-        """Add a candidate that started from its neighbour's point to the moving average of
-        their work (face solves since ``solves``, and rounds) and, if it was solved, take
-        the share of free slots at its ``optimum``."""
-        work = self._face_solves - solves + rounds
-        self._neighbour_work += _WORK_WEIGHT * (work - self._neighbour_work)
-        if optimum is not None:
-            self._free_share = float(np.mean((optimum > 0.0) & (optimum < self.u)))
 
     # ---- public --------------------------------------------------------------------------
     def iter_solutions(self, candidates: Sequence[int],
@@ -685,7 +736,8 @@ class FaceDescentSolver:
         # from running chunks of candidates in separate workers (n_jobs)
         with single_threaded_blas():
             for k in candidates:
-                yield self._solve(int(k), np.inf if gap_bound is None else gap_bound())
+                yield self._solve_and_record(int(k), np.inf if gap_bound is None
+                                             else gap_bound())
                 if progress is not None:
                     progress(1)
 

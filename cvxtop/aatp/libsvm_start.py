@@ -86,6 +86,7 @@ class LibsvmStart:
         self.targets = np.r_[sign * (self.epsilon + 1.0), self.epsilon, -self.epsilon]
         self.weights = np.r_[upper, 2.0 * upper.sum(), 2.0 * upper.sum()]
         self.kernel: np.ndarray | None = None
+        self.iterations = 0  # libsvm's iterations in the last call
 
     @staticmethod
     def fits(n_slots: int, memory: int | None = None) -> bool:
@@ -109,6 +110,7 @@ class LibsvmStart:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             model.fit(self.kernel, self.targets, sample_weight=self.weights)
+        self.iterations = int(np.sum(model.n_iter_))
         beta = np.zeros(S + 2)
         beta[model.support_] = model.dual_coef_[0]
         return np.clip(beta[:S] * self.sign, 0.0, self.upper)
