@@ -66,6 +66,20 @@ def test_solve_cutting_plane_refuses_cuts_of_another_loss_and_keeps_its_own():
                             cuts=result.cuts)
 
 
+def test_the_loss_digest_is_computed_once_and_a_rescaled_copy_gets_its_own(monkeypatch):
+    from cvxtop.solvers import cut_store
+    from cvxtop.solvers.scaling import rescaled
+    objective = RankingObjective(X, Y, surrogates.get("prec@k-avg", 0.25), 1.0)
+    hashed = []
+    real = cut_store.hashlib.blake2b
+    monkeypatch.setattr(cut_store.hashlib, "blake2b", lambda **kw: hashed.append(1) or real(**kw))
+    key = loss_key(objective)
+    assert loss_key(objective) == key and len(hashed) == 1
+    other = rescaled(objective, 4.0)  # the same problem on X/4: another loss
+    assert loss_key(other) != key and len(hashed) == 2
+    assert loss_key(RankingObjective(X / 4.0, Y, objective.surrogate, 16.0)) == loss_key(other)
+
+
 def test_a_path_over_lists_and_sparse_features():
     from scipy import sparse
 

@@ -28,7 +28,10 @@ __all__ = ["CutStore", "Cuts", "STORE_BYTES", "cut_rounding", "frobenius", "in_s
 def loss_key(objective: RankingObjective) -> str:
     """A digest of what the loss ``L(y, Zw)`` depends on (the features, the labels, the
     surrogate, and each list with its resolved cut-off), and not ``C``: cuts made for one
-    key are valid for every problem with that key (:class:`Cuts`)."""
+    key are valid for every problem with that key (:class:`Cuts`). Computed once per
+    objective (a fit checks it twice: its options, then the cutting plane)."""
+    if objective.loss_digest is not None:
+        return objective.loss_digest
     Z = objective.Z
     digest = hashlib.blake2b(digest_size=16)
     if sp.issparse(Z):
@@ -43,7 +46,8 @@ def loss_key(objective: RankingObjective) -> str:
         digest.update(repr((array.dtype.str, array.shape)).encode())
         digest.update(memoryview(array).cast("B"))
     digest.update(repr((objective.surrogate.name, Z.shape, objective.ks)).encode())
-    return digest.hexdigest()
+    objective.loss_digest = digest.hexdigest()
+    return objective.loss_digest
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,8 @@ class RankingObjective:
     skip_degenerate: bool = False
     parts: list[Part] = field(init=False, repr=False)
     n_skipped: int = field(init=False, default=0)
+    # the digest of the loss's data (cvxtop.solvers.cut_store.loss_key), once computed
+    loss_digest: str | None = field(init=False, default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.groups is None:

@@ -55,6 +55,7 @@ def rescaled(objective: RankingObjective, scale: float) -> RankingObjective:
     other = copy.copy(objective)
     other.Z = objective.Z / scale
     other.C = objective.C * scale * scale
+    other.loss_digest = None  # the features changed
     return other
 
 
