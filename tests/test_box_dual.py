@@ -224,7 +224,7 @@ def test_a_round_where_the_solve_does_not_apply_is_no_failure(monkeypatch):
     tried = []
     solve = box_dual.box_dual_cut
     monkeypatch.setattr(box_dual, "box_dual_cut",
-                        lambda *args: tried.append(args[-1]) or solve(*args))
+                        lambda *args: tried.append(args[4]) or solve(*args))
     solved = solve_cutting_plane(objective, tol=1e-8)
     assert solved.status == "optimal" and solved.n_iter == sorted(box_dual.SOLVE_ROUNDS)[1]
     assert tried == [False]  # one try, at round 50, without proximal points
@@ -307,6 +307,37 @@ def test_struct_on_sparse_wide_data_is_certified_at_its_dual(monkeypatch):
     assert solved.objective == pytest.approx(alone.objective, rel=2e-8)
 
 
+def test_a_path_starts_the_box_solve_from_the_last_dual_point(monkeypatch):
+    """In a path the solve is tried at PATH_ROUND from the last C's dual point (its items at
+    1 and between): each later C certifies there, at the cold fit's objective, and the
+    start is the earlier point's, not a guess from the scores."""
+    X, y = make_sparse_ranking_data(2000, 1000, density=0.02, noise=0.5, random_state=0)
+    surrogate = surrogates.get("prec@k-struct", 0.25)
+    starts = []
+    solve = box_dual._box_sum_weights
+    monkeypatch.setattr(box_dual, "_box_sum_weights",
+                        lambda problem, at_one, tied, *rest, **kw:
+                        starts.append((at_one.copy(), tied.copy()))
+                        or solve(problem, at_one, tied, *rest, **kw))
+    previous = None
+    for C in (1e-3, 3e-3, 1e-2):
+        objective = RankingObjective(X, y, surrogate, C)
+        starts.clear()
+        path = solve_cutting_plane(objective, tol=1e-8, keep_cuts=True, cuts=previous,
+                                   w0=None if previous is None else path.coef)
+        cold = solve_cutting_plane(RankingObjective(X, y, surrogate, C), tol=1e-8)
+        assert path.status == "optimal" and path.objective == pytest.approx(cold.objective,
+                                                                            rel=2e-8)
+        if previous is not None:
+            assert path.n_iter == box_dual.PATH_ROUND
+            v = previous.dual_point + y
+            at_one, tied = starts[0]
+            assert np.array_equal(at_one, v >= 1 - 1e-9)
+            assert np.array_equal(tied, (v > 1e-9) & (v < 1 - 1e-9))
+        assert path.cuts.dual_point is not None
+        previous = path.cuts
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_struct_weights_are_moved_onto_the_box_with_sum_k(seed):
     rng = np.random.default_rng(seed)
@@ -346,7 +377,7 @@ def test_a_box_solve_with_proximal_points_is_not_repeated(monkeypatch):
     tried = []
     solve = box_dual.box_dual_cut
     monkeypatch.setattr(box_dual, "box_dual_cut",
-                        lambda *args: tried.append(args[-1]) or solve(*args))
+                        lambda *args: tried.append(args[4]) or solve(*args))
     with pytest.warns(UserWarning, match="stopped after 420 rounds"):
         solve_cutting_plane(objective, tol=1e-6, max_iter=420, accept_inaccurate=True)
     assert tried.count(True) == 1  # at round 150; not again at 400

@@ -62,7 +62,7 @@ from scipy.sparse.linalg import LinearOperator, cg
 from .objective import RankingObjective
 from .selection_dual import MIN_FEATURES, DualCut, dual_cut
 
-__all__ = ["SOLVE_ROUNDS", "applies", "box_dual_cut", "hinge_dual_cut", "struct_dual_cut",
+__all__ = ["SOLVE_ROUNDS", "PATH_ROUND", "applies", "box_dual_cut", "hinge_dual_cut", "struct_dual_cut",
            "suits"]
 
 #: Rounds of the cutting plane after which the solve is tried (while the gap is open): it
@@ -70,6 +70,11 @@ __all__ = ["SOLVE_ROUNDS", "applies", "box_dual_cut", "hinge_dual_cut", "struct_
 #: cheap. On the sparse 50,000 × 50,000 set, tried first after round 5, 10, 20 or 30, it
 #: was fastest from round 20 (measured: docs/solvers.md, "Measurements behind the constants").
 SOLVE_ROUNDS = frozenset({20, 50, 150, 400, 1000})
+#: The round of the first try in a path (the cuts of another C kept with the last dual
+#: point): it starts from that point's items at 1 and between, nearly this C's, and on the
+#: sparse 50,000 × 50,000 set prec@k-struct then certifies after 1 round instead of 20
+#: (benchmarks/c_path.py).
+PATH_ROUND = 1
 #: The first of those rounds at which proximal points take over where the steps fail: the
 #: rounds often certify such problems cheaply before it (20,000 × 5,000 sparse data, with
 #: 18,000 items tied at round 20, takes 39 to 91 rounds, at a tenth of the proximal
@@ -98,6 +103,7 @@ RIDGE_START, RIDGE_DECAY, PROXIMAL_STEPS, PROXIMAL_FAILURES = 0.1, 0.3, 40, 3
 #: a ridge too small cycled through all 30 of :data:`MAX_STEPS`, more than half of the fit
 #: (measured: docs/solvers.md, "Measurements behind the constants").
 PROXIMAL_INNER_STEPS = 8
+_START_ROUNDING = 1e-9  # an earlier answer's weight this close to 0 or 1 starts there
 
 
 def suits(objective: RankingObjective) -> bool:
@@ -126,17 +132,18 @@ def applies(objective: RankingObjective, subgradient: np.ndarray) -> bool:
 
 
 def box_dual_cut(objective: RankingObjective, best_scores: np.ndarray,
-                 subgradient: np.ndarray, tol: float, proximal: bool = True
-                 ) -> DualCut | None:
+                 subgradient: np.ndarray, tol: float, proximal: bool = True,
+                 start: np.ndarray | None = None) -> DualCut | None:
     """The cut of :func:`struct_dual_cut` or :func:`hinge_dual_cut` for an objective that
     :func:`suits` this module, at a best point with these scores and score subgradient
-    (``proximal``: whether proximal points take over where the steps fail); ``None``
-    where the solve does not apply there or fails."""
+    (``proximal``: whether proximal points take over where the steps fail; ``start``: the
+    ``g`` of an earlier cut of this loss, whose items at 1 and between are tried first);
+    ``None`` where the solve does not apply there or fails."""
     if not applies(objective, subgradient):
         return None
     if objective.surrogate.dual_form == "box-struct":
-        return struct_dual_cut(objective, best_scores, tol, proximal)
-    return hinge_dual_cut(objective, best_scores, tol, proximal)
+        return struct_dual_cut(objective, best_scores, tol, proximal, start)
+    return hinge_dual_cut(objective, best_scores, tol, proximal, start)
 
 
 class _TiedSystem:
@@ -276,12 +283,18 @@ def _start_guess(scores: np.ndarray, centre: float, tie: float, k: int
 
 
 def _solve_box(problem: _BoxProblem, scores: np.ndarray, centre: float, tie: float,
-               tol: float, cut_of: Callable[[np.ndarray], DualCut], proximal: bool
-               ) -> DualCut | None:
-    """The cut of ``problem``'s answer from the guess at ``scores`` (the items' ``s + c``
-    at the best point); where those steps fail (as many tied items as features: the
-    system is singular), the proximal points of :func:`_proximal_box_weights` if
-    ``proximal``."""
+               tol: float, cut_of: Callable[[np.ndarray], DualCut], proximal: bool,
+               start: np.ndarray | None = None) -> DualCut | None:
+    """The cut of ``problem``'s answer from the guess of an earlier answer ``start`` (its
+    weights at 1 and between), if given and its steps succeed, else from the guess at
+    ``scores`` (the items' ``s + c`` at the best point); where those steps fail (as many
+    tied items as features: the system is singular), the proximal points of
+    :func:`_proximal_box_weights` if ``proximal``."""
+    if start is not None:
+        at_one = start >= 1.0 - _START_ROUNDING
+        found = _box_sum_weights(problem, at_one, ~at_one & (start > _START_ROUNDING), tol)
+        if found is not None:
+            return cut_of(found[0])
     at_one, tied = _start_guess(scores, centre, tie, problem.k)
     found = _box_sum_weights(problem, at_one, tied, tol)
     if found is not None:
@@ -328,10 +341,12 @@ def _proximal_box_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.nda
 
 
 def hinge_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: float,
-                   proximal: bool = True) -> DualCut | None:
+                   proximal: bool = True, start: np.ndarray | None = None
+                   ) -> DualCut | None:
     """The dual point of ``½‖w‖² + C·L₀(Zw)`` found from ``best_scores`` (see the module
     docstring), aiming at the relative gap ``tol``, as a cut of ``L``, with its weights;
-    ``None`` if the solve fails (``proximal``: after the proximal points too)."""
+    ``None`` if the solve fails (``proximal``: after the proximal points too). ``start``:
+    an earlier cut's ``g``, tried first (:func:`_solve_box`)."""
     Z = objective.Z
     Z = sp.csr_matrix(Z) if sp.issparse(Z) else np.asarray(Z)
     bound = objective.parts[0].bound
@@ -345,16 +360,19 @@ def hinge_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: fl
         g[pos], g[neg] = -1.0, _onto_box_sum(v, bound.k, equality=False)
         return dual_cut(objective, g, float(bound.k))
 
-    return _solve_box(problem, best_scores[neg], 0.0, tie, tol, cut_of, proximal)
+    return _solve_box(problem, best_scores[neg], 0.0, tie, tol, cut_of, proximal,
+                      None if start is None else start[neg])
 
 
 def struct_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: float,
-                    proximal: bool = True) -> DualCut | None:
+                    proximal: bool = True, start: np.ndarray | None = None
+                    ) -> DualCut | None:
     """For prec@k-struct, ``sum_largest(s + 1 − y, k) − y·s`` (Kar et al. 2015 eq. (3)), the
     maximum of ``v·(s + 1 − y) − y·s`` over ``{0 <= v <= 1, Σv = k}``: the dual of
     ``½‖w‖² + C·L(Zw)`` over the items, solved as the hinge part's is (``θ`` free), from
     ``best_scores``. Its cut is ``L(s) >= (1 − y)·v + (v − y)·s``, with its weights;
-    ``None`` if the solve fails (``proximal``: after the proximal points too)."""
+    ``None`` if the solve fails (``proximal``: after the proximal points too). ``start``:
+    an earlier cut's ``g = v − y``, tried first (:func:`_solve_box`)."""
     Z = objective.Z
     Z = sp.csr_matrix(Z) if sp.issparse(Z) else np.asarray(Z)
     bound = objective.parts[0].bound
@@ -370,4 +388,5 @@ def struct_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: f
         v = _onto_box_sum(v, k, equality=True)
         return dual_cut(objective, v - y, float(c @ v))
 
-    return _solve_box(problem, augmented, centre, tie, tol, cut_of, proximal)
+    return _solve_box(problem, augmented, centre, tie, tol, cut_of, proximal,
+                      None if start is None else start + y)

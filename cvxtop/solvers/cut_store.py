@@ -33,7 +33,7 @@ def loss_key(objective: RankingObjective) -> str:
     if objective.loss_digest is not None:
         return objective.loss_digest
     Z = objective.Z
-    digest = hashlib.blake2b(digest_size=16)
+    digest = hashlib.sha256()  # (hardware-accelerated on most CPUs)
     if sp.issparse(Z):
         Z = Z.tocsr()
         arrays = [Z.data, Z.indices, Z.indptr]
@@ -46,7 +46,7 @@ def loss_key(objective: RankingObjective) -> str:
         digest.update(repr((array.dtype.str, array.shape)).encode())
         digest.update(memoryview(array).cast("B"))
     digest.update(repr((objective.surrogate.name, Z.shape, objective.ks)).encode())
-    objective.loss_digest = digest.hexdigest()
+    objective.loss_digest = digest.hexdigest()[:32]
     return objective.loss_digest
 
 
@@ -64,9 +64,9 @@ class Cuts:
     intercepts: np.ndarray
     margins: np.ndarray
     h_errors: np.ndarray
-    #: The last near-optimal point of the dual over the items (:mod:`.selection_dual`), as
-    #: its score vector ``g = (u, −v)``: a point of the same polytope at every ``C``, from
-    #: which the next solve's dual solve starts.
+    #: The last near-optimal point of the dual over the items (:mod:`.selection_dual`,
+    #: :mod:`.box_dual`), as its score vector ``g``: a point of the same polytope at every
+    #: ``C``, from which the next solve's dual solve starts.
     dual_point: np.ndarray | None = None
 
     def __len__(self) -> int:

@@ -113,7 +113,9 @@ SEARCH_FEATURES = 500
 #: (:data:`.box_dual.SOLVE_ROUNDS`).
 DUAL_SOLVE_ROUNDS = frozenset({50, 150, 400, 1000})
 #: The round at which a solve that starts from a path's cuts solves the dual from the last
-#: dual point (:attr:`.cut_store.Cuts.dual_point`), unless its cuts certified before.
+#: dual point (:attr:`.cut_store.Cuts.dual_point`), unless its cuts certified before
+#: (prec@k-svmperf's hinge part and prec@k-struct: :data:`.box_dual.PATH_ROUND`, from the
+#: last point's items at 1 and between).
 WARM_DUAL_ROUND = 10
 #: The relative gap the dual solve aims at when the rounds' own ``tol`` is zero.
 DUAL_SOLVE_TOL = 1e-8
@@ -276,9 +278,10 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
     box = box_dual.suits(objective)  # whether its dual over the items is a box with one sum
     sizes_suit = size_dual.suits(objective)  # prec@k-svmperf's dual over labeling sizes
     dual_rounds = box_dual.SOLVE_ROUNDS if box else DUAL_SOLVE_ROUNDS
-    if bundle.dual_point is not None and not box:
+    warm_round = box_dual.PATH_ROUND if box else WARM_DUAL_ROUND
+    if bundle.dual_point is not None:
         # a path's last dual point is near this C's: its solve is tried early
-        dual_rounds = dual_rounds | {WARM_DUAL_ROUND}
+        dual_rounds = dual_rounds | {warm_round}
     query, query_s, mu = best, best_s, 0.0
     upper, lower, gap = np.inf, -np.inf, np.inf
     stats = {"dual_solves": 0, "dual_solve_seconds": 0.0, "dual_steps": 0}
@@ -309,13 +312,14 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
         if try_dual:
             # (a caller that stops the rounds itself passes tol = 0: its cut then aims at 1e-8)
             aim = tol if tol > 0 else DUAL_SOLVE_TOL
-            warm = it == WARM_DUAL_ROUND and bundle.dual_point is not None
+            warm = it == warm_round and bundle.dual_point is not None
             started = time.perf_counter()
             if by_sizes:
                 cut = size_dual.size_dual_cut(objective, best_s, best_oracle[1], upper, lower,
                                               aim, solver)
             elif box:
-                cut = box_dual.box_dual_cut(objective, best_s, best_oracle[1], aim, proximal)
+                cut = box_dual.box_dual_cut(objective, best_s, best_oracle[1], aim, proximal,
+                                            bundle.dual_point if warm else None)
             else:
                 cut = selection_dual_cut(objective, best, aim, stats, threads,
                                          bundle.dual_point)
@@ -330,7 +334,7 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
             if warm and cut is None:
                 bundle.dual_point = None
             if cut is not None:  # a near-optimal dual point: its cut, and its weights
-                bundle.dual_point = None if box else cut.g
+                bundle.dual_point = cut.g
                 bundle.add(cut.h, cut.g, cut.intercept,
                            cut_rounding(cut.intercept, cut.g, None, norm_Z))
                 if cut.value < upper:
