@@ -109,8 +109,8 @@ PIVOT_PAUSE = 16
 #: miss in a row, up to this many, and ends at the first hit.
 LIBSVM_PAUSE = 64
 #: The way (with or without libsvm's point) whose candidates took more work is probed on
-#: every this-many-th candidate; the interval doubles, up to :data:`LIBSVM_PROBE_MAX`,
-#: while the probes keep losing, and starts again when one wins.
+#: the this-many-th candidate after the lead changed; the interval doubles, up to
+#: :data:`LIBSVM_PROBE_MAX`, while the probes keep losing (:class:`_Race`).
 LIBSVM_PROBE = 16
 LIBSVM_PROBE_MAX = 256
 #: The work of a candidate, counted in reads of one Gram entry (an entry of a face matrix
