@@ -95,3 +95,25 @@ def test_a_path_over_lists_and_sparse_features():
                              tol=1e-8).fit(features, labels, groups=lists)
             assert path.status_ == "optimal"
             assert path.objective_ == pytest.approx(cold.objective_, rel=3e-8)
+
+
+def test_a_path_down_leaves_out_cuts_whose_rounding_is_of_a_larger_scale():
+    """On MAGIC, prec@k-max from C = 1e4 down: a cut kept from the large C carries rounding
+    margins of its scale, which at C = 0.002 alone exceeded tol (2,000 rounds, then
+    SolverError) where a cold fit certifies at once. The next solve leaves such cuts out,
+    and every point of the path certifies at the cold fit's objective."""
+    from pathlib import Path
+
+    from cvxtop.datasets import load_paper_dataset
+    X, y = load_paper_dataset("magic", Path(__file__).resolve().parents[1] / "data")
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    path = TopRanker("prec@k-max", k=0.25, warm_start=True, engine="cutting-plane")
+    left_out = 0
+    for C in (1e4, 2154.4, 1.0, 2.1544e-3, 1e-4):
+        path.set_params(C=C).fit(X, y)
+        cold = TopRanker("prec@k-max", k=0.25, C=C, engine="cutting-plane").fit(X, y)
+        assert path.status_ == "optimal" and path.gap_ <= 1e-6
+        assert path.objective_ == pytest.approx(cold.objective_, rel=2e-6)
+        assert path.lower_bound_ <= cold.objective_ * (1 + 1e-12)
+        left_out += path.solve_stats_.get("seeded_cuts_left_out", 0)
+    assert left_out >= 1

@@ -117,6 +117,12 @@ DUAL_SOLVE_ROUNDS = frozenset({50, 150, 400, 1000})
 #: (prec@k-svmperf's hinge part and prec@k-struct: :data:`.box_dual.PATH_ROUND`, from the
 #: last point's items at 1 and between).
 WARM_DUAL_ROUND = 10
+#: A path's cut is left out of the next solve's store when its rounding margins alone
+#: (:func:`.cut_store.cut_rounding`), weighted by ``C``, exceed this share of the gap aimed
+#: at, relative to the start's objective: cuts made at a large ``C`` carry margins of
+#: its scale, and on MAGIC a path down to C = 0.002 ended at 2,000 rounds with its gap
+#: all rounding, where a cold fit certifies at once (benchmarks/c_path.py).
+SEED_ROUNDING = 0.1
 #: The relative gap the dual solve aims at when the rounds' own ``tol`` is zero.
 DUAL_SOLVE_TOL = 1e-8
 
@@ -264,7 +270,8 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
         searched, search_later = True, False
     bundle = CutStore(Z, capacity, patience, master, solver, solver_options, threads)
     if cuts is not None:
-        bundle.seed(cuts)
+        bundle.check(cuts)
+        bundle.dual_point = cuts.dual_point
     norm_Z = frobenius(objective.Z)
     if w0 is None:  # the zero model's scores need no product
         best, best_s = np.zeros(d), np.zeros(Z.shape[0])
@@ -292,6 +299,13 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
         if value < upper:
             upper, best, best_s, best_oracle = value, query, query_s, (loss, g)
             exact_scores = it == 1
+        if it == 1 and cuts is not None:
+            # a path's cuts, but for those whose rounding alone would cost a share of the
+            # gap aimed at here (SEED_ROUNDING of it): made at a larger scale
+            aim = tol if tol > 0 else DUAL_SOLVE_TOL
+            stats["seeded_cuts_left_out"] = bundle.seed(
+                cuts, SEED_ROUNDING * aim * max(abs(value), 1e-300) / C,
+                float(np.linalg.norm(query)))
         h = Z.T @ g
         # a cut the store holds already is refused, and the master's point is queried next;
         # a repeat there too means the model is exact at that point, and only the master's
