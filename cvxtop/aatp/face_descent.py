@@ -297,11 +297,12 @@ class _Race:
         old = self.log_work.get(way)
         new = float(np.log1p(work))
         self.log_work[way] = new if old is None else old + _WORK_WEIGHT * (new - old)
-        if self.leader() != leader:
+        changed = self.leader() != leader
+        if changed:
             self.interval = LIBSVM_PROBE
         elif self.probing:
             self.interval = min(LIBSVM_PROBE_MAX, 2 * self.interval)
-        if self.probing or self.leader() != leader:
+        if self.probing or changed:
             self.until_probe = self.interval
         self.probing = False
 

@@ -62,8 +62,8 @@ from scipy.sparse.linalg import LinearOperator, cg
 from .objective import RankingObjective
 from .selection_dual import MIN_FEATURES, DualCut, dual_cut
 
-__all__ = ["SOLVE_ROUNDS", "PATH_ROUND", "applies", "box_dual_cut", "hinge_dual_cut", "struct_dual_cut",
-           "suits"]
+__all__ = ["SOLVE_ROUNDS", "PATH_ROUND", "applies", "box_dual_cut", "hinge_dual_cut",
+           "struct_dual_cut", "suits"]
 
 #: Rounds of the cutting plane after which the solve is tried (while the gap is open): it
 #: needs no more than a rough best point to start from, and the rounds before it are

@@ -226,20 +226,15 @@ class CutStore:
         return Cuts(key, self.scores, self.cuts[active].copy(), self.b[active].copy(),
                     self.margin[active].copy(), self.h_error[active].copy(), self.dual_point)
 
-    def check(self, cuts: Cuts) -> None:
-        """Refuse cuts made for data of another shape."""
-        if cuts.scores != self.scores or cuts.rows.shape[1:] != (self.row,):
-            raise ValueError("cuts: made for data of another shape")
-
     def seed(self, cuts: Cuts, max_rounding: float = np.inf, norm_w: float = 0.0) -> int:
         """Add the cuts of an earlier solve of the same loss (their rows, intercepts and
         rounding margins as they were made), but for those whose rounding at a point of
         norm ``norm_w`` (``margin + h_error·norm_w``) exceeds ``max_rounding``: made at a
         much larger scale (a path down over C), they would hold the certified bound below
         ``tol`` of a small objective, whatever the rounds add. Returns how many were left
-        out."""
-        self.check(cuts)
-        self.dual_point = cuts.dual_point
+        out (their dual point is the caller's to take)."""
+        if cuts.scores != self.scores or cuts.rows.shape[1:] != (self.row,):
+            raise ValueError("cuts: made for data of another shape")
         left_out = 0
         for row, offset, margin, h_error in zip(cuts.rows, cuts.intercepts, cuts.margins,
                                                 cuts.h_errors):

@@ -269,8 +269,7 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
             and numbers_per_item(objective.Z) >= SEARCH_FEATURES:
         searched, search_later = True, False
     bundle = CutStore(Z, capacity, patience, master, solver, solver_options, threads)
-    if cuts is not None:
-        bundle.check(cuts)
+    if cuts is not None:  # (seeded at round 1: which cuts to keep needs its objective)
         bundle.dual_point = cuts.dual_point
     norm_Z = frobenius(objective.Z)
     if w0 is None:  # the zero model's scores need no product
@@ -289,6 +288,9 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
     if bundle.dual_point is not None:
         # a path's last dual point is near this C's: its solve is tried early
         dual_rounds = dual_rounds | {warm_round}
+    # the gap the dual solves aim at (a caller that stops the rounds itself passes tol = 0:
+    # then 1e-8), and the seeded cuts' rounding is weighed against
+    aim = tol if tol > 0 else DUAL_SOLVE_TOL
     query, query_s, mu = best, best_s, 0.0
     upper, lower, gap = np.inf, -np.inf, np.inf
     stats = {"dual_solves": 0, "dual_solve_seconds": 0.0, "dual_steps": 0}
@@ -302,7 +304,6 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
         if it == 1 and cuts is not None:
             # a path's cuts, but for those whose rounding alone would cost a share of the
             # gap aimed at here (SEED_ROUNDING of it): made at a larger scale
-            aim = tol if tol > 0 else DUAL_SOLVE_TOL
             stats["seeded_cuts_left_out"] = bundle.seed(
                 cuts, SEED_ROUNDING * aim * max(abs(value), 1e-300) / C,
                 float(np.linalg.norm(query)))
@@ -324,8 +325,6 @@ def _cutting_plane(objective: RankingObjective, threads: ProductThreads, tol: fl
             by_sizes = sizes_suit and proximal and not applies
             try_dual = not box or applies or by_sizes
         if try_dual:
-            # (a caller that stops the rounds itself passes tol = 0: its cut then aims at 1e-8)
-            aim = tol if tol > 0 else DUAL_SOLVE_TOL
             warm = it == warm_round and bundle.dual_point is not None
             started = time.perf_counter()
             if by_sizes:
