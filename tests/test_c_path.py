@@ -117,3 +117,35 @@ def test_a_path_down_leaves_out_cuts_whose_rounding_is_of_a_larger_scale():
         assert path.lower_bound_ <= cold.objective_ * (1 + 1e-12)
         left_out += path.solve_stats_.get("seeded_cuts_left_out", 0)
     assert left_out >= 1
+
+
+def test_a_cold_solve_at_a_large_C_hands_over_to_a_smaller_C_and_certifies(monkeypatch):
+    """On 800 rows of spambase, prec@k-max at C = 1e5 from the zero model: the master's
+    points lie so far out that no query improves on the zero model, and the rounds alone
+    stall (here 500 of them, at a gap above 1e-4). After STALL_ROUNDS the solve hands over
+    to C = 1e4, whose cuts and point start it again: it certifies, at the objective of a
+    path from C = 1e4."""
+    from pathlib import Path
+
+    import cvxtop.solvers.cutting_plane as cutting_plane
+    from cvxtop.datasets import load_paper_dataset
+    from cvxtop.exceptions import SolverError
+    X, y = load_paper_dataset("spambase", Path(__file__).resolve().parents[1] / "data")
+    take = np.random.default_rng(0).choice(len(y), 800, replace=False)
+    X, y = X[take], y[take].astype(float)
+    X = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
+    surrogate = surrogates.get("prec@k-max", 0.25)
+    cold = solve_cutting_plane(RankingObjective(X, y, surrogate, 1e5), tol=1e-6)
+    assert cold.status == "optimal" and cold.gap <= 1e-6
+    assert cold.stats["continued_at_C"] == pytest.approx(1e4)
+    assert cold.n_iter > cold.stats["continuation_rounds"] >= cutting_plane.STALL_ROUNDS
+    start = solve_cutting_plane(RankingObjective(X, y, surrogate, 1e4), tol=1e-6,
+                                keep_cuts=True)
+    path = solve_cutting_plane(RankingObjective(X, y, surrogate, 1e5), tol=1e-6,
+                               cuts=start.cuts, w0=start.coef)
+    assert "continued_at_C" not in path.stats  # a start with cuts is never handed over
+    assert cold.objective == pytest.approx(path.objective, rel=2e-6)
+    assert cold.lower_bound <= path.objective * (1 + 1e-12)
+    monkeypatch.setattr(cutting_plane, "CONTINUATION_LEVELS", 0)
+    with pytest.raises(SolverError, match="500 rounds"):
+        solve_cutting_plane(RankingObjective(X, y, surrogate, 1e5), tol=1e-6, max_iter=500)
