@@ -51,6 +51,13 @@ part is solved over the irrelevant items, and prec@k-struct's dual over the item
 (:mod:`.box_dual`). Where it predicts relevant items on a list with at least as many
 features as items, prec@k-svmperf's dual over its labeling sizes is solved from round 150
 on (:mod:`.size_dual`).
+
+The cuts of the loss do not depend on ``C``, so a solve may start from those of another
+``C`` (``cuts``: a regularization path). A cold solve at a large ``C`` uses that too: the
+first masters' points lie so far out that no query between them and the zero model improves
+on it, so when the best point is still the zero model after :data:`STALL_ROUNDS` rounds,
+with the lower bound below zero, the solve hands over to ``C / 10`` and starts again from
+that solve's cuts and point.
 """
 
 from __future__ import annotations
@@ -194,6 +201,8 @@ def solve_cutting_plane(
     max_iter : int
         Rounds (oracle cuts) allowed; reaching it raises :class:`SolverError` (status
         ``max_iter``) unless ``accept_inaccurate``, which warns and returns the best point.
+        A solve handed over to a smaller ``C`` (module docstring) allows each of its solves
+        this many rounds, and its ``n_iter`` counts them all.
     cvx_solver : str
         The cvxpy solver of the master problem (``solver=`` is its deprecated name).
     solver_options : dict, optional
