@@ -135,10 +135,15 @@ def test_a_cold_solve_at_a_large_C_hands_over_to_a_smaller_C_and_certifies(monke
     X, y = X[take], y[take].astype(float)
     X = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
     surrogate = surrogates.get("prec@k-max", 0.25)
-    cold = solve_cutting_plane(RankingObjective(X, y, surrogate, 1e5), tol=1e-6)
+    seen = []  # the rounds a progress bar is told of: this C's own, numbered on
+    cold = solve_cutting_plane(RankingObjective(X, y, surrogate, 1e5), tol=1e-6,
+                               callback=lambda it, upper, lower: seen.append(it))
     assert cold.status == "optimal" and cold.gap <= 1e-6
     assert cold.stats["continued_at_C"] == pytest.approx(1e4)
     assert cold.n_iter > cold.stats["continuation_rounds"] >= cutting_plane.STALL_ROUNDS
+    assert seen == list(range(1, len(seen) + 1))
+    assert len(seen) == cold.n_iter - cold.stats["continuation_rounds"] \
+        + cutting_plane.STALL_ROUNDS
     start = solve_cutting_plane(RankingObjective(X, y, surrogate, 1e4), tol=1e-6,
                                 keep_cuts=True)
     path = solve_cutting_plane(RankingObjective(X, y, surrogate, 1e5), tol=1e-6,

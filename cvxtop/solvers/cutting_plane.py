@@ -140,8 +140,8 @@ DUAL_SOLVE_TOL = 1e-8
 #: applies there), whose cuts and point start the rest of it: at a large ``C`` the
 #: master's points lie far out (norms of 10³ to 10⁴ where the optimum's is 15, spambase
 #: prec@k-max at C = 2,154), so queries between them and the zero model never improve on it
-#: and its 2,000 rounds ended at a relative gap of 0.32; handed over, it certifies in 1,239
-#: rounds in all, and the rounds of C = 100 and 464 fall by a quarter to a third
+#: and its 2,000 rounds ended at a relative gap of 0.32; handed over, it certifies in 1,340
+#: rounds in all, and the rounds of C = 100 and 464 fall by a fifth and a third
 #: (``benchmarks/c_path.py``; docs/solvers.md, "A cold solve at a large C").
 STALL_ROUNDS, CONTINUATION_FACTOR, CONTINUATION_TOL = 100, 10.0, 1e-2
 #: Hand-overs at most in one solve (down to ``C / 10⁸``).
@@ -447,7 +447,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                 n_iter=it, lower_bound=lower, gap=gap,
                 message=f"the caller's rule stopped after {it} rounds, relative gap "
                         f"{gap:.2e}", stats=stats)
-        if stall is not None and it >= stall and upper == start_value and gap > 1.0:
+        if it == stall and upper == start_value and gap > 1.0:
             return bundle, None
         mu = step_fraction if new_cut else 1.0
         query = best + mu * (w_c - best)
