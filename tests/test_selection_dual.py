@@ -405,3 +405,47 @@ def test_a_failed_start_from_a_path_point_leaves_the_usual_solves(monkeypatch):
     result = cutting.solve_cutting_plane(RankingObjective(X, y, objective.surrogate, 4.0),
                                          tol=1e-8, cuts=kept.cuts)
     assert starts[:2] == [True, False] and result.status == "optimal"
+
+
+@pytest.mark.parametrize("name", ["prec@k-max", "prec@k-avg"])
+def test_the_solve_starts_off_the_kink_at_a_point_of_zero_loss(name):
+    """At a point of zero loss (every irrelevant score + 1 below every relevant one) the
+    labeling predicts no irrelevant item, ``t = 0``: a start there is the zero dual point,
+    and its steps gave up at once. That is where a large C's path leads (10⁴ × 1,000,
+    prec@k-max down from C = 2,154 to 464 ended at 2,000 rounds). The start takes one
+    irrelevant item at least, and the solve certifies from 1.05 times the optimum."""
+    X, y = make_ranking_data(400, 40, noise=0.3, random_state=0)
+    objective = RankingObjective(X, y.astype(float), surrogates.get(name, 0.25), 10.0)
+    optimum = cutting.solve_cutting_plane(objective, tol=1e-6)
+    start = 1.05 * optimum.coef
+    assert objective.loss(X @ start) == 0.0
+    cut = selection_dual.selection_dual_cut(objective, start, 1e-6)
+    assert cut is not None
+    lower = objective.C * cut.intercept - 0.5 * float(cut.weights @ cut.weights)
+    assert lower <= optimum.objective * (1 + 1e-12)
+    assert cut.value == pytest.approx(optimum.objective, rel=2e-6)
+
+
+def test_a_dual_solve_that_failed_at_the_zero_model_is_tried_again_once_the_point_moves(
+        monkeypatch):
+    """At the zero model every item is tied, and a failed solve from there says nothing of
+    a solve from a real point (10⁴ × 1,000, prec@k-avg at C = 100: its one try, at round
+    50, failed, and 2,000 rounds ended at a gap of 0.14; tried again at round 150, it
+    certifies). A try from the zero model that fails leaves the next dual round to try
+    again, from the best point, once that has moved."""
+    X, y = make_ranking_data(1000, 40, noise=0.3, random_state=0)
+    objective = RankingObjective(X, y.astype(float), surrogates.get("prec@k-avg", 0.25), 1.0)
+    starts = []
+
+    def first_fails(objective, w_start, *args, **kwargs):
+        starts.append(bool(np.any(w_start)))
+        if len(starts) == 1:
+            return None
+        return selection_dual.selection_dual_cut(objective, w_start, *args, **kwargs)
+
+    monkeypatch.setattr(cutting, "selection_dual_cut", first_fails)
+    monkeypatch.setattr(cutting, "DUAL_SOLVE_ROUNDS", frozenset({1, 50, 150}))
+    result = cutting.solve_cutting_plane(objective, tol=1e-6)
+    assert starts[:2] == [False, True]
+    assert result.status == "optimal" and result.gap <= 1e-6
+    assert result.stats["dual_solves"] >= 2

@@ -340,6 +340,9 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     # seen at best is already the final one)
     exact_scores = True
     dual_solves = True  # whether the dual solve over the items may still be tried
+    # whether its last try started from the zero model and failed: it is tried again once
+    # the best point has moved (at the zero model every item is tied)
+    failed_at_zero = False
     box = box_dual.suits(objective)  # whether its dual over the items is a box with one sum
     sizes_suit = size_dual.suits(objective)  # prec@k-svmperf's dual over labeling sizes
     dual_rounds = box_dual.SOLVE_ROUNDS if box else DUAL_SOLVE_ROUNDS
@@ -376,7 +379,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
         new_cut = bundle.add(h, g, loss - float(g @ query_s),
                              cut_rounding(loss, g, query_s, norm_Z), refuse_repeat=mu < 1.0)
         try_dual = it in dual_rounds and dual_solves \
-            and (upper - lower) > tol * max(abs(upper), 1e-12)
+            and (upper - lower) > tol * max(abs(upper), 1e-12) \
+            and not (failed_at_zero and not best.any())
         if try_dual:
             proximal = it >= box_dual.PROXIMAL_ROUND
             # prec@k-svmperf's hinge dual needs a best point predicting no relevant item;
@@ -402,9 +406,11 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             # a box solve is tried again after its steps without proximal points, never
             # after one with them (its cut is the best its proximal points reach); any
             # other, only after a cut (or after a failed start from a path's point, from
-            # the best point as usual)
+            # the best point as usual, or from the zero model, once the best point moves)
             by_box = box and not by_sizes
-            dual_solves = not proximal if by_box else cut is not None or warm
+            failed_at_zero = not by_box and cut is None and not best.any()
+            dual_solves = not proximal if by_box else cut is not None or warm \
+                or failed_at_zero
             if warm and cut is None:
                 bundle.dual_point = None
             if cut is not None:  # a near-optimal dual point: its cut, and its weights
