@@ -119,21 +119,26 @@ def test_a_path_down_leaves_out_cuts_whose_rounding_is_of_a_larger_scale():
     assert left_out >= 1
 
 
+def _spambase_rows(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` rows of spambase (seed 0), standardized, with 0/1 labels."""
+    from pathlib import Path
+
+    from cvxtop.datasets import load_paper_dataset
+    X, y = load_paper_dataset("spambase", Path(__file__).resolve().parents[1] / "data")
+    take = np.random.default_rng(0).choice(len(y), n, replace=False)
+    X, y = X[take], y[take].astype(float)
+    return (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0), y
+
+
 def test_a_cold_solve_at_a_large_C_hands_over_to_a_smaller_C_and_certifies(monkeypatch):
     """On 800 rows of spambase, prec@k-max at C = 1e5 from the zero model: the master's
     points lie so far out that no query improves on the zero model, and the rounds alone
     stall (here 500 of them, at a gap above 1e-4). After STALL_ROUNDS the solve hands over
     to C = 1e4, whose cuts and point start it again: it certifies, at the objective of a
     path from C = 1e4."""
-    from pathlib import Path
-
     import cvxtop.solvers.cutting_plane as cutting_plane
-    from cvxtop.datasets import load_paper_dataset
     from cvxtop.exceptions import SolverError
-    X, y = load_paper_dataset("spambase", Path(__file__).resolve().parents[1] / "data")
-    take = np.random.default_rng(0).choice(len(y), 800, replace=False)
-    X, y = X[take], y[take].astype(float)
-    X = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
+    X, y = _spambase_rows(800)
     surrogate = surrogates.get("prec@k-max", 0.25)
     seen = []  # the rounds a progress bar is told of: this C's own, numbered on
     cold = solve_cutting_plane(RankingObjective(X, y, surrogate, 1e5), tol=1e-6,
@@ -154,3 +159,35 @@ def test_a_cold_solve_at_a_large_C_hands_over_to_a_smaller_C_and_certifies(monke
     monkeypatch.setattr(cutting_plane, "CONTINUATION_LEVELS", 0)
     with pytest.raises(SolverError, match="500 rounds"):
         solve_cutting_plane(RankingObjective(X, y, surrogate, 1e5), tol=1e-6, max_iter=500)
+
+
+def test_a_start_again_that_does_not_certify_solves_the_smaller_C_to_tol(monkeypatch):
+    """The smaller C of a hand-over is solved roughly (CONTINUATION_TOL), and a start from
+    it may leave out many of its cuts for their rounding and not certify (pAp@k-avg on
+    make_ranking_data(10⁴, 1,000) at C = 1e4: 2,000 rounds, gap 8.5e-2). Then that solve
+    goes on to tol from its own cuts, and the large C starts again from it. Here the first
+    start again is cut to one round, so that it does not certify."""
+    import cvxtop.solvers.cutting_plane as cutting_plane
+    X, y = _spambase_rows(800)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-max", 0.25), 1e5)
+    calls = []
+    rounds = cutting_plane._cutting_plane
+
+    def first_start_again_cut_short(objective, **options):
+        again = objective.C == 1e5 and options["w0"] is not None
+        if again and not any(c == (1e5, True) for c, _ in calls):
+            options = {**options, "max_iter": 1}
+        calls.append(((objective.C, again), options["tol"]))
+        return rounds(objective, **options)
+
+    monkeypatch.setattr(cutting_plane, "_cutting_plane", first_start_again_cut_short)
+    result = solve_cutting_plane(objective, tol=1e-6)
+    assert result.status == "optimal" and result.gap <= 1e-6
+    assert [c for c, _ in calls].count((1e5, True)) == 2
+    # between the two starts again, C = 1e4 is solved on to tol
+    first = [c for c, _ in calls].index((1e5, True))
+    assert calls[first + 1] == ((1e4, False), 1e-6)
+    assert result.n_iter > result.stats["continuation_rounds"] > cutting_plane.STALL_ROUNDS
+    monkeypatch.undo()
+    reference = solve_cutting_plane(objective, tol=1e-6)
+    assert result.objective == pytest.approx(reference.objective, rel=2e-6)
