@@ -335,7 +335,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                    stall: int | None = None) -> tuple[CutStore, SolveResult | None]:
     """The rounds, with the large products over ``threads`` (:mod:`.parallel_products`);
     returns the store of cuts with the result, or with ``None`` once ``stall`` rounds
-    (when given) have left the best point at the start with a lower bound below zero."""
+    (when given; from the zero model) have left the best point there with a lower bound
+    below zero."""
     Z, C = threads.operator(objective.Z), objective.C
     d = Z.shape[1]
     if step_fraction is None:
@@ -380,8 +381,6 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     for it in range(1, max_iter + 1):
         loss, g = objective.loss_and_score_gradient(query_s)
         value = 0.5 * float(query @ query) + C * loss
-        if it == 1:
-            start_value = value
         if value < upper:
             upper, best, best_s, best_oracle = value, query, query_s, (loss, g)
             exact_scores = it == 1
@@ -473,7 +472,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                 n_iter=it, lower_bound=lower, gap=gap,
                 message=f"the caller's rule stopped after {it} rounds, relative gap "
                         f"{gap:.2e}", stats=stats)
-        if it == stall and upper == start_value and gap > 1.0:
+        if it == stall and not best.any() and gap > 1.0:  # (a stall starts at zero)
             return bundle, None
         mu = step_fraction if new_cut else 1.0
         query = best + mu * (w_c - best)
