@@ -161,6 +161,49 @@ def test_a_cold_solve_at_a_large_C_hands_over_to_a_smaller_C_and_certifies(monke
         solve_cutting_plane(RankingObjective(X, y, surrogate, 1e5), tol=1e-6, max_iter=500)
 
 
+@pytest.mark.parametrize("seed_rounding", [None, 1e-5])
+def test_a_smaller_C_whose_cuts_the_start_would_leave_out_is_solved_to_tol_first(
+        monkeypatch, seed_rounding):
+    """Before the large C starts from the rough solve of the smaller C, the hand-over asks
+    whether that start would keep every cut (their rounding against SEED_ROUNDING of the
+    gap aimed at); if not, the smaller C is solved on to tol first (pAp@k-avg on
+    make_ranking_data(10⁴, 1,000) at C = 1e4 left out 803 cuts and ended at 2,000 rounds).
+    The answer agrees with the cuts the start then leaves out. On 800 rows of spambase
+    every cut is kept (None: the shipped rule); with SEED_ROUNDING = 1e-5 one is not."""
+    import cvxtop.solvers.cutting_plane as cutting_plane
+    X, y = _spambase_rows(800)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-max", 0.25), 1e5)
+    reference = solve_cutting_plane(objective, tol=1e-6)
+    if seed_rounding is not None:
+        monkeypatch.setattr(cutting_plane, "SEED_ROUNDING", seed_rounding)
+    calls, verdicts = [], []
+    rounds, keeps = cutting_plane._cutting_plane, cutting_plane._keeps_every_cut
+
+    def recorded_rounds(objective, **options):
+        store, result = rounds(objective, **options)
+        calls.append((objective.C, options["w0"] is not None, options["tol"],
+                      None if result is None else result.stats.get("seeded_cuts_left_out")))
+        return store, result
+
+    def recorded_keeps(*args):
+        verdicts.append(keeps(*args))
+        return verdicts[-1]
+
+    monkeypatch.setattr(cutting_plane, "_cutting_plane", recorded_rounds)
+    monkeypatch.setattr(cutting_plane, "_keeps_every_cut", recorded_keeps)
+    result = solve_cutting_plane(objective, tol=1e-6)
+    assert result.status == "optimal" and result.gap <= 1e-6
+    assert result.objective == pytest.approx(reference.objective, rel=2e-6)
+    assert calls[:2] == [(1e5, False, 1e-6, None), (1e4, False, 1e-2, None)]
+    if seed_rounding is None:
+        assert verdicts == [True]
+        assert calls[2:] == [(1e5, True, 1e-6, 0)]
+    else:
+        assert verdicts == [False]
+        assert [c[:3] for c in calls[2:]] == [(1e4, True, 1e-6), (1e5, True, 1e-6)]
+        assert calls[-1][3] > 0
+
+
 def test_a_start_again_that_does_not_certify_solves_the_smaller_C_to_tol(monkeypatch):
     """The smaller C of a hand-over is solved roughly (CONTINUATION_TOL), and a start from
     it may leave out many of its cuts for their rounding and not certify (pAp@k-avg on

@@ -72,6 +72,12 @@ class Cuts:
     def __len__(self) -> int:
         return len(self.intercepts)
 
+    def kept(self, max_rounding: float, norm_w: float) -> np.ndarray:
+        """Which cuts a solve seeded with them keeps (:meth:`CutStore.seed`): those whose
+        rounding at a point of norm ``norm_w`` (``margin + h_error·norm_w``) is at most
+        ``max_rounding``."""
+        return self.margins + self.h_errors * norm_w <= max_rounding
+
 #: Memory for stored cuts (d × slots doubles) before stale cuts are aggregated.
 STORE_BYTES = 256 * 2**20
 
@@ -235,16 +241,13 @@ class CutStore:
         out (their dual point is the caller's to take)."""
         if cuts.scores != self.scores or cuts.rows.shape[1:] != (self.row,):
             raise ValueError("cuts: made for data of another shape")
-        left_out = 0
-        for row, offset, margin, h_error in zip(cuts.rows, cuts.intercepts, cuts.margins,
-                                                cuts.h_errors):
-            if margin + h_error * norm_w > max_rounding:
-                left_out += 1
-                continue
+        kept = cuts.kept(max_rounding, norm_w)
+        for row, offset, margin, h_error in zip(cuts.rows[kept], cuts.intercepts[kept],
+                                                cuts.margins[kept], cuts.h_errors[kept]):
             h = np.asarray(self.Z.T @ row).ravel() if self.scores else row
             self.add(h, row, float(offset), (float(margin), float(h_error)),
                      refuse_repeat=False)
-        return left_out
+        return int(len(cuts) - kept.sum())
 
     def add(self, h: np.ndarray, g: np.ndarray, offset: float, rounding: tuple[float, float],
             refuse_repeat: bool = True) -> bool:
