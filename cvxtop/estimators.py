@@ -477,7 +477,7 @@ class TopRanker(BaseEstimator):
             return True
         if result.lower_bound is None or result.status not in ("optimal", "converged"):
             return False  # no bound, or one too loose to tell
-        zero = objective.value(np.zeros_like(result.coef))
+        zero = objective.zero_value()
         tol = max(self._tol() or 0.0, result.gap or 0.0)
         return bool(zero - result.lower_bound <= tol * max(abs(zero), 1e-12))
 

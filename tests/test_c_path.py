@@ -80,6 +80,35 @@ def test_the_loss_digest_is_computed_once_and_a_rescaled_copy_gets_its_own(monke
     assert loss_key(RankingObjective(X / 4.0, Y, objective.surrogate, 16.0)) == loss_key(other)
 
 
+def test_the_zero_models_loss_is_computed_once_per_path(monkeypatch):
+    """Every solve checks its lower bound against the zero model's objective ``C·L(0)``,
+    and a fit asks whether it is the zero model: ``L(0)`` does not depend on ``C``, so the
+    first round of a cold solve (at the zero model) keeps it, a path's cuts carry it, and
+    no fit evaluates the loss at zero again."""
+    surrogate = surrogates.get("prec@k-avg", 0.25)
+    at_zero = []
+    real = RankingObjective.loss
+
+    def counted(self, s):
+        if not np.any(s):
+            at_zero.append(1)
+        return real(self, s)
+
+    monkeypatch.setattr(RankingObjective, "loss", counted)
+    model = TopRanker("prec@k-avg", k=0.25, engine="cutting-plane", warm_start=True)
+    for C in (0.1, 1.0, 10.0):
+        model.set_params(C=C).fit(X, Y)
+    assert not at_zero
+    zero_loss = model._path_cuts.zero_loss
+    assert zero_loss == pytest.approx(real(RankingObjective(X, Y, surrogate, 1.0),
+                                           np.zeros(len(Y))), rel=1e-15)
+    # a rescaled copy (other features, other C) has the same loss at zero
+    from cvxtop.solvers.scaling import rescaled
+    objective = RankingObjective(X, Y, surrogate, 2.0)
+    assert rescaled(objective, 4.0).zero_value() == 32.0 * zero_loss
+    assert objective.zero_value() == 2.0 * zero_loss
+
+
 def test_a_path_over_lists_and_sparse_features():
     from scipy import sparse
 

@@ -68,6 +68,9 @@ class Cuts:
     #: :mod:`.box_dual`), as its score vector ``g``: a point of the same polytope at every
     #: ``C``, from which the next solve's dual solve starts.
     dual_point: np.ndarray | None = None
+    #: The loss of the zero model (:meth:`RankingObjective.zero_value`), which every solve
+    #: of the loss checks its lower bound against, whatever ``C``.
+    zero_loss: float | None = None
 
     def __len__(self) -> int:
         return len(self.intercepts)
@@ -225,12 +228,13 @@ class CutStore:
         self.idle[:m], self.lam[:m] = idle, lam
         return m
 
-    def export(self, key: str) -> Cuts:
+    def export(self, key: str, zero_loss: float | None = None) -> Cuts:
         """The cuts of the last master's model (positive weight), for a solve of the same
-        loss at another ``C``."""
+        loss at another ``C``, with the loss of the zero model when known."""
         active = np.flatnonzero(self.active & (self.lam > 0))
         return Cuts(key, self.scores, self.cuts[active].copy(), self.b[active].copy(),
-                    self.margin[active].copy(), self.h_error[active].copy(), self.dual_point)
+                    self.margin[active].copy(), self.h_error[active].copy(), self.dual_point,
+                    zero_loss)
 
     def seed(self, cuts: Cuts, max_rounding: float = np.inf, norm_w: float = 0.0) -> int:
         """Add the cuts of an earlier solve of the same loss (their rows, intercepts and

@@ -164,7 +164,7 @@ def _final_bounds(objective: RankingObjective, best: np.ndarray, lower: float,
     """
     if not exact_scores:
         upper = objective.value(best)
-    zero = objective.value(np.zeros_like(best))  # a feasible objective the bound must not pass
+    zero = objective.zero_value()  # a feasible objective the bound must not pass
     slack = 1e-12 * max(abs(upper), 1.0)
     if lower > min(upper, zero) + slack:
         raise SolverError(f"the certificate failed: the lower bound {lower!r} is above the "
@@ -266,13 +266,15 @@ def solve_cutting_plane(
     if cuts is not None and (not isinstance(cuts, Cuts) or cuts.key != key):
         raise ValueError("cuts must be the SolveResult.cuts of a solve of the same loss (the "
                          "same features, labels, surrogate and lists); only C may differ")
+    if cuts is not None and objective.zero_loss is None:
+        objective.zero_loss = cuts.zero_loss  # (the same loss: its digest matched)
     with single_threaded_blas(), product_threads() as threads:
         rounds = partial(_cutting_plane, threads=threads, max_iter=max_iter, solver=cvx_solver,
                          solver_options=solver_options, capacity=capacity, patience=patience,
                          step_fraction=step_fraction, line_search=line_search, master=master)
         store, result = _continued(rounds, objective, tol, w0, cuts, accept_inaccurate,
                                    callback, stop, CONTINUATION_LEVELS)
-    return replace(result, cuts=store.export(key)) if keep_cuts else result
+    return replace(result, cuts=store.export(key, objective.zero_loss)) if keep_cuts else result
 
 
 def _continued(rounds: Callable[..., tuple[CutStore, SolveResult | None]],
@@ -402,6 +404,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     best_oracle = None  # L and a score subgradient at the best point, once known
     for it in range(1, max_iter + 1):
         loss, g = objective.loss_and_score_gradient(query_s)
+        if it == 1 and objective.zero_loss is None and not query.any():
+            objective.zero_loss = loss  # (the zero model's, for the final bounds)
         value = 0.5 * float(query @ query) + C * loss
         if value < upper:
             upper, best, best_s, best_oracle = value, query, query_s, (loss, g)

@@ -71,6 +71,9 @@ class RankingObjective:
     n_skipped: int = field(init=False, default=0)
     # the digest of the loss's data (cvxtop.solvers.cut_store.loss_key), once computed
     loss_digest: str | None = field(init=False, default=None, repr=False, compare=False)
+    # L at the zero model's scores, once computed: it depends on the labels, the surrogate
+    # and the lists, not on Z or C (a path's cuts carry it from one C to the next)
+    zero_loss: float | None = field(init=False, default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.groups is None:
@@ -149,6 +152,12 @@ class RankingObjective:
     def value(self, w: np.ndarray) -> float:
         """The objective ``P(w)``."""
         return self.value_at_scores(w, self.Z @ w)
+
+    def zero_value(self) -> float:
+        """``P(0) = C·L(0)``: the zero model's objective, its loss computed once."""
+        if self.zero_loss is None:
+            self.zero_loss = self.loss(np.zeros(len(self.y)))
+        return self.C * self.zero_loss
 
     def value_at_scores(self, w: np.ndarray, s: np.ndarray) -> float:
         """``P(w)`` when the scores ``s = Z w`` are already known."""

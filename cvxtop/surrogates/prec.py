@@ -80,8 +80,10 @@ def _loss_augmented_top(b: Bound, s: np.ndarray) -> tuple[float, np.ndarray]:
     """``sum_largest(s + 1 − y, k)`` and the indicator of a maximizing set (its subgradient):
     ``max_{‖ŷ‖₁ = k} Δ(y, ŷ) + ŷ·s``, the first term of eqs. (3) and (4)."""
     augmented = s + (1 - b.y)
-    top = _largest(augmented, b.k)
-    return float(augmented[top].sum()), _indicator(len(s), top)
+    top = _highest(np.arange(len(s)), augmented, b.k)
+    # summed in decreasing order, as the ramp's concave part sums its top scores: with no
+    # irrelevant item the two cancel exactly (a sort of values, no argsort)
+    return float(-np.sort(-augmented[top]).sum()), _indicator(len(s), top)
 
 
 def _top_positives(b: Bound, s: np.ndarray, m: int) -> np.ndarray:
