@@ -659,15 +659,15 @@ class FaceDescentSolver:
     def _start(self, k: int) -> np.ndarray:
         """Candidate ``k``'s start. The first candidate's is zero, or libsvm's point where
         the slots' kernel matrix is too large to keep (:data:`.libsvm_start.MEMORY`) but
-        fits :data:`COLD_START_MEMORY` (from zero, 100 rounds moved about 25 slots each and
-        the fallback's dense interior point finished: 23 s on magic at n = 5,000, against
-        0.4 s for one libsvm fit; at n = 1,000 such a start measured no better, and on
-        letter at γ·d = 10, C = 0.01 made the fit 13 s to 22 s). The others start from the
-        last candidate's point, its slots within :data:`SNAP` of a bound (relative to
-        ``u``) at the bound: the fallback's interior point leaves nearly every slot a hair
-        inside the box (4,804 of 4,962 within 1e-12·u there), and a start that counted
-        them free made the next candidate's face steps factor matrices of thousands of
-        slots (160 s, 92 rounds)."""
+        fits :data:`COLD_START_MEMORY`: from zero, 100 rounds move a few dozen slots each
+        and the fallback's dense interior point finishes (on magic at n = 5,000, about 20
+        times one libsvm fit; at n = 1,000 such a start measured no better, and slower on
+        letter). The others start from the last candidate's point, its slots within
+        :data:`SNAP` of a bound (relative to ``u``) at the bound: the fallback's interior
+        point leaves nearly every slot a hair inside the box (4,804 of 4,962 within
+        1e-12·u there), and a start that counted them free made the next candidate's face
+        steps factor matrices of thousands of slots for 92 rounds (docs/aatp.md, "Solvers
+        and certificates")."""
         if not self._warm:
             if not self._cold_libsvm:
                 return np.zeros(len(self.u))

@@ -331,6 +331,13 @@ def _continued(rounds: Callable[..., tuple[CutStore, SolveResult | None]],
     return store, replace(result, n_iter=result.n_iter + spent, stats=stats)
 
 
+def _aim(tol: float) -> float:
+    """The gap the dual solves aim at, and the seeded cuts' rounding is weighed against:
+    ``tol``, or :data:`DUAL_SOLVE_TOL` for a caller that stops the rounds itself
+    (``tol = 0``)."""
+    return tol if tol > 0 else DUAL_SOLVE_TOL
+
+
 def _seed_rounding(aim: float, value: float, C: float) -> float:
     """The largest rounding (in loss units) of a cut a solve at ``C`` keeps from a path:
     :data:`SEED_ROUNDING` of the gap ``aim`` relative to its start's objective ``value``."""
@@ -344,8 +351,7 @@ def _keeps_every_cut(cuts: Cuts, start: SolveResult, easier: RankingObjective,
     ``½‖w‖² + C·L(w)``, with ``L(w)`` read off the smaller C's."""
     half_sq = 0.5 * float(start.coef @ start.coef)
     value = half_sq + objective.C * (start.objective - half_sq) / easier.C
-    return bool(cuts.kept(_seed_rounding(tol if tol > 0 else DUAL_SOLVE_TOL, value,
-                                         objective.C),
+    return bool(cuts.kept(_seed_rounding(_aim(tol), value, objective.C),
                           float(np.linalg.norm(start.coef))).all())
 
 
@@ -395,9 +401,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     if bundle.dual_point is not None:
         # a path's last dual point is near this C's: its solve is tried early
         dual_rounds = dual_rounds | {warm_round}
-    # the gap the dual solves aim at (a caller that stops the rounds itself passes tol = 0:
-    # then 1e-8), and the seeded cuts' rounding is weighed against
-    aim = tol if tol > 0 else DUAL_SOLVE_TOL
+    aim = _aim(tol)
     query, query_s, mu = best, best_s, 0.0
     upper, lower, gap = np.inf, -np.inf, np.inf
     stats = {"dual_solves": 0, "dual_solve_seconds": 0.0, "dual_steps": 0}
