@@ -350,9 +350,8 @@ class FaceDescentSolver:
         self._shared_misses = 0  # misses of the shared factor less its solves (at least 0)
         # libsvm's solutions screen candidates and start the pivots when a neighbour's do
         # not: only with a kernel matrix of the slots that fits in memory
-        self.libsvm = LibsvmStart(gram.rows, self.item, self.sign, self.u,
-                                  float(np.max(self.diag))) \
-            if libsvm and LibsvmStart.fits(len(self.u)) else None
+        self.libsvm = self._new_libsvm() if libsvm and LibsvmStart.fits(len(self.u)) \
+            else None
         # beyond that, the first candidate starts from libsvm's point where its kernel fits
         # a larger budget, for that one fit (:meth:`_start`)
         self._cold_libsvm = libsvm and self.libsvm is None \
@@ -671,13 +670,17 @@ class FaceDescentSolver:
         if not self._warm:
             if not self._cold_libsvm:
                 return np.zeros(len(self.u))
-            return LibsvmStart(self.gram.rows, self.item, self.sign, self.u,
-                               float(np.max(self.diag))).alpha(k)  # (dropped after)
+            return self._new_libsvm().alpha(k)  # (its kernel matrix dropped after)
         alpha, u = self.alpha.copy(), self.u
         alpha[alpha <= SNAP * u] = 0.0
         near_top = alpha >= (1.0 - SNAP) * u
         alpha[near_top] = u[near_top]
         return alpha
+
+    def _new_libsvm(self) -> LibsvmStart:
+        """libsvm's solver of this problem's candidate duals (:mod:`.libsvm_start`)."""
+        return LibsvmStart(self.gram.rows, self.item, self.sign, self.u,
+                           float(np.max(self.diag)))
 
     def _libsvm_point(self, anchor: _Anchor, zero_curvature: np.ndarray) -> _Iterate:
         """libsvm's point for the candidate (:mod:`.libsvm_start`), with exact products;

@@ -309,13 +309,12 @@ def _continued(rounds: Callable[..., tuple[CutStore, SolveResult | None]],
         # rounding (made far out) goes on to tol first; a start from a rough solve that
         # ends at max_iter does too, and this C starts again from it (as a path up would)
         retry = easier_tol > tol
-        if not retry or _keeps_every_cut(easier_store.export(""), start, easier, objective,
-                                         tol):
+        seed = easier_store.export("")
+        if not retry or _keeps_every_cut(seed, start, easier, objective, tol):
             with warnings.catch_warnings():
                 if retry:
                     warnings.simplefilter("ignore", UserWarning)
-                store, result = rounds(objective, tol=tol, w0=start.coef,
-                                       cuts=easier_store.export(""),
+                store, result = rounds(objective, tol=tol, w0=start.coef, cuts=seed,
                                        accept_inaccurate=accept_inaccurate or retry,
                                        callback=None if callback is None else resumed,
                                        stop=stop, stall=None)
@@ -324,7 +323,7 @@ def _continued(rounds: Callable[..., tuple[CutStore, SolveResult | None]],
             told, spent = told + result.n_iter, spent + result.n_iter
         easier_tol = tol
         easier_store, start = rounds(easier, tol=tol, w0=start.coef,
-                                     cuts=easier_store.export(""), accept_inaccurate=True,
+                                     cuts=seed, accept_inaccurate=True,
                                      callback=None, stop=None, stall=None)
         spent += start.n_iter
     stats = {**result.stats, "continued_at_C": easier.C, "continuation_rounds": spent}
