@@ -113,10 +113,38 @@ def test_the_next_candidate_starts_with_the_fallbacks_near_bound_slots_at_their_
     assert low.any() or high.any()
     start = solver._start(int(tour[1]))
     assert np.all(start[low] == 0.0) and np.array_equal(start[high], u[high])
-    assert np.array_equal(start[~(low | high)], alpha[~(low | high)])
+    kept = ~(low | high) & (problem.slot_item != tour[0])  # (its slots: the hand-over's)
+    assert np.array_equal(start[kept], alpha[kept])
     reference = FastDualSolver(problem).solve_many(tour[:4])
     assert_same_solutions(problem, reference[1:],
                           [solver.solve(int(k)) for k in tour[1:4]])
+
+
+@pytest.mark.parametrize("kind", ["gauss", "merged", "pairs"])
+def test_the_last_anchors_slots_start_with_the_values_of_the_new_anchors(kind):
+    """The last anchor's slots, which its own dual held at u, start the next candidate
+    at the share of u that the new anchor's slot of the same sign had (where it has one);
+    every other slot starts where it was, and the candidates still reach the reference
+    optimum."""
+    rng = np.random.default_rng(11)
+    for _ in range(6):
+        problem, gram = instance(rng, kind, n_max=16)
+        tour = nearest_neighbour_tour(gram, problem.candidates)
+        solver = FaceDescentSolver(problem, gram, libsvm=False)
+        solutions = [solver.solve(int(tour[0]))]
+        last, new = int(tour[0]), int(tour[1])
+        alpha, u = solver.alpha, problem.upper
+        item, sign = problem.slot_item, problem.slot_sign
+        start = solver._start(new)
+        own = np.flatnonzero(item == new)
+        handed = (item == last) & np.isin(sign, sign[own])
+        for slot in np.flatnonzero(handed):
+            source = own[sign[own] == sign[slot]][0]
+            assert start[slot] == pytest.approx(u[slot] * alpha[source] / u[source],
+                                                rel=1e-15, abs=0.0)
+        assert np.array_equal(start[~handed], alpha[~handed])  # (no slot near a bound here)
+        solutions += [solver.solve(int(k)) for k in tour[1:]]
+        assert_same_solutions(problem, FastDualSolver(problem).solve_many(tour), solutions)
 
 
 @pytest.mark.parametrize("cold_memory", [0, None])
