@@ -348,9 +348,9 @@ class FaceDescentSolver:
         self.alpha = np.zeros(len(self.u))  # the last point: the next warm start
         self.v = np.zeros(gram.n)  # its products K β
         self.last_anchor: int | None = None  # the anchor of that point
-        order = np.argsort(self.item, kind="stable")  # the slots of an item (_slots_of)
-        self._slot_order = order
-        self._slot_starts = np.searchsorted(self.item[order], np.arange(gram.n + 1))
+        # the slots of an item (:meth:`_slots_of`): the slots by item, where each item's start
+        self._slot_order = np.argsort(self.item, kind="stable")
+        self._slot_starts = np.searchsorted(self.item[self._slot_order], np.arange(gram.n + 1))
         self._shared_misses = 0  # misses of the shared factor less its solves (at least 0)
         # libsvm's solutions screen candidates and start the pivots when a neighbour's do
         # not: only with a kernel matrix of the slots that fits in memory
