@@ -82,6 +82,37 @@ def test_repeated_anchors_and_a_set_inside_the_base_need_no_new_factor():
     assert faces.factorizations == 1
 
 
+def test_a_base_whose_borders_cost_more_than_a_factor_is_formed_on_the_free_set():
+    """A base of every slot serving free sets of 55% of them (within the share of the base
+    that a border may take): each border's factor costs more than the solve's products
+    with the inverse, so once the borders have cost more than a factor of the free set,
+    the free set becomes the base; free sets that remove a few slots keep the base."""
+    rng = np.random.default_rng(11)
+    n = 400
+    X = rng.standard_normal((n, 20))  # a well-conditioned Gram matrix
+    K, item, sign = rbf_gram(X, X, 0.05), np.arange(n), rng.choice([-1.0, 1.0], n)
+    faces = FaceSystem(lambda a, b: K[np.ix_(a, b)], item, sign, RIDGE)
+    every = np.arange(1, n)  # not the anchor's own slot
+    faces.solve(0, K[:, 0], float(K[0, 0]), every, np.ones(len(every)))
+    assert faces.factorizations == 1 and len(faces.base) == len(every)
+    for k in range(3):  # a few slots fewer: the border costs less than the products
+        free = np.setdiff1d(every, np.r_[k, rng.choice(every, 5, replace=False)])
+        g = rng.standard_normal(len(free))
+        x = faces.solve(k, K[:, k], float(K[k, k]), free, g)
+        assert np.linalg.norm(anchored(K, item, sign, k, free) @ x - g) \
+            <= 1e-10 * np.linalg.norm(g)
+    assert faces.factorizations == 1
+    most = np.sort(rng.choice(every, 220, replace=False))
+    for k in range(30):
+        free = most[item[most] != k]
+        g = rng.standard_normal(len(free))
+        x = faces.solve(k, K[:, k], float(K[k, k]), free, g)
+        assert np.linalg.norm(anchored(K, item, sign, k, free) @ x - g) \
+            <= 1e-10 * np.linalg.norm(g)
+    assert faces.factorizations == 2
+    assert len(faces.base) <= len(most)
+
+
 def test_a_singular_matrix_without_a_factor_reports_none():
     K = np.ones((6, 6))  # rank one: with no ridge, no Cholesky factor exists
     faces = FaceSystem(lambda a, b: K[np.ix_(a, b)], np.arange(6), np.ones(6), 0.0)

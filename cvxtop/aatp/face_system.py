@@ -22,6 +22,19 @@ base is, so a candidate whose free set is near the base pays one product for its
 A free set whose border exceeds :data:`BORDER_SHARE` of the base extends the base by its
 slots (while that keeps the border within the share), else becomes the new base.
 
+A border within the share can still be dear: its system's factor costs about ``⅔b³`` for
+``b`` slots. Where the free sets hold about half the slots for every candidate (magic 5%
+at γ·d = 10, C = 10), a base grown to all of them left borders of 430 slots, each solve
+dearer than a factor of the face, while neighbouring free sets differed by a few slots.
+So the borders' factors are counted from the moment a base is formed, and the free set at
+hand becomes the base once they have cost more than its inverse would (about ``|F|³``: a
+rent-or-buy rule) *and* their recent cost (a moving average, :data:`BORDER_AVERAGE`)
+exceeds :data:`BORDER_DEARER` times the solve's two products with the inverse
+(``4·|base|²``). Where borders cost little against those products (letter at γ·d = 10,
+C = 0.01: borders of about 150 slots on a base of all 992), the wide base stays: a base
+on one free set there pays for the slots that each next free set adds, and measured
+slower (docs/aatp.md, "Solvers and certificates").
+
 :class:`ShrinkingFace` serves the face steps of one round, each face a slot smaller than
 the last, from the first face's Cholesky factor in the same way (removed slots only).
 
@@ -38,12 +51,18 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, lu_factor, lu_solve
 from scipy.linalg.lapack import dpotri
 
-__all__ = ["FaceSystem", "ShrinkingFace", "BORDER_SHARE", "MIN_BORDER"]
+__all__ = ["FaceSystem", "ShrinkingFace", "BORDER_AVERAGE", "BORDER_DEARER", "BORDER_SHARE",
+           "MIN_BORDER"]
 
 #: A new base is formed when the border (added plus removed slots) exceeds this share of
 #: the base, or :data:`MIN_BORDER` slots, whichever is larger.
 BORDER_SHARE = 0.5
 MIN_BORDER = 16
+#: The weight of the newest border in the moving average of the borders' factor cost, and
+#: how many times a solve's products with the inverse that average must exceed for the
+#: free set to become the base (module docstring).
+BORDER_AVERAGE = 0.1
+BORDER_DEARER = 4.0
 #: Steps of iterative refinement on the exact residual, until it is this small relative
 #: to the right-hand side.
 REFINEMENTS = 3
@@ -77,6 +96,8 @@ class FaceSystem:
         self.served = 0  # solves on the current base
         self.short_lived = False  # whether the last base served at most one solve
         self.extend = True  # bases grow by the free sets they are asked for
+        self.border_work = 0.0  # the borders' factors' cost since the base was formed
+        self.border_average = 0.0  # and its moving average (flops)
 
     def _rebase(self, slots: np.ndarray) -> bool:
         H = self._h(slots, slots)
@@ -87,6 +108,7 @@ class FaceSystem:
             self.inverse = None
             return False
         self.factorizations += 1
+        self.border_work = self.border_average = 0.0
         self.short_lived = self.inverse is not None and self.served <= 1
         self.served = 0
         self.position[self.base] = -1
@@ -130,6 +152,8 @@ class FaceSystem:
         reach round-off. A base wider than ``free`` can be singular where ``free`` is not
         (an item in two slots, near-duplicate rows): then the base is formed again on
         ``free`` and tried once more, and bases are no longer extended by free sets."""
+        if self._border_dearer_than_base(free) and not self._rebase(free):
+            return None
         if not self._base_for(free):
             return None
         x = self._solve_on_base(k, row, kk, free, g)
@@ -139,6 +163,23 @@ class FaceSystem:
                 return None
             x = self._solve_on_base(k, row, kk, free, g)
         return x
+
+    def _border_dearer_than_base(self, free: np.ndarray) -> bool:
+        """Count the factor of ``free``'s bordered system on the current base (``⅔b³``
+        flops for ``b`` slots added or removed, and the anchor's two) and say whether it
+        is time to form the base on ``free``: the borders since the base was formed have
+        cost more than that inverse would (``|F|³``: Cholesky factor and inverse), and
+        their moving average exceeds :data:`BORDER_DEARER` times a solve's two products
+        with the inverse (module docstring)."""
+        if self.inverse is None:
+            return False
+        added = int(np.count_nonzero(self.position[free] < 0))
+        border = 2 * added + len(self.base) - len(free) + 2  # added, removed, the anchor
+        factor = 2.0 / 3.0 * border ** 3
+        self.border_work += factor
+        self.border_average += BORDER_AVERAGE * (factor - self.border_average)
+        return self.border_work > float(len(free)) ** 3 \
+            and self.border_average > BORDER_DEARER * 4.0 * len(self.base) ** 2
 
     def _solve_on_base(self, k: int, row: np.ndarray, kk: float, free: np.ndarray,
                        g: np.ndarray) -> np.ndarray | None:
