@@ -18,7 +18,7 @@ from cvxtop.aatp.candidates import duplicate_representatives, nearest_neighbour_
 from cvxtop.aatp.fast import FastDualSolver
 from cvxtop.aatp.kernels import rbf_gram
 from cvxtop.aatp.problem import CERTIFICATE_RTOL, items_problem, pairs_problem
-from cvxtop.aatp.selection import score_candidate
+from cvxtop.aatp.selection import GAP_ATOL, OBJECTIVE_RTOL, ScreenBounds, score_candidate
 from cvxtop.gram import check_gram_matrix
 from conftest import random_pairs
 
@@ -211,7 +211,7 @@ def test_screened_candidates_hold_their_true_gap_in_their_bounds():
                  for s in FaceDescentSolver(problem, gram, 0.1).solve_many(tour)}
         solver = FaceDescentSolver(problem, gram, 0.1)
         best = [np.inf]
-        for solution in solver.iter_solutions(tour, gap_bound=lambda: best[0]):
+        for solution in solver.iter_solutions(tour, bound=lambda: ScreenBounds(best[0])):
             score = score_candidate(problem, solution, 0.1)
             true = exact[solution.candidate].gap
             if solution.status == SCREENED_STATUS:
@@ -224,6 +224,38 @@ def test_screened_candidates_hold_their_true_gap_in_their_bounds():
                 assert score.gap == pytest.approx(true, abs=1e-8)
                 best[0] = min(best[0], score.gap)
     assert screened > 20
+
+
+@pytest.mark.parametrize("gamma_d", [1.0, 10.0])
+def test_candidates_screened_by_their_objective_lose_to_a_solved_candidate_of_gap_zero(gamma_d):
+    """On heavy-tailed features many candidates are their own quantile point (gap exactly
+    0), and the rule picks the smallest objective among those: a later candidate whose
+    dual value already exceeds that objective (by twice the rule's tolerance) stops, and
+    its true objective is above it."""
+    rng = np.random.default_rng(7)
+    X, y = degenerate_data("heavy", 150, rng)
+    gram = check_gram_matrix(rbf_gram(X, X, gamma_d / 6))
+    problem = items_problem(None, y, 10.0)
+    tour = nearest_neighbour_tour(gram, problem.candidates)
+    exact = {s.candidate: s for s in FaceDescentSolver(problem, gram, 0.05).solve_many(tour)}
+    solver = FaceDescentSolver(problem, gram, 0.05)
+    best, zero = [np.inf], [np.inf]
+    by_objective = 0
+    for solution in solver.iter_solutions(tour, bound=lambda: ScreenBounds(best[0], zero[0])):
+        score = score_candidate(problem, solution, 0.05)
+        if solution.status != SCREENED_STATUS:
+            best[0] = min(best[0], score.gap)
+            if score.gap == 0.0:
+                zero[0] = min(zero[0], score.objective)
+            continue
+        if solution.gap_bounds[0] > best[0] + GAP_ATOL:
+            continue  # screened by its gap
+        by_objective += 1
+        margin = OBJECTIVE_RTOL * max(1.0, zero[0])
+        assert solution.dual_objective > zero[0] + 2.0 * margin
+        assert exact[solution.candidate].objective > zero[0] + margin
+        assert solution.objective >= exact[solution.candidate].objective - 1e-9
+    assert by_objective >= 5
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -242,6 +274,22 @@ def test_screening_leaves_the_choice_unchanged(seed):
     assert np.allclose(on.candidate_quantile_distances_[solved], off.candidate_quantile_distances_[solved], atol=1e-8)
     low, high = on.candidate_quantile_distance_bounds_.T
     assert np.all(low - 1e-9 <= off.candidate_quantile_distances_) and np.all(off.candidate_quantile_distances_ <= high + 1e-9)
+
+
+@pytest.mark.parametrize("gamma_d", [1.0, 10.0])
+def test_screening_leaves_the_choice_unchanged_among_candidates_of_gap_zero(gamma_d):
+    rng = np.random.default_rng(7)
+    X, y = degenerate_data("heavy", 150, rng)
+    K = rbf_gram(X, X, gamma_d / 6)
+    on = AATP(tau=0.05, C=10.0, kernel="precomputed").fit(K, y)
+    off = AATP(tau=0.05, C=10.0, kernel="precomputed", screen=False).fit(K, y)
+    assert np.count_nonzero(off.candidate_quantile_distances_ == 0.0) >= 5
+    assert on.candidate_screened_.sum() > 50
+    assert on.candidate_ == off.candidate_
+    assert on.objective_ == pytest.approx(off.objective_, rel=1e-10)
+    low, high = on.candidate_quantile_distance_bounds_.T
+    assert np.all(low - 1e-9 <= off.candidate_quantile_distances_)
+    assert np.all(off.candidate_quantile_distances_ <= high + 1e-9)
 
 
 def degenerate_data(kind, n, rng):

@@ -15,7 +15,7 @@ from cvxtop.aatp.fast import FastDualSolver
 from cvxtop.aatp.kernels import rbf_gram
 from cvxtop.aatp.libsvm_start import LibsvmStart, epsilon
 from cvxtop.aatp.problem import items_problem
-from cvxtop.aatp.selection import score_candidate
+from cvxtop.aatp.selection import ScreenBounds, score_candidate
 from cvxtop.gram import check_gram_matrix
 from test_aatp_face_descent import KINDS, instance
 
@@ -111,7 +111,7 @@ def test_libsvm_screening_holds_the_true_gap_and_keeps_the_choice(seed, monkeypa
     monkeypatch.setattr(face_descent._Race, "choose", lambda self: True)  # whatever it costs
     solver = FaceDescentSolver(problem, gram, 0.1)
     best, from_libsvm = [np.inf], 0
-    for solution in solver.iter_solutions(tour, gap_bound=lambda: best[0]):
+    for solution in solver.iter_solutions(tour, bound=lambda: ScreenBounds(best[0])):
         true = exact[solution.candidate].gap
         if solution.status == SCREENED_STATUS:
             from_libsvm += solution.n_iter == 0
@@ -181,7 +181,7 @@ def test_libsvm_is_asked_only_where_it_saves_work(monkeypatch):
         monkeypatch.setattr(face_descent, "LIBSVM_KERNEL_WORK", weight)
         solver = FaceDescentSolver(problem, gram, 0.1)
         best = [np.inf]
-        for solution in solver.iter_solutions(tour, gap_bound=lambda: best[0]):
+        for solution in solver.iter_solutions(tour, bound=lambda: ScreenBounds(best[0])):
             if solution.status != SCREENED_STATUS:
                 best[0] = min(best[0], score_candidate(problem, solution, 0.1).gap)
         asked[weight] = len(calls)

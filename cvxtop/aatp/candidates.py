@@ -27,10 +27,11 @@ unchanged:
 
 Screening of candidates that cannot be chosen. The kernel-form solver
 (:mod:`.face_descent`) stops a candidate's solve as soon as a certified feasible point
-bounds its gap above the smallest gap found so far (plus the rule's tolerance): such a
-candidate is provably not chosen. The bound comes from the candidates solved earlier in
-the same chunk; screening never changes the selection, only which candidates are solved
-to optimality.
+bounds its gap above the smallest gap found so far (plus the rule's tolerance), or its
+dual value bounds its objective above that of a solved candidate whose gap is exactly 0
+(:func:`.selection.objective_excludes`): such a candidate is provably not chosen. The
+bounds come from the candidates solved earlier in the same chunk; screening never changes
+the selection, only which candidates are solved to optimality.
 
 Parallelism. The tour is cut into contiguous chunks that run through
 :class:`joblib.Parallel` with ``n_jobs``; under ``joblib.parallel_config(backend="dask")``
@@ -55,7 +56,7 @@ from .dual import DualQP
 from .fast import FastDualSolver
 from .primal import PrimalQP
 from .problem import AATPProblem, CandidateSolution
-from .selection import GAP_ATOL, CandidateScore, score_candidate
+from .selection import GAP_ATOL, CandidateScore, ScreenBounds, score_candidate
 
 __all__ = ["SOLVERS", "SolverPlan", "nearest_neighbour_tour", "duplicate_representatives",
            "solve_candidates"]
@@ -102,9 +103,9 @@ class SolverPlan:
 
 def _iter_solutions(solver: CandidateSolver, candidates: np.ndarray,
                     progress: Callable[[int], None] | None,
-                    gap_bound: Callable[[], float] | None) -> Iterator[CandidateSolution]:
+                    bound: Callable[[], ScreenBounds] | None) -> Iterator[CandidateSolution]:
     if isinstance(solver, FaceDescentSolver):
-        return solver.iter_solutions(candidates, progress, gap_bound)
+        return solver.iter_solutions(candidates, progress, bound)
     return iter(solver.solve_many(candidates, progress))
 
 
@@ -175,21 +176,25 @@ def _solve_chunk(problem: AATPProblem, chunk: np.ndarray, plan: SolverPlan, tau:
                  screen: bool, progress: Callable[[int], None] | None = None
                  ) -> tuple[list[CandidateScore], dict[int, CandidateSolution]]:
     """Solve and score a contiguous part of the tour; with ``screen``, the smallest gap
-    certified so far in this chunk bounds the candidates that follow. Also returns the
+    certified so far in this chunk, and the smallest objective of a solved candidate of
+    gap exactly 0, bound the candidates that follow. Also returns the
     solutions of the candidates the selection rule may still choose (gaps within its
     tolerance of the chunk's smallest), so that the chosen one is not solved again."""
     solver = plan.build(problem, tau)
     best = [np.inf]
+    zero_gap_objective = [np.inf]
     scores: list[CandidateScore] = []
     by_candidate: dict[int, CandidateScore] = {}
     kept: dict[int, CandidateSolution] = {}
-    bound = (lambda: best[0]) if screen else None
+    bound = (lambda: ScreenBounds(best[0], zero_gap_objective[0])) if screen else None
     for solution in _iter_solutions(solver, chunk, progress, bound):
         score = score_candidate(problem, solution, tau)
         scores.append(score)
         if score.gap_bounds is None:
             by_candidate[score.candidate] = score
             best[0] = min(best[0], score.gap)
+            if score.gap == 0.0:
+                zero_gap_objective[0] = min(zero_gap_objective[0], score.objective)
             if score.gap <= best[0] + GAP_ATOL:
                 kept[score.candidate] = solution
             _keep_contenders(kept, by_candidate, best[0])

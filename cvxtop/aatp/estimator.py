@@ -227,7 +227,8 @@ class AATP(BaseEstimator):
     candidate_quantile_distance_bounds_ : ndarray of shape (n_candidates, 2)
         A certified interval for each candidate's quantile distance at its optimum
         (formerly ``candidate_gap_bounds_``): for a screened
-        candidate, the one its screening proved; for the others, the computed gap
+        candidate, the one certified at the point where its solve stopped; for the
+        others, the computed gap
         ``± 2√(2δ)·max_j ‖f_j‖`` of its certified duality gap ``δ``
         (:func:`cvxtop.aatp.selection.certified_gap_bounds`). The selection rule compares
         computed gaps; these intervals say how far the true ones may be (what the rule

@@ -37,7 +37,9 @@ of a real RBF Gram matrix below ``1e-8·λ_max``), so every method here only eve
   candidate's gap ``|q̂_k|``: its own score is 0 by construction, and ``‖w − w*‖ ≤ √(2G)``
   moves every score ``h(z_j)`` by at most ``√(2G)·‖φ(z_j) − φ(z_k)‖``. A candidate whose
   interval lies above the bound plus the rule's tolerance cannot be chosen; its solve stops
-  there (status :data:`SCREENED_STATUS`).
+  there (status :data:`SCREENED_STATUS`). So does a candidate whose dual value, at its
+  start or at any round, exceeds the objective of a solved candidate of gap exactly 0 by
+  twice the rule's tolerance (:func:`.selection.objective_excludes`).
 * **libsvm's point.** The point libsvm's SMO solver finds for the candidate's dual
   (:mod:`.libsvm_start`) serves twice: first as a screen (when ``C`` is small its gap is
   small enough to screen at once, where a neighbour's optimum, whose margins the new anchor
@@ -71,7 +73,7 @@ from .face_system import FaceSystem, ShrinkingFace
 from .libsvm_start import LibsvmStart
 from .problem import (CERTIFICATE_RTOL, SCREENED_STATUS, AATPProblem, CandidateSolution,
                       weighted_top_quantile)
-from .selection import GAP_ATOL
+from .selection import GAP_ATOL, ScreenBounds, objective_excludes
 
 __all__ = ["FaceDescentSolver", "SCREENED_STATUS", "TARGET_RTOL", "MAX_ROUNDS", "BURST",
            "WORKING_SET", "LIBSVM_PAUSE", "LIBSVM_PROBE", "LIBSVM_PROBE_MAX",
@@ -319,11 +321,12 @@ class _Race:
 class FaceDescentSolver:
     """Certified kernel-form solver of eq. (4) for many candidates (module docstring).
 
-    ``iter_solutions(candidates, progress, gap_bound)`` yields one
-    :class:`CandidateSolution` per candidate, in order; with ``gap_bound`` (a callable
-    returning the smallest candidate gap certified so far, or ``inf``) candidates that
-    provably cannot be chosen stop early with status :data:`SCREENED_STATUS` and carry
-    bounds instead of an optimum. ``tau`` is needed for that screening only.
+    ``iter_solutions(candidates, progress, bound)`` yields one
+    :class:`CandidateSolution` per candidate, in order; with ``bound`` (a callable
+    returning the :class:`~.selection.ScreenBounds` of the candidates solved so far)
+    candidates that provably cannot be chosen stop early with status
+    :data:`SCREENED_STATUS` and carry bounds instead of an optimum. ``tau`` is needed for
+    that screening only.
     """
 
     name = "fast"
@@ -639,6 +642,16 @@ class FaceDescentSolver:
             upper = (upper & ~falls) | high
         return best, False
 
+    def _objective_beaten(self, anchor: _Anchor, point: _Iterate, bound: ScreenBounds
+                          ) -> _Iterate | None:
+        """``point`` with exact products if its dual value proves that the candidate's
+        objective exceeds that of a solved candidate of gap 0 by more than the rule's
+        tolerance (:func:`.selection.objective_excludes`), else ``None``."""
+        if not objective_excludes(point.dual, bound.zero_gap_objective):
+            return None
+        point = self._exact(anchor, point)
+        return point if objective_excludes(point.dual, bound.zero_gap_objective) else None
+
     def _clipped(self, anchor: _Anchor, point: _Iterate) -> _Iterate:
         """``point`` with its slots outside the box moved to the nearest bound."""
         inside = np.clip(point.alpha, 0.0, self.u)
@@ -721,18 +734,18 @@ class FaceDescentSolver:
         alpha[zero_curvature] = self.u[zero_curvature]
         return self._iterate(anchor, alpha)
 
-    def _solve_and_record(self, k: int, gap_bound: float) -> CandidateSolution:
+    def _solve_and_record(self, k: int, bound: ScreenBounds) -> CandidateSolution:
         """:meth:`_solve`, its work recorded for the choice of asking libsvm (but for the
         first candidate, which starts from zero rather than from a neighbour)."""
         work, warm = self._work, self._warm
         libsvm = self.libsvm is not None and warm and self._libsvm_race.choose()
-        solution = self._solve(k, gap_bound, libsvm)
+        solution = self._solve(k, bound, libsvm)
         if self.libsvm is not None and warm:
             self._libsvm_race.record(libsvm, self._work - work)
         self._warm = True
         return solution
 
-    def _solve(self, k: int, gap_bound: float, libsvm: bool) -> CandidateSolution:
+    def _solve(self, k: int, bound: ScreenBounds, libsvm: bool) -> CandidateSolution:
         anchor = self._anchor(k)
         zero_curvature = self._zero_curvature(anchor)
         alpha = self._start(anchor.k)
@@ -742,7 +755,12 @@ class FaceDescentSolver:
         raised = np.flatnonzero(alpha != self.alpha)
         point = self._iterate(anchor, alpha, self._moved(self.v, raised, alpha[raised]
                                                          - self.alpha[raised]))
-        screen = np.isfinite(gap_bound) and self.tau is not None
+        screen = np.isfinite(bound.gap) and self.tau is not None
+        if screen:
+            beaten = self._objective_beaten(anchor, point, bound)
+            if beaten is not None:
+                return self._screened(anchor, beaten, 0, self._gap_bounds(anchor, beaten))
+        gap_bound = bound.gap
         from_libsvm = None
         if screen and libsvm and self._screen_pause.ready():
             from_libsvm = self._libsvm_point(anchor, zero_curvature)
@@ -769,6 +787,10 @@ class FaceDescentSolver:
                 if self._certified(point, self.rtol):
                     break
             if screen:
+                beaten = self._objective_beaten(anchor, point, bound)
+                if beaten is not None:
+                    return self._screened(anchor, beaten, rounds,
+                                          self._gap_bounds(anchor, beaten))
                 bounds = self._gap_bounds(anchor, point)
                 if bounds[0] > gap_bound + GAP_ATOL:
                     point = self._exact(anchor, point)
@@ -799,14 +821,14 @@ class FaceDescentSolver:
     # ---- public --------------------------------------------------------------------------
     def iter_solutions(self, candidates: Sequence[int],
                        progress: Callable[[int], None] | None = None,
-                       gap_bound: Callable[[], float] | None = None
+                       bound: Callable[[], ScreenBounds] | None = None
                        ) -> Iterator[CandidateSolution]:
         # the matrices are small: one BLAS thread each is fastest, and parallelism comes
         # from running chunks of candidates in separate workers (n_jobs)
         with single_threaded_blas():
             for k in candidates:
-                yield self._solve_and_record(int(k), np.inf if gap_bound is None
-                                             else gap_bound())
+                yield self._solve_and_record(int(k), ScreenBounds() if bound is None
+                                             else bound())
                 if progress is not None:
                     progress(1)
 

@@ -41,8 +41,8 @@ import numpy as np
 
 from .problem import AATPProblem, CandidateSolution, weighted_top_quantile
 
-__all__ = ["GAP_ATOL", "OBJECTIVE_RTOL", "CandidateScore", "score_candidate", "select",
-           "certified_gap_bounds"]
+__all__ = ["GAP_ATOL", "OBJECTIVE_RTOL", "CandidateScore", "ScreenBounds", "score_candidate",
+           "select", "certified_gap_bounds", "objective_excludes"]
 
 #: Gaps ``|h(z_k) − q̂_k|`` closer than this (in margin units) to the smallest gap tie.
 GAP_ATOL = 1e-6
@@ -68,6 +68,28 @@ class CandidateScore:
     n_iter: int
     status: str
     gap_bounds: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
+class ScreenBounds:
+    """What a candidate is screened against, from the candidates solved before it: the
+    smallest gap, and the smallest objective among those whose computed gap is exactly 0
+    (``inf`` if none)."""
+
+    gap: float = np.inf
+    zero_gap_objective: float = np.inf
+
+
+def objective_excludes(dual_value: float, zero_gap_objective: float) -> bool:
+    """Whether a candidate whose optimum is at least ``dual_value`` (a dual point's value)
+    cannot be chosen, given a solved candidate ``j`` of gap exactly 0 and objective
+    ``zero_gap_objective``. ``j`` is among the gap ties whatever the other gaps (none is
+    below 0), so the chosen objective is at most ``j``'s; any computed objective of this
+    candidate is at least ``dual_value``, which exceeds ``j``'s by twice the tie tolerance
+    (once more for the rounding of the two values), so it cannot tie; whatever gap the
+    candidate's stopping point records, the smallest gap stays 0."""
+    return dual_value > zero_gap_objective \
+        + 2.0 * OBJECTIVE_RTOL * max(1.0, abs(zero_gap_objective))
 
 
 def score_candidate(problem: AATPProblem, solution: CandidateSolution, tau: float
