@@ -642,15 +642,24 @@ class FaceDescentSolver:
             upper = (upper & ~falls) | high
         return best, False
 
-    def _objective_beaten(self, anchor: _Anchor, point: _Iterate, bound: ScreenBounds
-                          ) -> _Iterate | None:
-        """``point`` with exact products if its dual value proves that the candidate's
-        objective exceeds that of a solved candidate of gap 0 by more than the rule's
-        tolerance (:func:`.selection.objective_excludes`), else ``None``."""
-        if not objective_excludes(point.dual, bound.zero_gap_objective):
-            return None
+    def _excluded(self, anchor: _Anchor, point: _Iterate, bound: ScreenBounds,
+                  by_gap: bool = True) -> tuple[_Iterate, bool]:
+        """Whether ``point`` proves that the candidate cannot be chosen: its dual value
+        exceeds the objective of a solved candidate of gap 0 by twice the rule's tolerance
+        (:func:`.selection.objective_excludes`), or (with ``by_gap``) its certified gap
+        interval lies above the smallest gap so far plus the rule's tolerance. Checked on
+        ``point``, then, if it holds there, on exact products; returns the point checked
+        last (with exact products if they were computed) and the answer. The start is
+        checked by its objective only: at small ``C`` its exact products (every slot in
+        the support) cost more than the pivot or two that solve the candidate."""
+        def excludes(p: _Iterate) -> bool:
+            return objective_excludes(p.dual, bound.zero_gap_objective) or (
+                by_gap and self._gap_bounds(anchor, p)[0] > bound.gap + GAP_ATOL)
+
+        if not np.isfinite(bound.gap) or not excludes(point):
+            return point, False
         point = self._exact(anchor, point)
-        return point if objective_excludes(point.dual, bound.zero_gap_objective) else None
+        return point, excludes(point)
 
     def _clipped(self, anchor: _Anchor, point: _Iterate) -> _Iterate:
         """``point`` with its slots outside the box moved to the nearest bound."""
@@ -664,13 +673,13 @@ class FaceDescentSolver:
     def _exact(self, anchor: _Anchor, point: _Iterate) -> _Iterate:
         return point if point.exact else self._iterate(anchor, point.alpha)
 
-    def _screened(self, anchor: _Anchor, point: _Iterate, rounds: int,
-                  bounds: tuple[float, float]) -> CandidateSolution:
-        """The result of a candidate screened at ``point`` (the next one starts there)."""
+    def _screened(self, anchor: _Anchor, point: _Iterate, rounds: int) -> CandidateSolution:
+        """The result of a candidate screened at ``point`` (the next one starts there),
+        with the certified interval of its gap there."""
         self.alpha, self.v, self.last_anchor = point.alpha, point.v, anchor.k
         return CandidateSolution(anchor.k, point.alpha, None, point.primal, point.dual,
                                  rounds, SCREENED_STATUS, scores=point.scores,
-                                 gap_bounds=bounds)
+                                 gap_bounds=self._gap_bounds(anchor, point))
 
     def _start(self, k: int) -> np.ndarray:
         """Candidate ``k``'s start. The first candidate's is zero, or libsvm's point where
@@ -755,20 +764,20 @@ class FaceDescentSolver:
         raised = np.flatnonzero(alpha != self.alpha)
         point = self._iterate(anchor, alpha, self._moved(self.v, raised, alpha[raised]
                                                          - self.alpha[raised]))
-        screen = np.isfinite(bound.gap) and self.tau is not None
-        if screen:
-            beaten = self._objective_beaten(anchor, point, bound)
-            if beaten is not None:
-                return self._screened(anchor, beaten, 0, self._gap_bounds(anchor, beaten))
-        gap_bound = bound.gap
+        if self.tau is None:
+            bound = ScreenBounds()  # no screening without τ
+        start, hit = self._excluded(anchor, point, bound, by_gap=False)
+        if hit:
+            return self._screened(anchor, start, 0)
         from_libsvm = None
-        if screen and libsvm and self._screen_pause.ready():
+        if np.isfinite(bound.gap) and libsvm and self._screen_pause.ready():
             from_libsvm = self._libsvm_point(anchor, zero_curvature)
-            bounds = self._gap_bounds(anchor, from_libsvm)
-            hit = bounds[0] > gap_bound + GAP_ATOL
+            # by its gap only: checking the objective here as well measured slower
+            # (docs/aatp.md, "Screening of candidates, and why it is exact")
+            from_libsvm, hit = self._excluded(anchor, from_libsvm, ScreenBounds(bound.gap))
             self._screen_pause.record(hit, LIBSVM_PAUSE)
             if hit:
-                return self._screened(anchor, from_libsvm, 0, bounds)
+                return self._screened(anchor, from_libsvm, 0)
         solved = False
         if self._pivot_pause.ready():
             point, solved = self._pivots(anchor, point, live)
@@ -786,17 +795,9 @@ class FaceDescentSolver:
                 point = self._exact(anchor, point)
                 if self._certified(point, self.rtol):
                     break
-            if screen:
-                beaten = self._objective_beaten(anchor, point, bound)
-                if beaten is not None:
-                    return self._screened(anchor, beaten, rounds,
-                                          self._gap_bounds(anchor, beaten))
-                bounds = self._gap_bounds(anchor, point)
-                if bounds[0] > gap_bound + GAP_ATOL:
-                    point = self._exact(anchor, point)
-                    bounds = self._gap_bounds(anchor, point)
-                if bounds[0] > gap_bound + GAP_ATOL:
-                    return self._screened(anchor, point, rounds, bounds)
+            point, hit = self._excluded(anchor, point, bound)
+            if hit:
+                return self._screened(anchor, point, rounds)
             rounds += 1
             G = 1.0 - point.margins
             work = self._working_set(anchor, alpha, G, live, inverse)

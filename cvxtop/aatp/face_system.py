@@ -152,7 +152,7 @@ class FaceSystem:
         reach round-off. A base wider than ``free`` can be singular where ``free`` is not
         (an item in two slots, near-duplicate rows): then the base is formed again on
         ``free`` and tried once more, and bases are no longer extended by free sets."""
-        if self._border_dearer_than_base(free) and not self._rebase(free):
+        if self._time_to_rebase(free) and not self._rebase(free):
             return None
         if not self._base_for(free):
             return None
@@ -164,13 +164,13 @@ class FaceSystem:
             x = self._solve_on_base(k, row, kk, free, g)
         return x
 
-    def _border_dearer_than_base(self, free: np.ndarray) -> bool:
-        """Count the factor of ``free``'s bordered system on the current base (``⅔b³``
-        flops for ``b`` slots added or removed, and the anchor's two) and say whether it
-        is time to form the base on ``free``: the borders since the base was formed have
-        cost more than that inverse would (``|F|³``: Cholesky factor and inverse), and
-        their moving average exceeds :data:`BORDER_DEARER` times a solve's two products
-        with the inverse (module docstring)."""
+    def _time_to_rebase(self, free: np.ndarray) -> bool:
+        """Whether it is time to form the base on ``free``, after counting the factor of
+        ``free``'s bordered system on the current base (``⅔b³`` flops for ``b`` slots
+        added or removed, and the anchor's two) into the borders' cost: the borders since
+        the base was formed have cost more than that inverse would (``|F|³``: Cholesky
+        factor and inverse), and their moving average exceeds :data:`BORDER_DEARER` times
+        a solve's two products with the inverse (module docstring)."""
         if self.inverse is None:
             return False
         added = int(np.count_nonzero(self.position[free] < 0))
