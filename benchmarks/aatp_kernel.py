@@ -17,8 +17,10 @@ a fit under a second is timed as the median of three (:data:`SHORT_FIT`).
    fit of scikit-learn's ``SVR`` on a candidate's own dual, written as an ε-SVR (libsvm on
    the very QP, to its default tolerance, uncertified); and, for ``n ≤ 400``, the
    cvxpy reference (eq. (4) compiled once, Clarabel, every candidate; run alongside the
-   timings in one worker process limited to one BLAS thread; at C = 0.01 and 10, the
-   extremes, :data:`REFERENCE_CS`): the same chosen candidate and the relative
+   timings in one worker process limited to one BLAS thread; by default at C = 0.01 and
+   10, the extremes, :data:`REFERENCE_CS`, and with ``--reference-C`` at the C given,
+   e.g. ``--n 400 --C 0.1 1 --reference-C 0.1 1`` for the middle two): the same chosen
+   candidate and the relative
    difference of the objective. Rows are sorted by how far each cell is from the
    targets (``time / min(SVC product, 5 × linear, 20 s)``), the worst first.
 2. **n = 5,000** on three data sets, ``n_jobs=2``.
@@ -27,7 +29,7 @@ a fit under a second is timed as the median of three (:data:`SHORT_FIT`).
    float32 and memory-mapped float32 (time, peak memory, agreement with float64).
 
 Run:  python benchmarks/aatp_kernel.py [--quick] [--sections grid large low-rank]
-      [--data NAME ...] [--n N ...] [--gamma-d G ...] [--C C ...]
+      [--data NAME ...] [--n N ...] [--gamma-d G ...] [--C C ...] [--reference-C C ...]
 """
 
 from __future__ import annotations
@@ -402,6 +404,9 @@ def main() -> None:
     parser.add_argument("--n", nargs="+", type=int, help="grid cells of these sizes only")
     parser.add_argument("--gamma-d", nargs="+", type=float, help="grid cells of these γ·d only")
     parser.add_argument("--C", nargs="+", type=float, help="grid cells of these C only")
+    parser.add_argument("--reference-C", nargs="+", type=float,
+                        help="the C of the cells with n <= 400 that the cvxpy reference checks "
+                        "(default: %(default)s)", default=list(REFERENCE_CS))
     parser.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS),
                         help="the full run's sections to run (default: all three)")
     args = parser.parse_args()
@@ -414,14 +419,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         if args.data or args.n or args.gamma_d or args.C:
             grid(args.data or names, args.n or [400, 1000], args.gamma_d or [0.1, 1.0, 10.0],
-                 args.C or [0.01, 0.1, 1.0, 10.0], 400, REFERENCE_CS, summary)
+                 args.C or [0.01, 0.1, 1.0, 10.0], 400, args.reference_C, summary)
         elif args.quick:
             grid(["letter 5%", "clusters"], [80], [1.0], [0.1, 10.0], 80, [0.1, 10.0], summary)
             low_rank([400], Path(tmp), summary)
         else:
             if "grid" in args.sections:
                 grid(names, [400, 1000], [0.1, 1.0, 10.0], [0.01, 0.1, 1.0, 10.0], 400,
-                     REFERENCE_CS, summary)
+                     args.reference_C, summary)
             if "large" in args.sections:
                 large(["magic", "letter", "heavy tails"], 5000, summary)
             if "low-rank" in args.sections:

@@ -513,13 +513,22 @@ class FaceDescentSolver:
                           work: np.ndarray, Q: np.ndarray, inverse: np.ndarray) -> None:
         """Up to :attr:`burst` greedy exact coordinate steps on the working set ``work``
         (``Q = Q[work, work]``); ``G`` on ``work`` is updated in place."""
-        u, curvature = self.u[work], anchor.curvature[work]
+        u, half = self.u[work], 0.5 * anchor.curvature[work]
         a, inv = alpha[work], inverse[work]
+        step, gain = np.empty(len(work)), np.empty(len(work))
         first = None
         for _ in range(self.burst):
-            step = np.clip(a + G * inv, 0.0, u) - a
-            gain = step * (G - 0.5 * curvature * step)
-            i = int(np.argmax(gain))
+            # step = clip(a + G·inv, 0, u) − a and gain = step·(G − ½Q_ss·step), in place:
+            # the burst's cost is these calls' overhead on a few hundred slots
+            np.multiply(G, inv, out=step)
+            step += a
+            np.maximum(step, 0.0, out=step)
+            np.minimum(step, u, out=step)
+            step -= a
+            np.multiply(half, step, out=gain)
+            np.subtract(G, gain, out=gain)
+            gain *= step
+            i = int(gain.argmax())
             first = gain[i] if first is None else first
             if gain[i] <= BURST_RTOL * first:  # the rest are worth less than a round
                 break
