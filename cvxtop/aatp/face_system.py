@@ -48,8 +48,8 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve, lu_factor, lu_solve
-from scipy.linalg.lapack import dpotri
+from scipy.linalg import LinAlgError, cho_factor, lu_factor, lu_solve
+from scipy.linalg.lapack import dgesv, dpotri, dpotrs
 
 __all__ = ["FaceSystem", "ShrinkingFace", "BORDER_AVERAGE", "BORDER_DEARER", "BORDER_SHARE",
            "MIN_BORDER"]
@@ -285,26 +285,37 @@ class ShrinkingFace:
 
     def __init__(self, Q: np.ndarray, ridge: float) -> None:
         M = Q + ridge * np.eye(len(Q))
-        self.factor = cho_factor(M, lower=True, check_finite=False)
+        self.factor = cho_factor(M, lower=True, check_finite=False)[0]
         self.kept = np.ones(len(Q), dtype=bool)
-        self.removed: list[int] = []
-        self.columns: list[np.ndarray] = []
+        self.removed = np.zeros(0, dtype=np.int64)
+        self.columns = np.zeros((0, len(Q)))  # Zᵀ: a row per removed slot
 
     def remove(self, position: int) -> None:
         """Drop the kept slot at ``position`` (in the order of the kept slots)."""
         index = int(np.flatnonzero(self.kept)[position])
         self.kept[index] = False
-        self.removed.append(index)
+        self.removed = np.append(self.removed, index)
         unit = np.zeros(len(self.kept))
         unit[index] = 1.0
-        self.columns.append(cho_solve(self.factor, unit, check_finite=False))
+        self.columns = np.vstack([self.columns, self._solve(unit)])
 
     def solve(self, g: np.ndarray) -> np.ndarray:
         """The solution on the kept slots for the right-hand side ``g`` on them."""
         g0 = np.zeros(len(self.kept))
         g0[self.kept] = g
-        y = cho_solve(self.factor, g0, check_finite=False)
-        if self.removed:
-            Z = np.column_stack(self.columns)
-            y = y - Z @ np.linalg.solve(Z[self.removed], y[self.removed])
+        y = self._solve(g0)
+        if len(self.removed):
+            Zt = self.columns
+            _, _, z, info = dgesv(Zt[:, self.removed].T, y[self.removed])
+            if info != 0:
+                raise LinAlgError(f"gesv failed with info {info}")
+            y = y - Zt.T @ z
         return y[self.kept]
+
+    def _solve(self, b: np.ndarray) -> np.ndarray:
+        """``(Q + ρI)⁻¹ b`` from the factor, by LAPACK's potrs itself: these solves are
+        small and many, and the wrappers' checks cost more than the solve."""
+        x, info = dpotrs(self.factor, b, lower=1)
+        if info != 0:
+            raise LinAlgError(f"potrs failed with info {info}")
+        return x
