@@ -259,15 +259,24 @@ def grid(names: list[str], sizes: list[int], gammas: list[float], Cs: list[float
                         rows.append(r)
                         if len(y) <= reference_max and C in reference_Cs:
                             pending.append((r, worker.submit(reference, name, n, gamma_d, C)))
+                        # every column on the progress stream too: a run stopped before
+                        # its table (the reference is slow) still leaves its cells
                         print(f"  {name} n={r['n']} gamma*d={gamma_d:g} C={C:g}: "
-                              f"{r['seconds']:.2f} s (target {r['target']:.2f} s)",
-                              file=sys.stderr, flush=True)
+                              f"{r['seconds']:.2f} s (target {r['target']:.2f} s; linear "
+                              f"{r['linear']:.2f} s, SVC x cand. {r['svc']:.2f} s, "
+                              f"eps-SVR x cand. {r['svr']:.2f} s, {r['engine']} rank "
+                              f"{r['rank']}, screened {r['screened']}/{r['n']}, max gap "
+                              f"{r['max_gap']:.0e})", file=sys.stderr, flush=True)
         for r, future in pending:
             ref = future.result()
             r["reference"] = {
                 "seconds": ref["seconds"], "same": ref["candidate"] == r["candidate"],
                 "objective": abs(ref["objective"] - r["objective"])
                 / max(1.0, abs(ref["objective"]))}
+            print(f"  reference {r['data']} n={r['n']} gamma*d={r['gamma_d']:g} C={r['C']:g}: "
+                  f"{ref['seconds']:.1f} s, same candidate "
+                  f"{'yes' if r['reference']['same'] else 'NO'}, objective difference "
+                  f"{r['reference']['objective']:.0e}", file=sys.stderr, flush=True)
     rows.sort(key=lambda r: -r["seconds"] / r["target"])
     print("\n## 1. The grid, the worst cell first\n")
     print(f"τ = {TAU}; `cvxtop s`, `linear s`: one fit, the median of three when it takes "
