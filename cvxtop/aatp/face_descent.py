@@ -675,7 +675,9 @@ class FaceDescentSolver:
 
         if not np.isfinite(bound.gap) or not excludes(point):
             return point, False
-        point = self._exact(anchor, point)
+        if point.exact:
+            return point, True
+        point = self._iterate(anchor, point.alpha)
         return point, excludes(point)
 
     def _clipped(self, anchor: _Anchor, point: _Iterate) -> _Iterate:
