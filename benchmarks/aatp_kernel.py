@@ -15,21 +15,21 @@ a fit under a second is timed as the median of three (:data:`SHORT_FIT`).
    fit of scikit-learn's ``SVC`` on the same Gram matrix (libsvm's SMO, the median of three
    fits: the same class of box-constrained QP as one candidate); the candidates times one
    fit of scikit-learn's ``SVR`` on a candidate's own dual, written as an ε-SVR (libsvm on
-   the very QP, to its default tolerance, uncertified); and, for ``n ≤ 400``, the
-   cvxpy reference (eq. (4) compiled once, Clarabel, every candidate; run alongside the
-   timings in one worker process limited to one BLAS thread; by default at C = 0.01 and
-   10, the extremes, :data:`REFERENCE_CS`, and with ``--reference-C`` at the C given,
-   e.g. ``--n 400 --C 0.1 1 --reference-C 0.1 1`` for the middle two): the same chosen
-   candidate and the relative
-   difference of the objective. Rows are sorted by how far each cell is from the
-   targets (``time / min(SVC product, 5 × linear, 20 s)``), the worst first.
-2. **n = 5,000** on three data sets, ``n_jobs=2``.
-3. **Low rank.** The 3-mer spectrum kernel of random DNA sequences (rank 64) as a Gram
+   the very QP, to its default tolerance, uncertified). Rows are sorted by how far each
+   cell is from the targets (``time / min(SVC product, 5 × linear, 20 s)``), the worst
+   first. Nothing else runs while the grid is timed.
+2. **The cvxpy reference** on every grid cell with ``n ≤ 400``: each cell fitted by the
+   default engine and by ``solver="cvxpy"`` (eq. (4) compiled once, Clarabel, every
+   candidate), two cells at a time in worker processes of one BLAS thread each; the same
+   chosen candidate, the relative difference of the objectives and the engine's largest
+   duality gap, the worst cell first.
+3. **n = 5,000** on three data sets, ``n_jobs=2``.
+4. **Low rank.** The 3-mer spectrum kernel of random DNA sequences (rank 64) as a Gram
    matrix, against the linear kernel on its 64 features, and the same Gram matrix as
    float32 and memory-mapped float32 (time, peak memory, agreement with float64).
 
-Run:  python benchmarks/aatp_kernel.py [--quick] [--sections grid large low-rank]
-      [--data NAME ...] [--n N ...] [--gamma-d G ...] [--C C ...] [--reference-C C ...]
+Run:  python benchmarks/aatp_kernel.py [--quick] [--sections grid reference large low-rank]
+      [--data NAME ...] [--n N ...] [--gamma-d G ...] [--C C ...]
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ import sys
 import tempfile
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -51,13 +51,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 TAU = 0.05
 UCI = ("ionosphere", "spambase", "magic", "letter")
-#: The C of the cells the cvxpy reference checks in the full grid (every candidate of a
-#: 400-item cell takes it about a minute): the smallest and the largest, where screening
-#: and the hardest QPs are.
-REFERENCE_CS = (0.01, 10.0)
 SYNTHETIC = ("heavy tails", "clusters", "near duplicates")
-#: The full run's sections (``--sections``): the grid, n = 5,000, the rank-64 Gram matrix.
-SECTIONS = ("grid", "large", "low-rank")
+#: The full run's sections (``--sections``): the grid, the cvxpy reference on its cells of
+#: n ≤ 400, n = 5,000, the rank-64 Gram matrix.
+SECTIONS = ("grid", "reference", "large", "low-rank")
 
 
 # ---- data -------------------------------------------------------------------------------
@@ -211,72 +208,67 @@ def cell(name: str, X: np.ndarray, y: np.ndarray, gamma_d: float, C: float) -> d
            "screened": int(model.candidate_screened_.sum()),
            "max_gap": float(np.max(model.candidate_duality_gaps_[solved] / np.maximum(
                1.0, np.abs(model.candidate_objectives_[solved])))),
-           "candidate": int(model.candidate_), "objective": float(model.objective_),
-           "reference": None}
+           "candidate": int(model.candidate_), "objective": float(model.objective_)}
     row["target"] = min(svc, 5.0 * linear, 20.0)
     return row
 
 
 def one_thread() -> None:
-    """The reference worker's initializer: one BLAS thread, so that it takes one core."""
+    """A reference worker's initializer: one BLAS thread, so that it takes one core."""
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(1)
 
 
-def reference(name: str, size: int, gamma_d: float, C: float) -> dict:
-    """The cvxpy reference on a cell's Gram matrix (every candidate solved)."""
+def agreement(name: str, size: int, gamma_d: float, C: float) -> dict:
+    """One cell fitted twice on its Gram matrix: by the default engine and by the cvxpy
+    reference (every candidate solved); the chosen candidates, the objectives, the
+    engine's largest relative duality gap and both times."""
     from cvxtop import AATP
 
     X, y = dataset(name, size)
     K = rbf(X, gamma_d / X.shape[1])
-    seconds, ref = timed_fit(AATP(tau=TAU, C=C, kernel="precomputed", solver="cvxpy"), K, y)
-    return {"seconds": seconds, "candidate": int(ref.candidate_),
-            "objective": float(ref.objective_)}
+    seconds, model = timed_fit(AATP(tau=TAU, C=C, kernel="precomputed"), K, y)
+    ref_seconds, ref = timed_fit(AATP(tau=TAU, C=C, kernel="precomputed", solver="cvxpy"),
+                                 K, y)
+    solved = ~model.candidate_screened_
+    return {"data": name, "n": len(y), "gamma_d": gamma_d, "C": C, "seconds": seconds,
+            "reference_seconds": ref_seconds,
+            "same": int(ref.candidate_) == int(model.candidate_),
+            "objective": abs(float(ref.objective_) - float(model.objective_))
+            / max(1.0, abs(float(ref.objective_))),
+            "max_gap": float(np.max(model.candidate_duality_gaps_[solved] / np.maximum(
+                1.0, np.abs(model.candidate_objectives_[solved])), initial=0.0))}
 
 
 # ---- the tables ----------------------------------------------------------------------------
 def grid(names: list[str], sizes: list[int], gammas: list[float], Cs: list[float],
-         reference_max: int, reference_Cs: list[float], summary: list[str]) -> None:
+         summary: list[str]) -> None:
     from cvxtop import AATP
 
     X0, y0 = synthetic("clusters", 80)
     timed_fit(AATP(tau=TAU, kernel="precomputed"), rbf(X0, 0.1), y0)  # imports, untimed
-    rows, pending = [], []
-    with ProcessPoolExecutor(1, mp_context=get_context("spawn"),
-                             initializer=one_thread) as worker:
-        for name in names:
-            seen = set()
-            for n in sizes:
-                X, y = dataset(name, n)
-                if len(y) in seen:  # a small set (ionosphere) has fewer rows than n
-                    continue
-                seen.add(len(y))
-                for gamma_d in gammas:
-                    for C in Cs:
-                        r = cell(name, X, y, gamma_d, C)
-                        r["size"] = n
-                        rows.append(r)
-                        if len(y) <= reference_max and C in reference_Cs:
-                            pending.append((r, worker.submit(reference, name, n, gamma_d, C)))
-                        # every column on the progress stream too: a run stopped before
-                        # its table (the reference is slow) still leaves its cells
-                        print(f"  {name} n={r['n']} gamma*d={gamma_d:g} C={C:g}: "
-                              f"{r['seconds']:.2f} s (target {r['target']:.2f} s; linear "
-                              f"{r['linear']:.2f} s, SVC x cand. {r['svc']:.2f} s, "
-                              f"eps-SVR x cand. {r['svr']:.2f} s, {r['engine']} rank "
-                              f"{r['rank']}, screened {r['screened']}/{r['n']}, max gap "
-                              f"{r['max_gap']:.0e})", file=sys.stderr, flush=True)
-        for r, future in pending:
-            ref = future.result()
-            r["reference"] = {
-                "seconds": ref["seconds"], "same": ref["candidate"] == r["candidate"],
-                "objective": abs(ref["objective"] - r["objective"])
-                / max(1.0, abs(ref["objective"]))}
-            print(f"  reference {r['data']} n={r['n']} gamma*d={r['gamma_d']:g} C={r['C']:g}: "
-                  f"{ref['seconds']:.1f} s, same candidate "
-                  f"{'yes' if r['reference']['same'] else 'NO'}, objective difference "
-                  f"{r['reference']['objective']:.0e}", file=sys.stderr, flush=True)
+    rows = []
+    for name in names:
+        seen = set()
+        for n in sizes:
+            X, y = dataset(name, n)
+            if len(y) in seen:  # a small set (ionosphere) has fewer rows than n
+                continue
+            seen.add(len(y))
+            for gamma_d in gammas:
+                for C in Cs:
+                    r = cell(name, X, y, gamma_d, C)
+                    r["size"] = n
+                    rows.append(r)
+                    # every column on the progress stream too: a run stopped before its
+                    # table still leaves its cells
+                    print(f"  {name} n={r['n']} gamma*d={gamma_d:g} C={C:g}: "
+                          f"{r['seconds']:.2f} s (target {r['target']:.2f} s; linear "
+                          f"{r['linear']:.2f} s, SVC x cand. {r['svc']:.2f} s, "
+                          f"eps-SVR x cand. {r['svr']:.2f} s, {r['engine']} rank "
+                          f"{r['rank']}, screened {r['screened']}/{r['n']}, max gap "
+                          f"{r['max_gap']:.0e})", file=sys.stderr, flush=True)
     rows.sort(key=lambda r: -r["seconds"] / r["target"])
     print("\n## 1. The grid, the worst cell first\n")
     print(f"τ = {TAU}; `cvxtop s`, `linear s`: one fit, the median of three when it takes "
@@ -286,28 +278,20 @@ def grid(names: list[str], sizes: list[int], gammas: list[float], Cs: list[float
           "of a candidate's own dual (eq. (4) as an ε-SVR, libsvm's default tolerance, not "
           "certified); `worst ratio`: cvxtop's time over the smallest of the SVC product, 5 × "
           "linear and 20 s (the targets; above 1 misses one); `max gap`: the largest "
-          "relative duality gap of the candidates solved to optimality; `cvxpy`: the "
-          "reference's time (its own worker), then the same chosen candidate and the relative objective "
-          "difference.\n")
+          "relative duality gap of the candidates solved to optimality (the cvxpy "
+          "reference of the cells with n ≤ 400: section 2).\n")
     print("| data | n | rel. | γ·d | C | engine | rank | cvxtop s | linear s | SVC × cand. s | "
-          "/ SVC | ε-SVR × cand. s | / ε-SVR | / linear | worst ratio | screened | max gap | "
-          "cvxpy s | same, obj. diff |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "/ SVC | ε-SVR × cand. s | / ε-SVR | / linear | worst ratio | screened | max gap |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        ref = r["reference"]
-        ref_cells = ("-", "-") if ref is None else (
-            f"{ref['seconds']:.1f}", f"{'yes' if ref['same'] else 'NO'}, {ref['objective']:.0e}")
         print(f"| {r['data']} | {r['n']} | {r['relevant']} | {r['gamma_d']:g} | {r['C']:g} | "
               f"{r['engine']} | {r['rank']} | {r['seconds']:.2f} | {r['linear']:.2f} | "
               f"{r['svc']:.2f} | {r['seconds'] / r['svc']:.1f} | {r['svr']:.2f} | "
               f"{r['seconds'] / r['svr']:.1f} | {r['seconds'] / r['linear']:.1f} | "
               f"{r['seconds'] / r['target']:.2f} | "
-              f"{r['screened']}/{r['n']} | {r['max_gap']:.0e} | {ref_cells[0]} | "
-              f"{ref_cells[1]} |")
+              f"{r['screened']}/{r['n']} | {r['max_gap']:.0e} |")
     worst = rows[0]
     met = sum(r["seconds"] <= r["target"] for r in rows)
-    checked = [r for r in rows if r["reference"] is not None]
-    agree = sum(r["reference"]["same"] and r["reference"]["objective"] <= 1e-8 for r in checked)
     for n in sizes:
         at_n = [r for r in rows if r["size"] == n]
         if at_n:
@@ -320,14 +304,51 @@ def grid(names: list[str], sizes: list[int], gammas: list[float], Cs: list[float
         f"C = {worst['C']:g}: {worst['seconds']:.1f} s = {worst['seconds'] / worst['svc']:.1f}"
         f"x the SVC product, {worst['seconds'] / worst['svr']:.1f}x the ε-SVR product, "
         f"{worst['seconds'] / worst['linear']:.1f}x linear; {met} of "
-        f"{len(rows)} cells meet every target; cvxpy reference: the same candidate and "
-        f"objective (1e-8) in {agree} of {len(checked)} cells")
+        f"{len(rows)} cells meet every target")
+
+
+def reference_check(names: list[str], size: int, gammas: list[float], Cs: list[float],
+                    summary: list[str]) -> None:
+    """Section 2: the default engine against the cvxpy reference on every cell with
+    ``n = size``, two cells at a time (one per core, one BLAS thread each)."""
+    cells = [(name, size, g, C) for name in names for g in gammas for C in Cs]
+    rows = []
+    with ProcessPoolExecutor(2, mp_context=get_context("spawn"),
+                             initializer=one_thread) as workers:
+        for future in as_completed([workers.submit(agreement, *c) for c in cells]):
+            r = future.result()
+            rows.append(r)
+            print(f"  reference {r['data']} n={r['n']} gamma*d={r['gamma_d']:g} C={r['C']:g}: "
+                  f"cvxtop {r['seconds']:.1f} s, cvxpy {r['reference_seconds']:.1f} s, same "
+                  f"candidate {'yes' if r['same'] else 'NO'}, objective difference "
+                  f"{r['objective']:.0e}, max gap {r['max_gap']:.0e}",
+                  file=sys.stderr, flush=True)
+    rows.sort(key=lambda r: (r["same"], -r["objective"], -r["max_gap"]))
+    print(f"\n## 2. The cvxpy reference on every cell with n = {size}, the worst first\n")
+    print("Each cell fitted by the default engine and by `solver=\"cvxpy\"` (eq. (4) compiled "
+          "once, Clarabel, every candidate), two cells at a time, one BLAS thread each. "
+          "`same`: the same chosen candidate; `obj. diff`: the relative difference of the "
+          "objectives; `max gap`: the engine's largest relative duality gap over the "
+          "candidates it solved.\n")
+    print("| data | n | γ·d | C | same | obj. diff | max gap | cvxtop s | cvxpy s |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['data']} | {r['n']} | {r['gamma_d']:g} | {r['C']:g} | "
+              f"{'yes' if r['same'] else 'NO'} | {r['objective']:.0e} | {r['max_gap']:.0e} | "
+              f"{r['seconds']:.2f} | {r['reference_seconds']:.1f} |")
+    agree = sum(r["same"] and r["objective"] <= 1e-8 for r in rows)
+    worst = rows[0]
+    summary.append(
+        f"cvxpy reference at n = {size}: the same candidate and objective (1e-8) in {agree} of "
+        f"{len(rows)} cells; the worst {worst['data']}, γ·d = {worst['gamma_d']:g}, C = "
+        f"{worst['C']:g} (same candidate {'yes' if worst['same'] else 'NO'}, objective "
+        f"difference {worst['objective']:.0e})")
 
 
 def large(names: list[str], n: int, summary: list[str]) -> None:
     from cvxtop import AATP
 
-    print(f"\n## 2. n = {n}, `n_jobs=2` (γ = 1/d, C = 0.1)\n")
+    print(f"\n## 3. n = {n}, `n_jobs=2` (γ = 1/d, C = 0.1)\n")
     print("| data | n | engine | rank | cvxtop s | linear s | SVC × cand. s | screened |")
     print("|---|---|---|---|---|---|---|---|")
     slowest = 0.0
@@ -376,7 +397,7 @@ def measure(case: dict) -> dict:
 
 
 def low_rank(sizes: list[int], folder: Path, summary: list[str]) -> None:
-    print("\n## 3. Low rank: the 3-mer spectrum kernel (rank 64)\n")
+    print("\n## 4. Low rank: the 3-mer spectrum kernel (rank 64)\n")
     print("The Gram matrix of 64 cosine-normalized 3-mer counts, against the linear kernel "
           "on those 64 features; C = 0.1. Peak memory: the child process's peak resident "
           "set (imports and data included). `vs float64`: the same candidate, and the "
@@ -409,15 +430,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a small grid only")
     parser.add_argument("--case", help=argparse.SUPPRESS)
     parser.add_argument("--data", nargs="+", help="grid cells of these data sets only "
-                        "(with --n, --gamma-d, --C: a subset of the grid, no sections 2-3)")
+                        "(with --n, --gamma-d, --C: a subset of the grid, no sections 3-4)")
     parser.add_argument("--n", nargs="+", type=int, help="grid cells of these sizes only")
     parser.add_argument("--gamma-d", nargs="+", type=float, help="grid cells of these γ·d only")
     parser.add_argument("--C", nargs="+", type=float, help="grid cells of these C only")
-    parser.add_argument("--reference-C", nargs="+", type=float,
-                        help="the C of the cells with n <= 400 that the cvxpy reference checks "
-                        "(default: %(default)s)", default=list(REFERENCE_CS))
     parser.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS),
-                        help="the full run's sections to run (default: all three)")
+                        help="the sections to run (default: all; with --data, --n, "
+                        "--gamma-d or --C only grid and reference, on that subset)")
     args = parser.parse_args()
     if args.case:
         print(json.dumps(run_storage_case(json.loads(args.case))))
@@ -426,20 +445,20 @@ def main() -> None:
     summary: list[str] = []
     names = [f"{u}{variant}" for u in UCI for variant in ("", " 5%")] + list(SYNTHETIC)
     with tempfile.TemporaryDirectory() as tmp:
-        if args.data or args.n or args.gamma_d or args.C:
-            grid(args.data or names, args.n or [400, 1000], args.gamma_d or [0.1, 1.0, 10.0],
-                 args.C or [0.01, 0.1, 1.0, 10.0], 400, args.reference_C, summary)
-        elif args.quick:
-            grid(["letter 5%", "clusters"], [80], [1.0], [0.1, 10.0], 80, [0.1, 10.0], summary)
-            low_rank([400], Path(tmp), summary)
-        else:
-            if "grid" in args.sections:
-                grid(names, [400, 1000], [0.1, 1.0, 10.0], [0.01, 0.1, 1.0, 10.0], 400,
-                     args.reference_C, summary)
-            if "large" in args.sections:
-                large(["magic", "letter", "heavy tails"], 5000, summary)
-            if "low-rank" in args.sections:
-                low_rank([1000, 5000], Path(tmp), summary)
+        names, sizes = args.data or names, args.n or [400, 1000]
+        gammas, Cs = args.gamma_d or [0.1, 1.0, 10.0], args.C or [0.01, 0.1, 1.0, 10.0]
+        subset = bool(args.data or args.n or args.gamma_d or args.C)
+        if args.quick:
+            names, sizes, gammas, Cs = ["letter 5%", "clusters"], [80], [1.0], [0.1, 10.0]
+        if "grid" in args.sections:
+            grid(names, sizes, gammas, Cs, summary)
+        if "reference" in args.sections:
+            for size in (n for n in sizes if n <= 400):
+                reference_check(names, size, gammas, Cs, summary)
+        if "large" in args.sections and not (subset or args.quick):
+            large(["magic", "letter", "heavy tails"], 5000, summary)
+        if "low-rank" in args.sections and not subset:
+            low_rank([400] if args.quick else [1000, 5000], Path(tmp), summary)
     print()
     print("\n".join(f"SUMMARY: {line}" for line in summary))
 
