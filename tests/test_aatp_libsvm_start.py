@@ -4,6 +4,8 @@ screening from its solutions that leaves the choice unchanged."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -188,3 +190,53 @@ def test_libsvm_is_asked_only_where_it_saves_work(monkeypatch):
     probes = int(np.log2(len(tour) / 4)) + 1  # at 4, 4 + 8, 4 + 8 + 16, ... candidates
     assert 1 <= asked[1e9] <= 2 * probes  # a probe may ask twice (screen, start)
     assert asked[0.0] >= len(tour) - 2 - len(tour) // 4
+
+
+def _svr_problem(rng, n):
+    X = rng.standard_normal((n, 3))
+    kernel = np.ascontiguousarray(np.exp(-0.5 * ((X[:, None] - X[None]) ** 2).sum(-1)))
+    targets = rng.choice([-3.0, 3.0], n)
+    weights = rng.uniform(0.1, 2.0, n)
+    return kernel, targets, weights
+
+
+def test_libsvm_called_directly_gives_the_estimators_result():
+    """svr_dual calls the libsvm entry point SVR.fit calls, without the estimator's checks:
+    the same support, coefficients and iterations as SVR itself, bit for bit."""
+    from sklearn.svm import SVR
+
+    rng = np.random.default_rng(7)
+    assert libsvm_start._DIRECT["on"]  # this scikit-learn has the private entry point
+    for n in (5, 17, 40):
+        kernel, targets, weights = _svr_problem(rng, n)
+        support, beta, iterations = libsvm_start.svr_dual(kernel, targets, weights, 2.0,
+                                                          1e-3, 10_000)
+        model = SVR(kernel="precomputed", C=1.0, epsilon=2.0, tol=1e-3, max_iter=10_000)
+        model.fit(kernel, targets, sample_weight=weights)
+        np.testing.assert_array_equal(support, model.support_)
+        np.testing.assert_array_equal(beta, model.dual_coef_[0])
+        assert iterations == int(np.sum(model.n_iter_))
+
+
+def test_a_changed_libsvm_entry_point_falls_back_to_the_estimator(monkeypatch):
+    """Where the private entry point's signature differs, the estimator answers, the same
+    numbers, and later calls go straight to it."""
+    rng = np.random.default_rng(8)
+    kernel, targets, weights = _svr_problem(rng, 20)
+    expected = libsvm_start.svr_dual(kernel, targets, weights, 2.0, 1e-3, 10_000)
+    calls = []
+
+    def changed(*args, **kwargs):
+        calls.append(1)
+        raise TypeError("fit() got an unexpected keyword argument 'sample_weight'")
+
+    monkeypatch.setattr(libsvm_start, "_libsvm",
+                        SimpleNamespace(fit=changed, set_verbosity_wrap=lambda level: None))
+    monkeypatch.setitem(libsvm_start._DIRECT, "on", True)
+    for _ in range(2):
+        support, beta, iterations = libsvm_start.svr_dual(kernel, targets, weights, 2.0,
+                                                          1e-3, 10_000)
+        np.testing.assert_array_equal(support, expected[0])
+        np.testing.assert_array_equal(beta, expected[1])
+        assert iterations == expected[2]
+    assert len(calls) == 1 and not libsvm_start._DIRECT["on"]

@@ -30,6 +30,14 @@ libsvm stops at its own tolerance (optimality conditions violated by at most
 :data:`TOLERANCE`, in margin units) and cannot be warm-started, so its solution is a start
 only: :mod:`.face_descent` screens the candidate from it or finishes it with exact face
 steps, and certifies every result itself.
+
+**The call.** A fit calls libsvm once per candidate, on a kernel matrix this module built
+in float64, C order, finite by construction, so scikit-learn's estimator checks (of the
+input, the parameters and the data-frame types) repeat work done here: on 400 items they
+took longer than libsvm's own solve. :func:`svr_dual` therefore calls the libsvm entry point
+``SVR.fit`` itself calls (``sklearn.svm._libsvm.fit``, with the same arguments: the same
+result), and falls back to ``SVR`` for good where that private entry point is missing or
+its signature changed.
 """
 
 from __future__ import annotations
@@ -41,7 +49,12 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVR
 
-__all__ = ["TOLERANCE", "MEMORY", "LibsvmStart", "epsilon"]
+try:
+    from sklearn.svm import _libsvm
+except ImportError:  # pragma: no cover - a scikit-learn without that private module
+    _libsvm = None
+
+__all__ = ["TOLERANCE", "MEMORY", "LibsvmStart", "epsilon", "svr_dual"]
 
 #: libsvm's stopping tolerance (its ``tol``): the largest violation of the optimality
 #: conditions it leaves, in margin units.
@@ -55,6 +68,38 @@ MEMORY = 2 ** 25
 ITERATIONS_PER_SLOT = 100
 
 _BLOCK = 256  # rows of the Gram matrix read at a time while the kernel matrix is formed
+
+
+#: Whether :func:`svr_dual` may call libsvm's entry point directly (turned off for good by
+#: the first call that finds its signature changed).
+_DIRECT = {"on": _libsvm is not None}
+_EPSILON_SVR = 3  # libsvm's svm_type of the ε-SVR
+_CACHE_MB = 200.0  # SVR's default kernel cache
+
+
+def svr_dual(kernel: np.ndarray, targets: np.ndarray, weights: np.ndarray, eps: float,
+             tol: float, max_iter: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """libsvm's ε-SVR (``C = 1``, per-point bounds ``weights``) on a precomputed ``kernel``
+    (float64, C order) with float64 ``targets`` and ``weights``: the support's indices, its
+    ``β = a − a*`` and libsvm's iterations; the result of
+    ``SVR(kernel="precomputed", C=1, epsilon=eps, tol=tol, max_iter=max_iter)`` fitted
+    with ``sample_weight=weights``, without the estimator's checks (module docstring)."""
+    if _DIRECT["on"]:
+        try:
+            _libsvm.set_verbosity_wrap(0)
+            fitted = _libsvm.fit(kernel, targets, svm_type=_EPSILON_SVR, kernel="precomputed",
+                                 C=1.0, epsilon=eps, tol=tol, sample_weight=weights,
+                                 max_iter=max_iter, cache_size=_CACHE_MB, shrinking=1)
+            support, _, _, coefficients, _, _, _, _, iterations = fitted
+            return support, coefficients[0], int(np.sum(iterations))
+        except (TypeError, ValueError, AttributeError):
+            _DIRECT["on"] = False  # another signature: the estimator from now on
+    model = SVR(kernel="precomputed", C=1.0, epsilon=eps, tol=tol, max_iter=max_iter,
+                cache_size=_CACHE_MB)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(kernel, targets, sample_weight=weights)
+    return model.support_, model.dual_coef_[0], int(np.sum(model.n_iter_))
 
 
 def epsilon(upper: np.ndarray, max_diagonal: float) -> float:
@@ -105,12 +150,9 @@ class LibsvmStart:
         anchor = np.asarray(self.rows(np.array([k]))[0], dtype=float)[np.r_[self.item, k, k]]
         self.kernel[S:, :] = anchor
         self.kernel[:, S:] = anchor[:, None]
-        model = SVR(kernel="precomputed", C=1.0, epsilon=self.epsilon, tol=self.tol,
-                    max_iter=ITERATIONS_PER_SLOT * (S + 2))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            model.fit(self.kernel, self.targets, sample_weight=self.weights)
-        self.iterations = int(np.sum(model.n_iter_))
+        support, coefficients, self.iterations = svr_dual(
+            self.kernel, self.targets, self.weights, self.epsilon, self.tol,
+            ITERATIONS_PER_SLOT * (S + 2))
         beta = np.zeros(S + 2)
-        beta[model.support_] = model.dual_coef_[0]
+        beta[support] = coefficients
         return np.clip(beta[:S] * self.sign, 0.0, self.upper)
