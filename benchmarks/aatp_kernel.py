@@ -193,6 +193,14 @@ def svr_seconds(K: np.ndarray, y: np.ndarray, C: float) -> float:
     return float(np.median(times))
 
 
+def max_relative_gap(model) -> float:
+    """The largest relative duality gap of the candidates a fitted ``AATP`` solved (0 when
+    every candidate was screened)."""
+    solved = ~model.candidate_screened_
+    return float(np.max(model.candidate_duality_gaps_[solved] / np.maximum(
+        1.0, np.abs(model.candidate_objectives_[solved])), initial=0.0))
+
+
 def cell(name: str, X: np.ndarray, y: np.ndarray, gamma_d: float, C: float) -> dict:
     from cvxtop import AATP
 
@@ -201,13 +209,11 @@ def cell(name: str, X: np.ndarray, y: np.ndarray, gamma_d: float, C: float) -> d
     linear, _ = median_fit(AATP(tau=TAU, C=C, kernel="linear"), X, y)
     svc = svc_seconds(K, y, C) * len(model.candidates_)
     svr = svr_seconds(K, y, C) * len(model.candidates_)
-    solved = ~model.candidate_screened_
     row = {"data": name, "n": len(y), "relevant": int(y.sum()), "gamma_d": gamma_d, "C": C,
            "engine": model.engine_, "rank": int(model.gram_rank_), "seconds": seconds,
            "linear": linear, "svc": svc, "svr": svr,
            "screened": int(model.candidate_screened_.sum()),
-           "max_gap": float(np.max(model.candidate_duality_gaps_[solved] / np.maximum(
-               1.0, np.abs(model.candidate_objectives_[solved])))),
+           "max_gap": max_relative_gap(model),
            "candidate": int(model.candidate_), "objective": float(model.objective_)}
     row["target"] = min(svc, 5.0 * linear, 20.0)
     return row
@@ -231,14 +237,12 @@ def agreement(name: str, size: int, gamma_d: float, C: float) -> dict:
     seconds, model = timed_fit(AATP(tau=TAU, C=C, kernel="precomputed"), K, y)
     ref_seconds, ref = timed_fit(AATP(tau=TAU, C=C, kernel="precomputed", solver="cvxpy"),
                                  K, y)
-    solved = ~model.candidate_screened_
     return {"data": name, "n": len(y), "gamma_d": gamma_d, "C": C, "seconds": seconds,
             "reference_seconds": ref_seconds,
             "same": int(ref.candidate_) == int(model.candidate_),
             "objective": abs(float(ref.objective_) - float(model.objective_))
             / max(1.0, abs(float(ref.objective_))),
-            "max_gap": float(np.max(model.candidate_duality_gaps_[solved] / np.maximum(
-                1.0, np.abs(model.candidate_objectives_[solved])), initial=0.0))}
+            "max_gap": max_relative_gap(model)}
 
 
 # ---- the tables ----------------------------------------------------------------------------
