@@ -17,8 +17,11 @@ system on ``F₀ ∪ A``
 
 where the multipliers of ``E_R`` hold ``x_R = 0`` and ``t = C Vᵀ x`` carries the anchor's
 term; its Schur complement ``D − Bᵀ H₀₀⁻¹ B`` has the size of the border. ``H₀₀⁻¹ E_R`` are
-columns of the inverse, and the columns ``H₀₀⁻¹ H₀ₛ`` of added slots are kept while the
-base is, so a candidate whose free set is near the base pays one product for its anchor.
+columns of the inverse, and the columns ``H₀₀⁻¹ H₀ₛ`` of added slots and their products
+``H₀ₛᵀ H₀₀⁻¹ H₀ₜ`` are kept while the base is; as ``H₀₀⁻¹`` is symmetric, the other blocks
+of ``Bᵀ H₀₀⁻¹ B`` are entries of those columns, of the inverse and of ``H₀₀⁻¹ V₀``. So a
+candidate whose free set is near the base pays one product with the inverse for its anchor
+and, per solve, one to apply the inverse and one with ``H₀₀`` to check the residual.
 A free set whose border exceeds :data:`BORDER_SHARE` of the base extends the base by its
 slots (while that keeps the border within the share), else becomes the new base.
 
@@ -90,7 +93,7 @@ class FaceSystem:
         self.matrix = np.zeros((0, 0))  # H₀₀ + ρI, for the residuals of the refinement
         self.inverse: np.ndarray | None = None  # its inverse
         self.signs_solved = np.zeros(0)  # H₀₀⁻¹ y₀
-        self.solved: dict[int, np.ndarray] = {}  # added slot -> H₀₀⁻¹ H₀ₛ
+        self.added: _AddedColumns | None = None  # the columns of slots added to the base
         self.anchor: tuple[int, np.ndarray] | None = None  # (k, H₀₀⁻¹ (y₀ ∘ r₀))
         self.factorizations = 0
         self.served = 0  # solves on the current base
@@ -117,7 +120,8 @@ class FaceSystem:
         self.matrix = H
         self.inverse = _inverse_from_cholesky(factor[0])
         self.signs_solved = self.inverse @ self.sign[slots]
-        self.solved = {}
+        self.added = _AddedColumns(self.inverse, lambda added: self._h(slots, added),
+                                   len(self.item))
         self.anchor = None
         return True
 
@@ -190,13 +194,24 @@ class FaceSystem:
         y0, r0 = self.sign[base], row[self.item[base]]
         if self.anchor is None or self.anchor[0] != k:
             self.anchor = (k, P @ (y0 * r0))
-        V0 = np.column_stack([y0, y0 * r0])
-        H_0A = self._h(base, added)
-        # Z = H₀₀⁻¹ B for B = [H₀A, E_R, V₀]; E_R's columns are columns of the inverse
-        Z = np.column_stack([self._solved_columns(added, H_0A), P[removed].T,
-                             self.signs_solved, self.anchor[1]])
+        # transposed (a row per column): V₀, H₀₀⁻¹ V₀, H₀A and H₀₀⁻¹ H₀A
+        V0t = np.vstack([y0, y0 * r0])
+        solved_Vt = np.vstack([self.signs_solved, self.anchor[1]])
+        H_0At, solved_At, H_0A_solved_A = self.added.rows(added)
+        # Z = H₀₀⁻¹ B for B = [H₀A, E_R, V₀]; E_R's columns are columns of the inverse.
+        # Bᵀ Z is symmetric, and as H₀₀⁻¹ is, its blocks are rows of Z's own columns but
+        # for H₀Aᵀ H₀₀⁻¹ H₀A (kept while the base is) and H₀Aᵀ H₀₀⁻¹ V₀.
+        Zt = np.vstack([solved_At, P[removed], solved_Vt])
         a, m = len(added), len(added) + len(removed)
-        BtZ = np.vstack([H_0A.T @ Z, Z[removed], V0.T @ Z])
+        A_V = H_0At @ solved_Vt.T
+        BtZ = np.empty((m + 2, m + 2))
+        BtZ[:a, :a] = H_0A_solved_A
+        BtZ[:a, a:m] = solved_At[:, removed]
+        BtZ[:a, m:] = A_V
+        BtZ[a:m] = Zt[:, removed].T
+        BtZ[m:, :a] = A_V.T
+        BtZ[m:, a:m] = solved_Vt[:, removed]
+        BtZ[m:, m:] = V0t @ solved_Vt.T
         D = np.zeros((m + 2, m + 2))
         H_AA = self._h(added, added) + self.ridge * np.eye(a)
         V_A = np.column_stack([self.sign[added], self.sign[added] * row[self.item[added]]])
@@ -215,9 +230,9 @@ class FaceSystem:
             g0 = np.zeros(len(base))
             g0[rows] = rhs[inside]
             y = P @ g0
-            z = lu_solve(lu, np.r_[rhs[~inside] - H_0A.T @ y, -y[removed], -(V0.T @ y)],
+            z = lu_solve(lu, np.r_[rhs[~inside] - H_0At @ y, -y[removed], -(V0t @ y)],
                          check_finite=False)
-            x0 = y - Z @ z
+            x0 = y - z @ Zt
             x = np.empty(len(free))
             x[inside] = x0[rows]
             x[~inside] = z[:a]
@@ -227,8 +242,8 @@ class FaceSystem:
             x0 = np.zeros(len(base))
             x0[rows] = x[inside]
             out = np.empty(len(free))
-            out[inside] = (self.matrix @ x0)[rows] + H_0A[rows] @ x[~inside]
-            out[~inside] = H_0A.T @ x0 + H_AA @ x[~inside]
+            out[inside] = (self.matrix @ x0 + x[~inside] @ H_0At)[rows]
+            out[~inside] = H_0At @ x0 + H_AA @ x[~inside]
             return out + V @ (core @ (V.T @ x))
 
         x = apply_inverse(g)
@@ -243,20 +258,60 @@ class FaceSystem:
             x = x + apply_inverse(residual)
         return None
 
-    def _solved_columns(self, added: np.ndarray, H_0A: np.ndarray) -> np.ndarray:
-        """``H₀₀⁻¹ H₀A``, keeping each added slot's column while the base is kept."""
-        new = [j for j, s in enumerate(added) if int(s) not in self.solved]
-        if new:
-            for j, column in zip(new, (self.inverse @ H_0A[:, new]).T):
-                self.solved[int(added[j])] = column
-        if not len(added):
-            return np.zeros((len(self.base), 0))
-        return np.stack([self.solved[int(s)] for s in added], axis=1)
-
     def _h(self, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
         """``H[rows, columns] = y y K`` of slots."""
         return (self.block(self.item[rows], self.item[columns])
                 * self.sign[rows][:, None] * self.sign[columns][None, :])
+
+
+class _AddedColumns:
+    """For the slots added to one base: their columns ``H₀ₛ``, the solved columns
+    ``H₀₀⁻¹ H₀ₛ`` and the products ``H₀ₛᵀ H₀₀⁻¹ H₀ₜ`` of every pair, each computed once while
+    the base is kept (neighbouring free sets add mostly the same slots). ``column(added)``
+    returns ``H₀A`` for the slots ``added``. Each column is stored as a row, so that it is
+    gathered and multiplied along contiguous memory."""
+
+    def __init__(self, inverse: np.ndarray, column: Callable[[np.ndarray], np.ndarray],
+                 slots: int) -> None:
+        self.inverse, self.column = inverse, column
+        self.index = np.full(slots, -1, dtype=np.int64)  # slot -> its row below
+        self.h = np.zeros((0, len(inverse)))  # H₀ₛᵀ, a row per slot
+        self.solved = np.zeros((0, len(inverse)))  # (H₀₀⁻¹ H₀ₛ)ᵀ
+        self.products = np.zeros((0, 0))  # H₀ₛᵀ H₀₀⁻¹ H₀ₜ
+        self.used = 0
+
+    def rows(self, added: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``H₀Aᵀ``, ``(H₀₀⁻¹ H₀A)ᵀ`` and ``H₀Aᵀ H₀₀⁻¹ H₀A`` for the slots ``added``."""
+        new = added[self.index[added] < 0]
+        if len(new):
+            self._append(new)
+        rows = self.index[added]
+        return self.h[rows], self.solved[rows], self.products[np.ix_(rows, rows)]
+
+    def _append(self, new: np.ndarray) -> None:
+        first, last = self.used, self.used + len(new)
+        if last > len(self.h):
+            capacity = max(2 * len(self.h), last, 16)
+            self.h = _grown(self.h, capacity)
+            self.solved = _grown(self.solved, capacity)
+            products = np.zeros((capacity, capacity))
+            products[:first, :first] = self.products[:first, :first]
+            self.products = products
+        H_new = self.column(new)
+        self.h[first:last] = H_new.T
+        self.solved[first:last] = (self.inverse @ H_new).T
+        cross = H_new.T @ self.solved[:last].T
+        self.products[first:last, :last] = cross
+        self.products[:first, first:last] = cross[:, :first].T
+        self.index[new] = np.arange(first, last)
+        self.used = last
+
+
+def _grown(rows: np.ndarray, capacity: int) -> np.ndarray:
+    """``rows`` in a buffer of ``capacity`` rows."""
+    out = np.zeros((capacity, rows.shape[1]))
+    out[:len(rows)] = rows
+    return out
 
 
 def _inverse_from_cholesky(lower: np.ndarray) -> np.ndarray:
