@@ -190,7 +190,9 @@ class FaceSystem:
         base, P = self.base, self.inverse
         inside = self.position[free] >= 0
         rows, added = self.position[free[inside]], free[~inside]
-        removed = np.flatnonzero(np.isin(base, free, assume_unique=True, invert=True))
+        in_free = np.zeros(len(self.item), dtype=bool)
+        in_free[free] = True
+        removed = np.flatnonzero(~in_free[base])
         y0, r0 = self.sign[base], row[self.item[base]]
         if self.anchor is None or self.anchor[0] != k:
             self.anchor = (k, P @ (y0 * r0))
@@ -201,14 +203,16 @@ class FaceSystem:
         # Z = H₀₀⁻¹ B for B = [H₀A, E_R, V₀]; E_R's columns are columns of the inverse.
         # Bᵀ Z is symmetric, and as H₀₀⁻¹ is, its blocks are rows of Z's own columns but
         # for H₀Aᵀ H₀₀⁻¹ H₀A (kept while the base is) and H₀Aᵀ H₀₀⁻¹ V₀.
-        Zt = np.vstack([solved_At, P[removed], solved_Vt])
+        solved_Rt = P[removed]
         a, m = len(added), len(added) + len(removed)
         A_V = H_0At @ solved_Vt.T
         BtZ = np.empty((m + 2, m + 2))
         BtZ[:a, :a] = H_0A_solved_A
         BtZ[:a, a:m] = solved_At[:, removed]
         BtZ[:a, m:] = A_V
-        BtZ[a:m] = Zt[:, removed].T
+        BtZ[a:m, :a] = BtZ[:a, a:m].T
+        BtZ[a:m, a:m] = solved_Rt[:, removed]
+        BtZ[a:m, m:] = solved_Vt[:, removed].T
         BtZ[m:, :a] = A_V.T
         BtZ[m:, a:m] = solved_Vt[:, removed]
         BtZ[m:, m:] = V0t @ solved_Vt.T
@@ -232,7 +236,7 @@ class FaceSystem:
             y = P @ g0
             z = lu_solve(lu, np.r_[rhs[~inside] - H_0At @ y, -y[removed], -(V0t @ y)],
                          check_finite=False)
-            x0 = y - z @ Zt
+            x0 = y - z[:a] @ solved_At - z[a:m] @ solved_Rt - z[m:] @ solved_Vt
             x = np.empty(len(free))
             x[inside] = x0[rows]
             x[~inside] = z[:a]
