@@ -12,8 +12,9 @@ a fit under a second is timed as the median of three (:data:`SHORT_FIT`).
    near-duplicate rows; ``γ ∈ {0.1, 1, 10}/d``; ``C ∈ {0.01, 0.1, 1, 10}``; ``n ∈ {400,
    1,000}``. Columns: the engine and the Gram matrix's numerical rank; cvxtop's time; the
    linear kernel on the same data (``AATP(kernel="linear")``); the candidates times one
-   fit of scikit-learn's ``SVC`` on the same Gram matrix (libsvm's SMO, the median of three
-   fits: the same class of box-constrained QP as one candidate); the candidates times one
+   fit of scikit-learn's ``SVC`` on the same Gram matrix (libsvm's SMO, the median of the
+   fits of half a second, :data:`SVC_SECONDS`: the same class of box-constrained QP as one
+   candidate); the candidates times one
    fit of scikit-learn's ``SVR`` on a candidate's own dual, written as an ε-SVR (libsvm on
    the very QP, to its default tolerance, uncertified). Rows are sorted by how far each
    cell is from the targets (``time / min(SVC product, 5 × linear, 20 s)``), the worst
@@ -159,12 +160,21 @@ def median_fit(model, Z, y) -> tuple[float, object]:
     return float(np.median(times)), fitted
 
 
+#: ``SVC`` fits are repeated until they have taken this many seconds (at least
+#: :data:`SVC_FITS` [0] fits, at most [1]): the same fit's time varied by 3 × within thirty
+#: fits on the idle machine, and medians of three by 1.4 ×, which moved single cells'
+#: targets by up to 2 × between runs of the grid.
+SVC_SECONDS, SVC_FITS = 0.5, (5, 51)
+
+
 def svc_seconds(K: np.ndarray, y: np.ndarray, C: float) -> float:
-    """The median of three fits of libsvm's SMO (scikit-learn's ``SVC``) on ``K``."""
+    """The median time of one fit of libsvm's SMO (scikit-learn's ``SVC``) on ``K``, over
+    fits repeated for :data:`SVC_SECONDS`."""
     from sklearn.svm import SVC
 
-    times = []
-    for _ in range(3):
+    times: list[float] = []
+    while len(times) < SVC_FITS[1] and (len(times) < SVC_FITS[0]
+                                        or sum(times) < SVC_SECONDS):
         start = time.perf_counter()
         SVC(kernel="precomputed", C=C).fit(K, y)
         times.append(time.perf_counter() - start)
@@ -276,8 +286,9 @@ def grid(names: list[str], sizes: list[int], gammas: list[float], Cs: list[float
     rows.sort(key=lambda r: -r["seconds"] / r["target"])
     print("\n## 1. The grid, the worst cell first\n")
     print(f"τ = {TAU}; `cvxtop s`, `linear s`: one fit, the median of three when it takes "
-          f"under {SHORT_FIT:g} s; `SVC × cand.`: the candidates times the median of three "
-          "`SVC` fits on the same Gram matrix; `linear`: `AATP(kernel=\"linear\")` on the same "
+          f"under {SHORT_FIT:g} s; `SVC × cand.`: the candidates times the median `SVC` fit "
+          f"on the same Gram matrix (fits repeated for {SVC_SECONDS:g} s, at least "
+          f"{SVC_FITS[0]}); `linear`: `AATP(kernel=\"linear\")` on the same "
           "features; `ε-SVR × cand.`: the candidates times the median of three `SVR` fits "
           "of a candidate's own dual (eq. (4) as an ε-SVR, libsvm's default tolerance, not "
           "certified); `worst ratio`: cvxtop's time over the smallest of the SVC product, 5 × "
