@@ -200,9 +200,9 @@ class FaceSystem:
         V0t = np.vstack([y0, y0 * r0])
         solved_Vt = np.vstack([self.signs_solved, self.anchor[1]])
         H_0At, solved_At, H_0A_solved_A = self.added.rows(added)
-        # Z = H₀₀⁻¹ B for B = [H₀A, E_R, V₀]; E_R's columns are columns of the inverse.
-        # Bᵀ Z is symmetric, and as H₀₀⁻¹ is, its blocks are rows of Z's own columns but
-        # for H₀Aᵀ H₀₀⁻¹ H₀A (kept while the base is) and H₀Aᵀ H₀₀⁻¹ V₀.
+        # H₀₀⁻¹ B for B = [H₀A, E_R, V₀], a row per column: H₀₀⁻¹ E_R are rows of the
+        # inverse. As H₀₀⁻¹ is symmetric, the blocks of Bᵀ H₀₀⁻¹ B are entries of these
+        # rows, but for H₀Aᵀ H₀₀⁻¹ H₀A (kept while the base is) and H₀Aᵀ H₀₀⁻¹ V₀.
         solved_Rt = P[removed]
         a, m = len(added), len(added) + len(removed)
         A_V = H_0At @ solved_Vt.T
@@ -273,7 +273,9 @@ class _AddedColumns:
     ``H₀₀⁻¹ H₀ₛ`` and the products ``H₀ₛᵀ H₀₀⁻¹ H₀ₜ`` of every pair, each computed once while
     the base is kept (neighbouring free sets add mostly the same slots). ``column(added)``
     returns ``H₀A`` for the slots ``added``. Each column is stored as a row, so that it is
-    gathered and multiplied along contiguous memory."""
+    gathered and multiplied along contiguous memory. Only slots outside the base are
+    added, so for ``b`` of ``S`` slots in the base this holds at most ``S² − b²`` numbers,
+    no more than the Gram matrix of the slots."""
 
     def __init__(self, inverse: np.ndarray, column: Callable[[np.ndarray], np.ndarray],
                  slots: int) -> None:
@@ -295,7 +297,8 @@ class _AddedColumns:
     def _append(self, new: np.ndarray) -> None:
         first, last = self.used, self.used + len(new)
         if last > len(self.h):
-            capacity = max(2 * len(self.h), last, 16)
+            # no more than the slots outside the base
+            capacity = max(min(2 * len(self.h), len(self.index) - len(self.inverse)), last)
             self.h = _grown(self.h, capacity)
             self.solved = _grown(self.solved, capacity)
             products = np.zeros((capacity, capacity))
