@@ -12,9 +12,9 @@ a fit under a second is timed as the median of three (:data:`SHORT_FIT`).
    near-duplicate rows; ``γ ∈ {0.1, 1, 10}/d``; ``C ∈ {0.01, 0.1, 1, 10}``; ``n ∈ {400,
    1,000}``. Columns: the engine and the Gram matrix's numerical rank; cvxtop's time; the
    linear kernel on the same data (``AATP(kernel="linear")``); the candidates times one
-   fit of scikit-learn's ``SVC`` on the same Gram matrix (libsvm's SMO, the median of the
-   fits of half a second, :data:`SVC_SECONDS`: the same class of box-constrained QP as one
-   candidate); the candidates times one
+   fit of scikit-learn's ``SVC`` on the same Gram matrix (libsvm's SMO, the median over
+   fits repeated for half a second, :data:`SVC_SECONDS`: the same class of box-constrained
+   QP as one candidate); the candidates times one
    fit of scikit-learn's ``SVR`` on a candidate's own dual, written as an ε-SVR (libsvm on
    the very QP, to its default tolerance, uncertified). Rows are sorted by how far each
    cell is from the targets (``time / min(SVC product, 5 × linear, 20 s)``), the worst
@@ -161,9 +161,9 @@ def median_fit(model, Z, y) -> tuple[float, object]:
 
 
 #: ``SVC`` fits are repeated until they have taken this many seconds (at least
-#: :data:`SVC_FITS` [0] fits, at most [1]): the same fit's time varied by 3 × within thirty
-#: fits on the idle machine, and medians of three by 1.4 ×, which moved single cells'
-#: targets by up to 2 × between runs of the grid.
+#: :data:`SVC_FITS` [0] fits, at most [1]): one fit's time varies from fit to fit, and the
+#: median of three moved single cells' targets between runs of the grid (measured:
+#: docs/aatp.md, "Where it stands").
 SVC_SECONDS, SVC_FITS = 0.5, (5, 51)
 
 
