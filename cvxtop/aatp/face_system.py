@@ -190,9 +190,9 @@ class FaceSystem:
         base, P = self.base, self.inverse
         inside = self.position[free] >= 0
         rows, added = self.position[free[inside]], free[~inside]
-        in_free = np.zeros(len(self.item), dtype=bool)
-        in_free[free] = True
-        removed = np.flatnonzero(~in_free[base])
+        kept = np.zeros(len(base), dtype=bool)
+        kept[rows] = True
+        removed = np.flatnonzero(~kept)  # base positions outside the free set
         y0, r0 = self.sign[base], row[self.item[base]]
         if self.anchor is None or self.anchor[0] != k:
             self.anchor = (k, P @ (y0 * r0))
