@@ -13,17 +13,7 @@ from cvxtop import reference, surrogates
 from cvxtop.datasets import make_ranking_data, make_sparse_ranking_data
 from cvxtop.solvers import box_dual, size_dual, solve_cutting_plane
 from cvxtop.solvers.objective import RankingObjective
-
-
-def tiny(seed: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Features, labels and k of a tiny problem with more irrelevant items than k."""
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(4, 9))
-    y = np.zeros(n, dtype=int)
-    y[rng.choice(n, size=int(rng.integers(1, n - 2)), replace=False)] = 1
-    n_pos, n_neg = int(y.sum()), n - int(y.sum())
-    k = int(rng.integers(1, min(n_pos, n_neg - 1) + 1))
-    return rng.standard_normal((n, 3)), y, k
+from svmperf_tiny import tiny
 
 
 def random_pieces(rng: np.random.Generator, y: np.ndarray, k: int

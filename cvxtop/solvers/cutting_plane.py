@@ -50,7 +50,8 @@ for prec@k-svmperf where the best point's labeling predicts no relevant item: it
 part is solved over the irrelevant items, and prec@k-struct's dual over the items
 (:mod:`.box_dual`). Where it predicts relevant items on a list with at least as many
 features as items, prec@k-svmperf's dual over its labeling sizes is solved from round 150
-on (:mod:`.size_dual`).
+on (:mod:`.size_dual`); on lists with more items than features, its loss restricted to a
+few counts of relevant items, by an interior point (:mod:`.count_dual`).
 
 The cuts of the loss do not depend on ``C``, so a solve may start from those of another
 ``C`` (``cuts``: a regularization path). A cold solve at a large ``C`` uses that too: the
@@ -75,14 +76,14 @@ from .._threads import single_threaded_blas
 from .._validation import check_fraction
 from ..exceptions import SolverError
 from ..parameters import renamed_keyword
-from . import box_dual, size_dual
+from . import box_dual, count_dual, size_dual
 from .cut_store import CutStore, Cuts, cut_rounding, frobenius, loss_key, numbers_per_item
 from .line_search import line_search as segment_minimum
 from .master import solve_master
 from .objective import RankingObjective
 from .parallel_products import ProductThreads, product_threads
 from .result import EXACT_MAX_ITER, EXACT_TOL, SolveResult
-from .selection_dual import selection_dual_cut
+from .selection_dual import DualCut, selection_dual_cut
 
 __all__ = ["solve_cutting_plane"]
 
@@ -175,6 +176,17 @@ def _final_bounds(objective: RankingObjective, best: np.ndarray, lower: float,
 
 
 @renamed_keyword("solver", "cvx_solver")
+def _take_cut(bundle: CutStore, cut: DualCut, norm_Z: float, best_state: tuple) -> tuple:
+    """Stores a dual solve's cut and its point as the path's dual point, and returns the best
+    point's state ``(upper, best, best_s, best_oracle, exact_scores)``, moved to the cut's
+    weights where their objective is lower."""
+    bundle.dual_point = cut.g
+    bundle.add(cut.h, cut.g, cut.intercept, cut_rounding(cut.intercept, cut.g, None, norm_Z))
+    if cut.value < best_state[0]:
+        return cut.value, cut.weights, cut.scores, (cut.loss, cut.subgradient), True
+    return best_state
+
+
 def solve_cutting_plane(
     objective: RankingObjective,
     *,
@@ -395,6 +407,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     failed_at_zero = False
     box = box_dual.suits(objective)  # whether its dual over the items is a box with one sum
     sizes_suit = size_dual.suits(objective)  # prec@k-svmperf's dual over labeling sizes
+    # or over counts of relevant items (while it gives cuts)
+    counts_suit = count_solves = count_dual.suits(objective)
     dual_rounds = box_dual.SOLVE_ROUNDS if box else DUAL_SOLVE_ROUNDS
     warm_round = box_dual.PATH_ROUND if box else WARM_DUAL_ROUND
     if bundle.dual_point is not None:
@@ -461,12 +475,21 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             if warm and cut is None:
                 bundle.dual_point = None
             if cut is not None:  # a near-optimal dual point: its cut, and its weights
-                bundle.dual_point = cut.g
-                bundle.add(cut.h, cut.g, cut.intercept,
-                           cut_rounding(cut.intercept, cut.g, None, norm_Z))
-                if cut.value < upper:
-                    upper, best, best_s = cut.value, cut.weights, cut.scores
-                    best_oracle, exact_scores = (cut.loss, cut.subgradient), True
+                upper, best, best_s, best_oracle, exact_scores = _take_cut(
+                    bundle, cut, norm_Z, (upper, best, best_s, best_oracle, exact_scores))
+        if counts_suit and count_solves and it in dual_rounds \
+                and it >= box_dual.PROXIMAL_ROUND and (upper - lower) > tol * max(abs(upper),
+                                                                                   1e-12):
+            # prec@k-svmperf over a few counts of relevant items, from the point of this
+            # round's hinge solve if there was one; tried again while it gives cuts
+            started = time.perf_counter()
+            cut = count_dual.count_dual_cut(objective, best, best_s, upper, aim, query_s)
+            stats["dual_solves"] += 1
+            stats["dual_solve_seconds"] += time.perf_counter() - started
+            count_solves = cut is not None
+            if cut is not None:
+                upper, best, best_s, best_oracle, exact_scores = _take_cut(
+                    bundle, cut, norm_Z, (upper, best, best_s, best_oracle, exact_scores))
         w_c, bound = solve_master(bundle, C)
         lower = max(lower, bound)
         s_c = Z @ w_c

@@ -37,7 +37,7 @@ from .base import Bound, PrecSurrogate
 from .prec import _highest
 from .registry import register
 
-__all__ = ["PrecSvmperf", "svmperf_c"]
+__all__ = ["PrecSvmperf", "count_pieces", "svmperf_c"]
 
 
 def svmperf_c(c_perf: float, k: int, n: int) -> float:
@@ -147,6 +147,24 @@ def _checked_counts(count: np.ndarray, a: np.ndarray, low: np.ndarray, k: int,
     return count
 
 
+def count_pieces(b: Bound, s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For every count ``a`` of relevant items a labeling may predict (with room for
+    ``max(1, k − a)`` irrelevant ones), the best count ``b`` of irrelevant items and the
+    value of that count's piece, ``max_b k·b/(a + b) + sum_largest(s⁺, a) − Σs⁺ +
+    sum_largest(s⁻, b)``; the loss is the largest of 0 and these (module docstring)."""
+    k = b.k
+    # sorted values: a value sort is several times cheaper than ordering the items
+    pos_sums = np.concatenate(([0.0], np.cumsum(-np.sort(-s[b.pos]))))
+    q_ascending = np.sort(-s[b.neg])
+    neg_desc = -q_ascending
+    neg_sums = np.concatenate(([0.0], np.cumsum(neg_desc)))
+    a = np.arange(b.n_pos + 1)
+    low = np.maximum(1, k - a)
+    a, low = a[low <= b.n_neg], low[low <= b.n_neg]
+    count = _best_negative_counts(a, low, k, neg_desc, q_ascending)
+    return a, count, k * count / (a + count) + (pos_sums[a] - pos_sums[-1]) + neg_sums[count]
+
+
 @register
 class PrecSvmperf(PrecSurrogate):
     """SVMperf's prec@k loss (Joachims 2005), on the loss scale of Kar et al. 2015 eq. (1).
@@ -171,24 +189,13 @@ class PrecSvmperf(PrecSurrogate):
         grad = np.zeros(len(s))
         if b.n_neg == 0:
             return 0.0, grad
-        k = b.k
-        s_pos, s_neg = s[b.pos], s[b.neg]
-        # sorted values (a value sort is several times cheaper than ordering the items); the
-        # items of the best labeling are picked by partition, ties in any order
-        pos_sums = np.concatenate(([0.0], np.cumsum(-np.sort(-s_pos))))
-        q_ascending = np.sort(-s_neg)
-        neg_desc = -q_ascending
-        neg_sums = np.concatenate(([0.0], np.cumsum(neg_desc)))
-        a = np.arange(b.n_pos + 1)
-        low = np.maximum(1, k - a)
-        a, low = a[low <= b.n_neg], low[low <= b.n_neg]
-        count = _best_negative_counts(a, low, k, neg_desc, q_ascending)
-        terms = k * count / (a + count) + (pos_sums[a] - pos_sums[-1]) + neg_sums[count]
+        a, count, terms = count_pieces(b, s)
         best = int(np.argmax(terms))
         if terms[best] <= 0:
             return 0.0, grad
-        grad[_highest(b.neg, s_neg, int(count[best]))] = 1.0
-        grad[_highest(b.pos, -s_pos, b.n_pos - int(a[best]))] = -1.0
+        # the items of the best labeling are picked by partition, ties in any order
+        grad[_highest(b.neg, s[b.neg], int(count[best]))] = 1.0
+        grad[_highest(b.pos, -s[b.pos], b.n_pos - int(a[best]))] = -1.0
         return float(terms[best]), grad
 
     def _expression(self, b: Bound, s: Any) -> tuple[Any, list]:

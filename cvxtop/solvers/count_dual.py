@@ -1,0 +1,516 @@
+"""prec@k-svmperf's loss over a few counts of predicted relevant items, solved by an
+interior point for the cutting plane's tail where the optimum mixes many labeling sizes.
+
+SVMperf's loss (Joachims 2005; :mod:`cvxtop.surrogates.prec_svmperf`) is the largest of 0 and
+``f(a, b) + T⁺_a(s) − Σs⁺ + T⁻_b(s)`` over the labelings predicting ``a`` relevant and
+``b >= 1`` irrelevant items with ``a + b >= k``, where ``f(a, b) = k·b/(a + b)`` and ``T⁺_a``,
+``T⁻_b`` are the sums of the ``a`` highest relevant and the ``b`` highest irrelevant scores.
+:mod:`.size_dual` groups the labelings by their size ``a + b``; near the zero model that
+grouping needs hundreds of sizes (on ``make_ranking_data(10⁴, 1,000)`` at C = 0.01 the
+best labelings of the counts ``a = 0..4`` predict 3,396 to 3,922 irrelevant items, all
+within 3e-4 of the loss). Grouping them by ``a`` instead needs a handful: for a fixed
+``a``, ``f(a, ·)`` is concave, so the labelings of every ``b`` make one piece
+
+    φ_a(s) = T⁺_a(s) − Σs⁺ + max {f̂_a(β) + u·s⁻ : u ∈ [0, 1]^{n₋}, Σu = β, β ∈ [b_a, n₋]},
+
+with ``b_a = max(1, k − a)`` and ``f̂_a`` the piecewise-linear interpolation of ``f(a, ·)``
+at the integers, equal to ``f(a, ·)`` there. A point ``u`` with a fractional sum
+``β = b + θ`` is ``(1 − θ)`` times a point of the sum ``b`` plus ``θ`` times one of the sum
+``b + 1``, so every point of a piece's polytope, and every convex combination of the
+pieces' points with weights ``λ`` (``λ_0`` on the floor), is a combination of labelings'
+points and gives a cut valid everywhere:
+
+    L(s) >= Σ_a λ_a f̂_a(Σu_a⁻) + Σ_a λ_a ((u_a⁺ − 1)·s⁺ + u_a⁻·s⁻),   u_a⁺ ∈ [0, 1], Σu_a⁺ = a.
+
+(``tests/test_count_dual.py`` checks it against the brute-force loss, ties included.)
+
+This module minimizes ``½‖w‖² + C·t`` with ``t >= max(0, φ_a(Zw))`` over the counts ``a``
+of the :data:`COUNTS` highest pieces at the best point, in the linear programming form of
+the sums (``T⁺_a(x) = min_ρ aρ + Σ(x_i − ρ)₊``, and for the irrelevant items
+``min_σ ψ + Σ(x_i − σ)₊`` with ``ψ >= f(a, b) + bσ`` for every ``b``), by a primal-dual
+interior point with a predictor-corrector step and a centrality corrector (Nocedal and
+Wright 2006, ch. 14; Gondzio 1996). Each Newton system is reduced to one
+dense system in ``w`` and three unknowns a piece: the items' unknowns are eliminated
+(diagonal), the constraints ``t >= φ_a`` are a border of ``J`` rows, and each solve is
+refined once against the whole system. Forming ``Zᵀ D Z`` (``n·d²``) is the cost of a
+step, so the solve suits lists with many more items than features, where the cvxpy
+problem of :mod:`.size_dual` would hold all of ``Z``.
+
+The interior point's dual variables are the cut's ``λ_a``, ``λ_a u_a⁺`` and ``λ_a u_a⁻``;
+moved onto the pieces' polytopes (exactly, up to rounding) they give the cut, whose
+master value is a lower bound whatever the interior point's accuracy. The answer offered
+to the cutting plane is that cut with the better of its own weights ``−C·Zᵀg`` and the
+interior point's ``w``; the certificate stays the master's. Counts that the optimum uses
+and the restriction misses only weaken the cut.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+import scipy.linalg as sl
+import scipy.linalg.blas as blas
+import scipy.sparse as sp
+
+from . import box_dual
+from .box_dual import _onto_box_sum
+from ..surrogates.base import Bound
+from ..surrogates.prec_svmperf import count_pieces
+from .objective import RankingObjective
+from .selection_dual import DualCut, dual_cut
+
+__all__ = ["COUNTS", "MAX_ENTRIES", "MAX_FEATURES", "MIN_FEATURES", "REPEATS", "STEPS",
+           "count_dual_cut", "suits"]
+
+#: Counts of relevant items kept: the pieces highest at the best point, and those highest
+#: at the answer's point, for up to :data:`REPEATS` solves.
+COUNTS, REPEATS = 8, 2
+#: Features from which, and up to which, the solve is tried. Below, the rounds certify
+#: quickly (the optimum's face has at most about d vertices), and on spambase (d = 57) the
+#: solve cost far more than the rounds it saved (measured: docs/solvers.md,
+#: "prec@k-svmperf over counts of relevant items"). Above, each step's dense matrix of this
+#: order costs too much.
+MIN_FEATURES, MAX_FEATURES = 200, 4000
+#: Entries of ``Z`` (items times features) up to which the solve is tried: it keeps a copy
+#: of ``Z`` in class order and a scaled one (160 MB each at this size).
+MAX_ENTRIES = 20_000_000
+#: Interior-point steps at most.
+STEPS = 80
+#: Centrality correctors a step (Gondzio 1996), and refinements of each Newton solve.
+CORRECTORS, REFINEMENTS = 1, 1
+#: The share of the way to the boundary a step goes.
+STEP_SHARE = 0.99
+#: The relative complementarity gap of the restricted problem from which the cut is
+#: evaluated at every step (it is the cut's lower bound that ends the solve).
+CHECK_FROM = 1e-4
+
+
+def suits(objective: RankingObjective) -> bool:
+    """prec@k-svmperf on one list with more irrelevant items than ``k`` (as
+    :func:`.box_dual.suits`), with more items than features (the lists :mod:`.size_dual`
+    leaves out), :data:`MIN_FEATURES` to :data:`MAX_FEATURES` features and at most
+    :data:`MAX_ENTRIES` entries."""
+    n, d = objective.Z.shape
+    return objective.surrogate.dual_form == "box-hinge" and box_dual.suits(objective) \
+        and MIN_FEATURES <= d < n and d <= MAX_FEATURES and n * d <= MAX_ENTRIES
+
+
+@dataclass
+class _Layout:
+    """The restricted problem: the pieces' counts, the slices of their unknowns in ``x``
+    (``w``, ``t``, then per piece ``ρ`` (counts above 0), ``σ``, ``ψ``, ``ξ`` on the
+    relevant items (counts above 0), ``η`` on the irrelevant ones) and of their constraints
+    in ``s`` and ``z`` (``t >= 0``, then per piece ``t >= φ_a`` (``c1``), ``ξ >= x⁺ − ρ``
+    (``c2``), ``ξ >= 0`` (``c3``), ``η >= x⁻ − σ`` (``c4``), ``η >= 0`` (``c5``),
+    ``ψ >= f(a, b) + bσ`` (``c6``)."""
+
+    counts: list[int]
+    sizes: list[np.ndarray]   # the b of each piece
+    values: list[np.ndarray]  # f(a, b) there
+    x: list[dict[str, slice]]
+    c: list[dict[str, slice]]
+    n_x: int
+    n_c: int
+
+    @staticmethod
+    def of(counts: list[int], d: int, n_pos: int, n_neg: int, k: int) -> "_Layout":
+        x_slices, c_slices, i, j = [], [], d + 1, 1
+        sizes, values = [], []
+        for a in counts:
+            b = np.arange(max(1, k - a), n_neg + 1, dtype=np.float64)
+            sizes.append(b)
+            values.append(k * b / (a + b))
+            m = n_pos if a > 0 else 0
+            xs = {}
+            for name, width in (("rho", 1 if a > 0 else 0), ("sigma", 1), ("psi", 1),
+                                ("xi", m), ("eta", n_neg)):
+                xs[name], i = slice(i, i + width), i + width
+            cs = {}
+            for name, width in (("c1", 1), ("c2", m), ("c3", m), ("c4", n_neg),
+                                ("c5", n_neg), ("c6", len(b))):
+                cs[name], j = slice(j, j + width), j + width
+            x_slices.append(xs)
+            c_slices.append(cs)
+        return _Layout(counts, sizes, values, x_slices, c_slices, i, j)
+
+
+class _Problem:
+    """``min ½‖w‖² + C·t`` subject to ``G x <= h`` for the layout's constraints."""
+
+    def __init__(self, objective: RankingObjective, counts: list[int]) -> None:
+        bound = objective.parts[0].bound
+        Z = objective.Z
+        # the rows in class order, relevant first, so that one product serves both classes
+        self.Z = Z[np.r_[bound.pos, bound.neg]]
+        self.C, self.k, self.d = objective.C, bound.k, Z.shape[1]
+        self.n_pos, self.n_neg = bound.n_pos, bound.n_neg
+        self.p = np.asarray(self.Z[:self.n_pos].sum(axis=0)).ravel()
+        self._scaled = None if sp.issparse(self.Z) else np.empty_like(self.Z)
+        self.layout = _Layout.of(counts, self.d, self.n_pos, self.n_neg, self.k)
+        self.h = np.zeros(self.layout.n_c)
+        for cs, values in zip(self.layout.c, self.layout.values):
+            self.h[cs["c6"]] = -values
+
+    def G(self, x: np.ndarray) -> np.ndarray:
+        """``G x``."""
+        w, t = x[:self.d], x[self.d]
+        s_pos, s_neg = self.scores(w)
+        out = np.empty(self.layout.n_c)
+        out[0] = -t
+        pw = float(self.p @ w)
+        for a, b, xs, cs in zip(self.layout.counts, self.layout.sizes, self.layout.x,
+                                self.layout.c):
+            sigma, psi, eta = x[xs["sigma"]][0], x[xs["psi"]][0], x[xs["eta"]]
+            total = -pw + psi + np.sum(eta) - t
+            if a > 0:
+                rho, xi = x[xs["rho"]][0], x[xs["xi"]]
+                total += a * rho + np.sum(xi)
+                out[cs["c2"]] = s_pos - rho - xi
+                out[cs["c3"]] = -xi
+            out[cs["c1"]] = total
+            out[cs["c4"]] = s_neg - sigma - eta
+            out[cs["c5"]] = -eta
+            out[cs["c6"]] = b * sigma - psi
+        return out
+
+    def GT(self, z: np.ndarray) -> np.ndarray:
+        """``Gᵀ z``."""
+        out = np.zeros(self.layout.n_x)
+        z_pos, z_neg = np.zeros(self.n_pos), np.zeros(self.n_neg)
+        z1_total = 0.0
+        for a, b, xs, cs in zip(self.layout.counts, self.layout.sizes, self.layout.x,
+                                self.layout.c):
+            z1 = z[cs["c1"]][0]
+            z1_total += z1
+            if a > 0:
+                z2 = z[cs["c2"]]
+                z_pos += z2
+                out[xs["rho"]] = a * z1 - np.sum(z2)
+                out[xs["xi"]] = z1 - z2 - z[cs["c3"]]
+            z4 = z[cs["c4"]]
+            z_neg += z4
+            out[xs["sigma"]] = -np.sum(z4) + float(b @ z[cs["c6"]])
+            out[xs["psi"]] = z1 - np.sum(z[cs["c6"]])
+            out[xs["eta"]] = z1 - z4 - z[cs["c5"]]
+        out[:self.d] = -self.p * z1_total + self.back(z_pos, z_neg)
+        out[self.d] = -z[0] - z1_total
+        return out
+
+    def hessian_times(self, x: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """``(P + Gᵀ W G) x``."""
+        out = self.GT(weights * self.G(x))
+        out[:self.d] += x[:self.d]
+        return out
+
+
+    def scores(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The relevant and the irrelevant items' scores ``Zw``."""
+        scores = np.asarray(self.Z @ w).ravel()
+        return scores[:self.n_pos], scores[self.n_pos:]
+
+    def back(self, on_pos: np.ndarray, on_neg: np.ndarray) -> np.ndarray:
+        """``Zᵀv`` for ``v`` given on the relevant and the irrelevant items."""
+        return np.asarray(self.Z.T @ np.r_[on_pos, on_neg]).ravel()
+
+    def gram(self, on_pos: np.ndarray, on_neg: np.ndarray) -> np.ndarray:
+        """``Zᵀ diag(v) Z`` (``v >= 0``) as a dense array."""
+        weights = np.r_[on_pos, on_neg]
+        if self._scaled is None:
+            return np.asarray((self.Z.T @ sp.diags(weights) @ self.Z).todense())
+        # a symmetric rank-k update of the rows scaled in place, its triangle mirrored
+        np.multiply(self.Z, np.sqrt(weights)[:, None], out=self._scaled)
+        upper = blas.dsyrk(1.0, self._scaled.T, trans=0)
+        return np.triu(upper) + np.triu(upper, 1).T
+
+
+class _Newton:
+    """Solves ``(P + Gᵀ W G) Δx = r``: the items' unknowns eliminated, a dense system in
+    ``w`` and each piece's ``ρ, σ, ψ``, and the border of the ``t >= φ_a`` rows and ``t``
+    (module docstring)."""
+
+    def __init__(self, problem: _Problem, weights: np.ndarray) -> None:
+        self.problem, self.weights = problem, weights
+        lay, d = problem.layout, problem.d
+        J = len(lay.counts)
+        self.small = d + 3 * J
+        K = np.zeros((self.small, self.small))
+        D_pos, D_neg = np.zeros(problem.n_pos), np.zeros(problem.n_neg)
+        self.e2, self.e4 = [], []
+        for j, (a, b, cs) in enumerate(zip(lay.counts, lay.sizes, lay.c)):
+            r, s_, p_ = d + j, d + J + j, d + 2 * J + j
+            if a > 0:
+                W2, W3 = weights[cs["c2"]], weights[cs["c3"]]
+                e2 = W2 + W3
+                D2 = W2 * W3 / e2
+                D_pos += D2
+                K[:d, r] = K[r, :d] = -problem.back(D2, np.zeros(problem.n_neg))
+                K[r, r] = np.sum(D2)
+                self.e2.append(e2)
+            else:
+                K[r, r] = 1.0
+                self.e2.append(None)
+            W4, W5, W6 = weights[cs["c4"]], weights[cs["c5"]], weights[cs["c6"]]
+            e4 = W4 + W5
+            D4 = W4 * W5 / e4
+            D_neg += D4
+            self.e4.append(e4)
+            K[:d, s_] = K[s_, :d] = -problem.back(np.zeros(problem.n_pos), D4)
+            K[s_, s_] = np.sum(D4) + float((b * b) @ W6)
+            K[s_, p_] = K[p_, s_] = -float(b @ W6)
+            K[p_, p_] = np.sum(W6)
+        K[:d, :d] = problem.gram(D_pos, D_neg)
+        K[:d, :d] += np.eye(d)
+        self.factor = sl.cho_factor(K, check_finite=False)
+        # the border: M'⁻¹ applied to each t >= φ_a row (without its t)
+        rows = np.zeros((J, lay.n_x))
+        for j, (a, xs) in enumerate(zip(lay.counts, lay.x)):
+            rows[j, :d] = -problem.p
+            rows[j, xs["psi"]] = 1.0
+            rows[j, xs["eta"]] = 1.0
+            if a > 0:
+                rows[j, xs["rho"]] = a
+                rows[j, xs["xi"]] = 1.0
+        self.rows = rows
+        self.Y = np.array([self._inner(row) for row in rows])
+        self.border = rows @ self.Y.T
+        self.W0 = weights[0]
+        self.W1 = np.array([weights[cs["c1"]][0] for cs in lay.c])
+
+    def _inner(self, r: np.ndarray) -> np.ndarray:
+        """``M'⁻¹ r`` for the system without the ``t >= φ_a`` rows, on the unknowns but
+        ``t`` (``r[d]`` is ignored and the answer's ``t`` is 0)."""
+        problem, weights = self.problem, self.weights
+        lay, d = problem.layout, problem.d
+        J = len(lay.counts)
+        acc_pos, acc_neg = np.zeros(problem.n_pos), np.zeros(problem.n_neg)
+        rhs = np.zeros(self.small)
+        for j, (a, xs, cs) in enumerate(zip(lay.counts, lay.x, lay.c)):
+            if a > 0:
+                q = weights[cs["c2"]] * r[xs["xi"]] / self.e2[j]
+                acc_pos += q
+                rhs[d + j] = r[xs["rho"]][0] - np.sum(q)
+            q = weights[cs["c4"]] * r[xs["eta"]] / self.e4[j]
+            acc_neg += q
+            rhs[d + J + j] = r[xs["sigma"]][0] - np.sum(q)
+            rhs[d + 2 * J + j] = r[xs["psi"]][0]
+        rhs[:d] = r[:d] + problem.back(acc_pos, acc_neg)
+        small = sl.cho_solve(self.factor, rhs, check_finite=False)
+        out = np.zeros(lay.n_x)
+        w = small[:d]
+        out[:d] = w
+        s_pos, s_neg = problem.scores(w)
+        for j, (a, xs, cs) in enumerate(zip(lay.counts, lay.x, lay.c)):
+            sigma = small[d + J + j]
+            out[xs["sigma"]] = sigma
+            out[xs["psi"]] = small[d + 2 * J + j]
+            W4 = weights[cs["c4"]]
+            out[xs["eta"]] = (r[xs["eta"]] + W4 * (s_neg - sigma)) / self.e4[j]
+            if a > 0:
+                rho = small[d + j]
+                out[xs["rho"]] = rho
+                W2 = weights[cs["c2"]]
+                out[xs["xi"]] = (r[xs["xi"]] + W2 * (s_pos - rho)) / self.e2[j]
+        return out
+
+    def _once(self, r: np.ndarray) -> np.ndarray:
+        J, d = len(self.W1), self.problem.d
+        y = self._inner(r)
+        bordered = np.zeros((J + 1, J + 1))
+        bordered[:J, :J] = self.border + np.diag(1.0 / self.W1)
+        bordered[:J, J] = 1.0
+        bordered[J, :J] = -1.0
+        bordered[J, J] = self.W0
+        solution = np.linalg.solve(bordered, np.r_[self.rows @ y, r[d]])
+        out = y - solution[:J] @ self.Y
+        out[d] = solution[J]
+        return out
+
+    def solve(self, r: np.ndarray) -> np.ndarray:
+        """``Δx``, refined :data:`REFINEMENTS` times against the whole system."""
+        dx = self._once(r)
+        for _ in range(REFINEMENTS):
+            dx += self._once(r - self.problem.hessian_times(dx, self.weights))
+        return dx
+
+
+def _step_to_boundary(v: np.ndarray, dv: np.ndarray) -> float:
+    falling = dv < 0
+    return float(np.min(-v[falling] / dv[falling])) if falling.any() else np.inf
+
+
+def _start(problem: _Problem, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A start at ``w``: each piece's thresholds at its scores, slacks of at least the
+    start's complementarity over the duals, and duals that make every piece's weights its
+    polytope's centre (``λ`` even over the pieces and the floor)."""
+    lay, d = problem.layout, problem.d
+    s_pos, s_neg = problem.scores(w)
+    x = np.zeros(lay.n_x)
+    x[:d] = w
+    descending = np.sort(s_pos)[::-1]
+    share = problem.C / (len(lay.counts) + 1)
+    z = np.zeros(lay.n_c)
+    z[0] = share
+    for a, b, values, xs, cs in zip(lay.counts, lay.sizes, lay.values, lay.x, lay.c):
+        if a > 0:
+            x[xs["rho"]] = descending[a - 1]
+            x[xs["xi"]] = np.maximum(s_pos - descending[a - 1], 0.0) + 1.0
+            z[cs["c2"]] = share * a / problem.n_pos
+            z[cs["c3"]] = share * (1.0 - a / problem.n_pos)
+        x[xs["eta"]] = np.maximum(s_neg, 0.0) + 1.0
+        x[xs["psi"]] = float(np.max(values)) + 1.0
+        mean = float(b.mean())
+        z[cs["c1"]] = share
+        z[cs["c4"]] = share * mean / problem.n_neg
+        z[cs["c5"]] = share * (1.0 - mean / problem.n_neg)
+        z[cs["c6"]] = share / len(b)
+    constraint = problem.G(x) - problem.h
+    x[d] = max(0.0, float(np.max([constraint[cs["c1"]][0] for cs in lay.c]))) + 1.0
+    constraint = problem.G(x) - problem.h
+    mu = max(float(np.mean(np.maximum(-constraint, 0.0) * z)), 1e-2 * share)
+    return x, np.maximum(-constraint, mu / z), z
+
+
+def _cut(objective: RankingObjective, problem: _Problem, z: np.ndarray) -> DualCut | None:
+    """The cut of the duals ``z``, moved onto the pieces' polytopes (module docstring)."""
+    bound = objective.parts[0].bound
+    lay, C, k = problem.layout, problem.C, problem.k
+    lam = np.array([max(z[cs["c1"]][0], 0.0) for cs in lay.c]) / C
+    if lam.sum() > 1.0:
+        lam = lam / lam.sum()
+    g, intercept = np.zeros(bound.n), 0.0
+    for a, cs, weight in zip(lay.counts, lay.c, lam):
+        if weight <= 0.0:
+            continue
+        z1 = z[cs["c1"]][0]
+        u_pos = _onto_box_sum(z[cs["c2"]] / z1, a, equality=True) if a > 0 \
+            else np.zeros(problem.n_pos)
+        u_neg = np.clip(z[cs["c4"]] / z1, 0.0, 1.0)
+        least = max(1, k - a)
+        if math.fsum(u_neg) < least:
+            u_neg = _onto_box_sum(u_neg, least, equality=False)
+        beta = min(math.fsum(u_neg), float(problem.n_neg))
+        low = math.floor(beta)
+        theta = beta - low
+        f_low = k * low / (a + low)
+        f_hat = f_low if theta == 0.0 else \
+            (1.0 - theta) * f_low + theta * k * (low + 1) / (a + low + 1)
+        g[bound.pos] += weight * (u_pos - 1.0)
+        g[bound.neg] += weight * u_neg
+        intercept += weight * f_hat
+    if not np.any(lam > 0.0):
+        return None
+    return dual_cut(objective, g, intercept)
+
+
+def _with_point(objective: RankingObjective, cut: DualCut, w: np.ndarray) -> DualCut:
+    """The cut with the interior point's ``w`` as its point where that is better."""
+    scores = np.asarray(objective.Z @ w).ravel()
+    loss, subgradient = objective.loss_and_score_gradient(scores)
+    value = 0.5 * float(w @ w) + objective.C * loss
+    if value >= cut.value:
+        return cut
+    return replace(cut, weights=w.copy(), scores=scores, loss=loss,
+                   subgradient=subgradient, value=value)
+
+
+def count_dual_cut(objective: RankingObjective, best: np.ndarray, best_scores: np.ndarray,
+                   upper: float, tol: float, guide: np.ndarray | None = None
+                   ) -> DualCut | None:
+    """For an objective that :func:`suits` this module, at a best point ``best`` (with
+    these scores and objective ``upper``): the cut of the restricted problem over the
+    :data:`COUNTS` highest pieces there (module docstring), the one of the interior point's
+    steps with the highest lower bound, its point the better of its own and the interior
+    point's. The steps end once that bound is within ``tol`` of the best objective seen, or
+    after :data:`STEPS`, or when a step fails. ``None`` if no step gave a cut."""
+    bound = objective.parts[0].bound
+    counts = set() if guide is None else _highest(guide, bound)
+    point, scores = np.asarray(best, dtype=np.float64), best_scores
+    best_cut, best_lower = None, -np.inf
+    for attempt in range(REPEATS):
+        fresh = _highest(scores, bound)
+        if attempt and fresh <= counts:
+            break
+        counts |= fresh
+        cut, lower = _interior_point(objective, sorted(counts), point, upper, tol)
+        if cut is None:
+            break
+        if lower > best_lower:
+            best_cut, best_lower = cut, lower
+        upper = min(upper, cut.value)
+        if upper - best_lower <= tol * max(abs(upper), 1e-300):
+            break
+        point, scores = cut.weights, cut.scores
+    return best_cut
+
+
+def _highest(scores: np.ndarray, bound: Bound) -> set[int]:
+    """The :data:`COUNTS` counts whose pieces are highest at these scores (``a = n₊`` left
+    out: its piece has no relevant item to leave out)."""
+    a, _, values = count_pieces(bound, scores)
+    keep = a < bound.n_pos
+    a, values = a[keep], values[keep]
+    return set(int(c) for c in a[np.argsort(-values, kind="stable")[:COUNTS]])
+
+
+def _interior_point(objective: RankingObjective, counts: list[int], start: np.ndarray,
+                    upper: float, tol: float) -> tuple[DualCut | None, float]:
+    """The interior point's best cut over these counts and its lower bound."""
+    problem = _Problem(objective, counts)
+    x, s, z = _start(problem, start)
+    C, d = problem.C, problem.d
+    target = np.r_[np.zeros(d), C, np.zeros(problem.layout.n_x - d - 1)]
+    m = len(s)
+    best_cut, best_lower = None, -np.inf
+    for _ in range(STEPS):
+        primal = problem.G(x) - problem.h + s
+        dual = problem.GT(z) + target
+        dual[:d] += x[:d]
+        mu = float(s @ z) / m
+        value = 0.5 * float(x[:d] @ x[:d]) + C * x[d]
+        if float(s @ z) <= CHECK_FROM * max(abs(value), 1e-300):
+            cut = _cut(objective, problem, z)
+            if cut is not None:
+                cut = _with_point(objective, cut, x[:d])
+                lower = C * cut.intercept - 0.5 * float(cut.h @ cut.h) * C * C
+                if lower > best_lower:
+                    best_cut, best_lower = cut, lower
+                upper = min(upper, cut.value)
+                if upper - best_lower <= tol * max(abs(upper), 1e-300):
+                    break
+        try:
+            newton = _Newton(problem, z / s)
+        except (np.linalg.LinAlgError, ValueError):
+            break
+
+        def direction(complementarity: np.ndarray) -> tuple[np.ndarray, ...]:
+            # (P + GᵀWG)Δx = −r_d − Gᵀ(W r_p − r_c/s); Δz = W(GΔx + r_p) − r_c/s
+            dx = newton.solve(-dual - problem.GT(newton.weights * primal
+                                                 - complementarity / s))
+            dz = newton.weights * (problem.G(dx) + primal) - complementarity / s
+            return dx, -(complementarity + s * dz) / z, dz
+
+        dx, ds, dz = direction(s * z)
+        affine = min(_step_to_boundary(s, ds), _step_to_boundary(z, dz), 1.0)
+        centring = (float((s + affine * ds) @ (z + affine * dz)) / m / mu) ** 3
+        complementarity = s * z + ds * dz - centring * mu
+        dx, ds, dz = direction(complementarity)
+        reach = min(_step_to_boundary(s, ds), _step_to_boundary(z, dz))
+        for _ in range(CORRECTORS):
+            aim = min(1.0, 1.5 * reach + 0.1)
+            trial = (s + aim * ds) * (z + aim * dz)
+            wanted = centring * mu
+            shift = np.maximum(np.clip(trial, 0.1 * wanted, 10.0 * wanted) - trial,
+                               -10.0 * wanted)
+            candidate = direction(complementarity - shift)
+            further = min(_step_to_boundary(s, candidate[1]),
+                          _step_to_boundary(z, candidate[2]))
+            if further < 1.01 * reach:
+                break
+            (dx, ds, dz), reach = candidate, further
+        if not np.isfinite(reach) or not np.all(np.isfinite(dx)):
+            break
+        alpha = min(1.0, STEP_SHARE * reach)
+        x, s, z = x + alpha * dx, s + alpha * ds, z + alpha * dz
+    return best_cut, best_lower

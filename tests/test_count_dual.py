@@ -1,0 +1,108 @@
+"""prec@k-svmperf over a few counts of relevant items (cvxtop.solvers.count_dual): the
+pieces' values are SVMperf's loss (brute force, ties included); every convex combination of
+the pieces' points gives a cut valid at every score vector; the interior point over every
+count reaches the optimum the rounds certify; and the cutting plane with it certifies
+where the rounds alone stall."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cvxtop import reference, surrogates
+from cvxtop.datasets import make_ranking_data
+from cvxtop.solvers import count_dual, solve_cutting_plane
+from cvxtop.solvers.box_dual import _onto_box_sum
+from cvxtop.solvers.objective import RankingObjective
+from cvxtop.surrogates.prec_svmperf import count_pieces
+from svmperf_tiny import tiny
+
+
+def scores(rng: np.random.Generator, n: int, trial: int) -> np.ndarray:
+    """Random scores, every other draw on a coarse grid (ties)."""
+    return rng.standard_normal(n) if trial % 2 else rng.integers(-2, 3, n) / 2.0
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_pieces_values_are_the_loss(seed):
+    """``max(0, φ_0, …, φ_{n₊})`` over the counts with room for their irrelevant items is
+    SVMperf's loss, and every piece is below it."""
+    rng = np.random.default_rng(seed)
+    _, y, k = tiny(seed, least_relevant=2)
+    for trial in range(4):
+        s = scores(rng, len(y), trial)
+        bound = surrogates.get("prec@k-svmperf", k).bind_labels(y)
+        counts, _, values = count_pieces(bound, s)
+        loss = reference.prec_svmperf(y, s, k)
+        n_neg = len(y) - int(y.sum())
+        assert set(counts) == {a for a in range(int(y.sum()) + 1) if max(1, k - a) <= n_neg}
+        assert max(0.0, values.max()) == pytest.approx(loss, abs=1e-12)
+        assert np.all(values <= loss + 1e-12)
+
+
+def random_duals(rng: np.random.Generator, problem, y: np.ndarray, k: int) -> np.ndarray:
+    """A random dual point of the restricted problem: ``λ`` over its pieces and the floor,
+    each piece's relevant weights in the box with sum ``a`` and irrelevant weights in the
+    box with a fractional sum of at least ``max(1, k − a)``, scaled by ``C·λ``."""
+    layout, C = problem.layout, problem.C
+    n_pos, n_neg = int(y.sum()), len(y) - int(y.sum())
+    lam = rng.dirichlet(np.ones(len(layout.counts) + 1))
+    lam[rng.random(len(lam)) < 0.3] = 0.0
+    lam = lam / lam.sum() if lam.sum() > 0 else np.r_[1.0, np.zeros(len(layout.counts))]
+    z = np.zeros(layout.n_c)
+    z[0] = C * lam[-1]
+    for a, cs, weight in zip(layout.counts, layout.c, lam):
+        z[cs["c1"]] = C * weight
+        if a > 0:
+            z[cs["c2"]] = C * weight * _onto_box_sum(rng.random(n_pos), a, equality=True)
+        beta = rng.uniform(max(1, k - a), n_neg)
+        z[cs["c4"]] = C * weight * _onto_box_sum(rng.random(n_neg) * beta / n_neg, beta,
+                                                 equality=True)
+    return z
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_every_combination_of_the_pieces_gives_a_valid_cut(seed):
+    """``L(s) >= intercept + g·s`` for the cut of random dual points over random counts,
+    at random scores and on grids of ties, against the brute-force enumeration."""
+    rng = np.random.default_rng(seed)
+    X, y, k = tiny(seed, least_relevant=2)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-svmperf", k), 1.0)
+    n_pos = int(y.sum())
+    counts = sorted(rng.choice(n_pos, size=int(rng.integers(1, n_pos + 1)), replace=False))
+    problem = count_dual._Problem(objective, [int(a) for a in counts])
+    cut = count_dual._cut(objective, problem, random_duals(rng, problem, y, k))
+    if cut is None:  # all the weight on the floor
+        return
+    for trial in range(20):
+        s = scores(rng, len(y), trial)
+        assert reference.prec_svmperf(y, s, k) >= cut.intercept + float(cut.g @ s) - 1e-12
+    # a point of the pieces' hull: g + y(1 − λ_floor) in [0, 1]
+    assert np.all(cut.g + y >= -1e-12) and np.all(cut.g + y <= 1 + 1e-12)
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_the_interior_point_over_every_count_reaches_the_optimum(C):
+    """With every count ``a < n₊`` kept the restriction leaves out only the labelings of
+    every relevant item, and the interior point's cut bounds the optimum the cutting plane
+    certifies to within 1e-8, from below."""
+    X, y = make_ranking_data(150, 12, noise=0.3, random_state=1)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-svmperf", 0.25), C)
+    exact = solve_cutting_plane(objective, tol=1e-10)
+    counts = list(range(int(y.sum())))
+    cut, lower = count_dual._interior_point(objective, counts, np.zeros(X.shape[1]), np.inf,
+                                            1e-10)
+    assert cut is not None
+    assert lower <= exact.objective * (1 + 1e-12)
+    assert lower == pytest.approx(exact.objective, rel=1e-8)
+    assert cut.value >= exact.lower_bound * (1 - 1e-12)  # a feasible point's objective
+
+
+def test_the_solve_is_tried_on_long_lists_with_many_features():
+    X, y = make_ranking_data(600, 250)
+    svmperf = surrogates.get("prec@k-svmperf", 0.25)
+    assert count_dual.suits(RankingObjective(X, y, svmperf, 1.0))
+    assert not count_dual.suits(RankingObjective(X[:, :57], y, svmperf, 1.0))  # few features
+    assert not count_dual.suits(RankingObjective(X[:200], y[:200], svmperf, 1.0))  # d >= n
+    for other in ("prec@k-struct", "prec@k-avg"):
+        assert not count_dual.suits(RankingObjective(X, y, surrogates.get(other, 0.25), 1.0))
