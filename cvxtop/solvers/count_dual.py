@@ -420,10 +420,13 @@ def count_dual_cut(objective: RankingObjective, best: np.ndarray, best_scores: n
                    ) -> DualCut | None:
     """For an objective that :func:`suits` this module, at a best point ``best`` (with
     these scores and objective ``upper``): the cut of the restricted problem over the
-    :data:`COUNTS` highest pieces there (module docstring), the one of the interior point's
-    steps with the highest lower bound, its point the better of its own and the interior
-    point's. The steps end once that bound is within ``tol`` of the best objective seen, or
-    after :data:`STEPS`, or when a step fails. ``None`` if no step gave a cut."""
+    :data:`COUNTS` highest pieces there and, if ``guide`` is given, at those scores too (the
+    cutting plane passes its master's query), solved again with the answer's own highest
+    counts where they are new (up to :data:`REPEATS` solves; module docstring). Of the
+    interior point's steps, the cut with the highest lower bound, its point the better of
+    its own and the interior point's. A solve's steps end once that bound is within ``tol``
+    of the best objective seen, after :data:`STEPS`, or when a step fails. ``None`` if no
+    step gave a cut."""
     bound = objective.parts[0].bound
     counts = set() if guide is None else _highest(guide, bound)
     point, scores = np.asarray(best, dtype=np.float64), best_scores
