@@ -131,7 +131,7 @@ def test_renamed_names_still_work_with_a_future_warning(tmp_path):
 
     from cvxtop.model_io import load_model, save_model
     from cvxtop.predtron import batch_reference
-    from cvxtop.solvers import RankingObjective, solve_direct
+    from cvxtop.solvers import RankingObjective, solve_cutting_plane, solve_direct
     from cvxtop import surrogates
 
     with pytest.warns(FutureWarning, match=r"AATP\(progress=...\) is now verbose=..."):
@@ -143,6 +143,10 @@ def test_renamed_names_still_work_with_a_future_warning(tmp_path):
     with pytest.warns(FutureWarning, match=r"solve_direct\(solver=...\) is now cvx_solver"):
         old = solve_direct(objective, solver="CLARABEL")
     assert old.objective == pytest.approx(solve_direct(objective, cvx_solver="CLARABEL").objective)
+    with pytest.warns(FutureWarning,
+                      match=r"solve_cutting_plane\(solver=...\) is now cvx_solver"):
+        plane = solve_cutting_plane(objective, solver="CLARABEL")
+    assert plane.objective == pytest.approx(old.objective, rel=1e-6)
     with pytest.warns(FutureWarning, match="is now cvx_solver"):
         batch_reference(Binary(), X, Y, solver="CLARABEL")
     # a model file written before the rename still loads

@@ -175,7 +175,6 @@ def _final_bounds(objective: RankingObjective, best: np.ndarray, lower: float,
     return upper, lower, (upper - lower) / max(abs(upper), 1e-12)
 
 
-@renamed_keyword("solver", "cvx_solver")
 def _take_cut(bundle: CutStore, cut: DualCut, norm_Z: float, best_state: tuple) -> tuple:
     """Stores a dual solve's cut and its point as the path's dual point, and returns the best
     point's state ``(upper, best, best_s, best_oracle, exact_scores)``, moved to the cut's
@@ -187,6 +186,7 @@ def _take_cut(bundle: CutStore, cut: DualCut, norm_Z: float, best_state: tuple) 
     return best_state
 
 
+@renamed_keyword("solver", "cvx_solver")
 def solve_cutting_plane(
     objective: RankingObjective,
     *,
