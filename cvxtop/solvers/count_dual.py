@@ -136,18 +136,48 @@ class _Layout:
         return _Layout(counts, sizes, values, x_slices, c_slices, i, j)
 
 
+class _Items:
+    """The rows of ``Z`` in class order, relevant first (one product serves both classes),
+    their products, and a buffer for the scaled rows of ``Zᵀ D Z``: made once for every
+    solve of one call."""
+
+    def __init__(self, objective: RankingObjective) -> None:
+        bound = objective.parts[0].bound
+        self.Z = objective.Z[np.r_[bound.pos, bound.neg]]
+        self.n_pos = bound.n_pos
+        self.p = np.asarray(self.Z[:self.n_pos].sum(axis=0)).ravel()
+        self._scaled = None if sp.issparse(self.Z) else np.empty_like(self.Z)
+
+    def scores(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The relevant and the irrelevant items' scores ``Zw``."""
+        scores = np.asarray(self.Z @ w).ravel()
+        return scores[:self.n_pos], scores[self.n_pos:]
+
+    def back(self, v: np.ndarray) -> np.ndarray:
+        """``Zᵀv`` for ``v`` (a vector or columns) on the items in class order."""
+        product = self.Z.T @ v
+        return np.asarray(product.todense() if sp.issparse(product) else product)
+
+    def gram(self, weights: np.ndarray) -> np.ndarray:
+        """``Zᵀ diag(weights) Z`` (``weights >= 0``, in class order) as a dense array."""
+        if self._scaled is None:
+            return np.asarray((self.Z.T @ sp.diags(weights) @ self.Z).todense())
+        # a symmetric rank-k update of the rows scaled in place, its triangle mirrored
+        np.multiply(self.Z, np.sqrt(weights)[:, None], out=self._scaled)
+        upper = blas.dsyrk(1.0, self._scaled.T, trans=0)
+        return np.triu(upper) + np.triu(upper, 1).T
+
+
 class _Problem:
     """``min ½‖w‖² + C·t`` subject to ``G x <= h`` for the layout's constraints."""
 
-    def __init__(self, objective: RankingObjective, counts: list[int]) -> None:
+    def __init__(self, objective: RankingObjective, counts: list[int],
+                 items: _Items | None = None) -> None:
         bound = objective.parts[0].bound
-        Z = objective.Z
-        # the rows in class order, relevant first, so that one product serves both classes
-        self.Z = Z[np.r_[bound.pos, bound.neg]]
-        self.C, self.k, self.d = objective.C, bound.k, Z.shape[1]
+        self.items = _Items(objective) if items is None else items
+        self.C, self.k, self.d = objective.C, bound.k, objective.Z.shape[1]
         self.n_pos, self.n_neg = bound.n_pos, bound.n_neg
-        self.p = np.asarray(self.Z[:self.n_pos].sum(axis=0)).ravel()
-        self._scaled = None if sp.issparse(self.Z) else np.empty_like(self.Z)
+        self.p = self.items.p
         self.layout = _Layout.of(counts, self.d, self.n_pos, self.n_neg, self.k)
         self.h = np.zeros(self.layout.n_c)
         for cs, values in zip(self.layout.c, self.layout.values):
@@ -156,7 +186,7 @@ class _Problem:
     def G(self, x: np.ndarray) -> np.ndarray:
         """``G x``."""
         w, t = x[:self.d], x[self.d]
-        s_pos, s_neg = self.scores(w)
+        s_pos, s_neg = self.items.scores(w)
         out = np.empty(self.layout.n_c)
         out[0] = -t
         pw = float(self.p @ w)
@@ -194,7 +224,7 @@ class _Problem:
             out[xs["sigma"]] = -np.sum(z4) + float(b @ z[cs["c6"]])
             out[xs["psi"]] = z1 - np.sum(z[cs["c6"]])
             out[xs["eta"]] = z1 - z4 - z[cs["c5"]]
-        out[:self.d] = -self.p * z1_total + self.back(z_pos, z_neg)
+        out[:self.d] = -self.p * z1_total + self.items.back(np.r_[z_pos, z_neg]).ravel()
         out[self.d] = -z[0] - z1_total
         return out
 
@@ -203,26 +233,6 @@ class _Problem:
         out = self.GT(weights * self.G(x))
         out[:self.d] += x[:self.d]
         return out
-
-
-    def scores(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The relevant and the irrelevant items' scores ``Zw``."""
-        scores = np.asarray(self.Z @ w).ravel()
-        return scores[:self.n_pos], scores[self.n_pos:]
-
-    def back(self, on_pos: np.ndarray, on_neg: np.ndarray) -> np.ndarray:
-        """``Zᵀv`` for ``v`` given on the relevant and the irrelevant items."""
-        return np.asarray(self.Z.T @ np.r_[on_pos, on_neg]).ravel()
-
-    def gram(self, on_pos: np.ndarray, on_neg: np.ndarray) -> np.ndarray:
-        """``Zᵀ diag(v) Z`` (``v >= 0``) as a dense array."""
-        weights = np.r_[on_pos, on_neg]
-        if self._scaled is None:
-            return np.asarray((self.Z.T @ sp.diags(weights) @ self.Z).todense())
-        # a symmetric rank-k update of the rows scaled in place, its triangle mirrored
-        np.multiply(self.Z, np.sqrt(weights)[:, None], out=self._scaled)
-        upper = blas.dsyrk(1.0, self._scaled.T, trans=0)
-        return np.triu(upper) + np.triu(upper, 1).T
 
 
 class _Newton:
@@ -237,6 +247,8 @@ class _Newton:
         self.small = d + 3 * J
         K = np.zeros((self.small, self.small))
         D_pos, D_neg = np.zeros(problem.n_pos), np.zeros(problem.n_neg)
+        # each piece's weights of its ρ (relevant items) and σ (irrelevant ones) columns
+        columns = np.zeros((problem.n_pos + problem.n_neg, 2 * J))
         self.e2, self.e4 = [], []
         for j, (a, b, cs) in enumerate(zip(lay.counts, lay.sizes, lay.c)):
             r, s_, p_ = d + j, d + J + j, d + 2 * J + j
@@ -245,7 +257,7 @@ class _Newton:
                 e2 = W2 + W3
                 D2 = W2 * W3 / e2
                 D_pos += D2
-                K[:d, r] = K[r, :d] = -problem.back(D2, np.zeros(problem.n_neg))
+                columns[:problem.n_pos, j] = D2
                 K[r, r] = np.sum(D2)
                 self.e2.append(e2)
             else:
@@ -256,11 +268,14 @@ class _Newton:
             D4 = W4 * W5 / e4
             D_neg += D4
             self.e4.append(e4)
-            K[:d, s_] = K[s_, :d] = -problem.back(np.zeros(problem.n_pos), D4)
+            columns[problem.n_pos:, J + j] = D4
             K[s_, s_] = np.sum(D4) + float((b * b) @ W6)
             K[s_, p_] = K[p_, s_] = -float(b @ W6)
             K[p_, p_] = np.sum(W6)
-        K[:d, :d] = problem.gram(D_pos, D_neg)
+        border = -problem.items.back(columns)
+        K[:d, d:d + 2 * J] = border
+        K[d:d + 2 * J, :d] = border.T
+        K[:d, :d] = problem.items.gram(np.r_[D_pos, D_neg])
         K[:d, :d] += np.eye(d)
         self.factor = sl.cho_factor(K, check_finite=False)
         # the border: M'⁻¹ applied to each t >= φ_a row (without its t)
@@ -295,12 +310,12 @@ class _Newton:
             acc_neg += q
             rhs[d + J + j] = r[xs["sigma"]][0] - np.sum(q)
             rhs[d + 2 * J + j] = r[xs["psi"]][0]
-        rhs[:d] = r[:d] + problem.back(acc_pos, acc_neg)
+        rhs[:d] = r[:d] + problem.items.back(np.r_[acc_pos, acc_neg]).ravel()
         small = sl.cho_solve(self.factor, rhs, check_finite=False)
         out = np.zeros(lay.n_x)
         w = small[:d]
         out[:d] = w
-        s_pos, s_neg = problem.scores(w)
+        s_pos, s_neg = problem.items.scores(w)
         for j, (a, xs, cs) in enumerate(zip(lay.counts, lay.x, lay.c)):
             sigma = small[d + J + j]
             out[xs["sigma"]] = sigma
@@ -345,7 +360,7 @@ def _start(problem: _Problem, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
     start's complementarity over the duals, and duals that make every piece's weights its
     polytope's centre (``λ`` even over the pieces and the floor)."""
     lay, d = problem.layout, problem.d
-    s_pos, s_neg = problem.scores(w)
+    s_pos, s_neg = problem.items.scores(w)
     x = np.zeros(lay.n_x)
     x[:d] = w
     descending = np.sort(s_pos)[::-1]
@@ -430,13 +445,14 @@ def count_dual_cut(objective: RankingObjective, best: np.ndarray, best_scores: n
     bound = objective.parts[0].bound
     counts = set() if guide is None else _highest(guide, bound)
     point, scores = np.asarray(best, dtype=np.float64), best_scores
+    items = _Items(objective)
     best_cut, best_lower = None, -np.inf
     for attempt in range(REPEATS):
         fresh = _highest(scores, bound)
         if attempt and fresh <= counts:
             break
         counts |= fresh
-        cut, lower = _interior_point(objective, sorted(counts), point, upper, tol)
+        cut, lower = _interior_point(objective, sorted(counts), point, upper, tol, items)
         if cut is None:
             break
         if lower > best_lower:
@@ -458,9 +474,10 @@ def _highest(scores: np.ndarray, bound: Bound) -> set[int]:
 
 
 def _interior_point(objective: RankingObjective, counts: list[int], start: np.ndarray,
-                    upper: float, tol: float) -> tuple[DualCut | None, float]:
+                    upper: float, tol: float, items: _Items | None = None
+                    ) -> tuple[DualCut | None, float]:
     """The interior point's best cut over these counts and its lower bound."""
-    problem = _Problem(objective, counts)
+    problem = _Problem(objective, counts, items)
     x, s, z = _start(problem, start)
     C, d = problem.C, problem.d
     target = np.r_[np.zeros(d), C, np.zeros(problem.layout.n_x - d - 1)]
