@@ -32,7 +32,7 @@ interior point with a predictor-corrector step and a centrality corrector (Noced
 Wright 2006, ch. 14; Gondzio 1996). Each Newton system is reduced to one
 dense system in ``w`` and three unknowns a piece: the items' unknowns are eliminated
 (diagonal), the constraints ``t >= φ_a`` are a border of ``J`` rows, and each solve is
-refined once against the whole system. Forming ``Zᵀ D Z`` (``n·d²``) is the cost of a
+refined twice against the whole system. Forming ``Zᵀ D Z`` (``n·d²``) is the cost of a
 step, so the solve suits lists with many more items than features, where the cvxpy
 problem of :mod:`.size_dual` would hold all of ``Z``.
 
@@ -78,8 +78,11 @@ MIN_FEATURES, MAX_FEATURES = 200, 4000
 MAX_ENTRIES = 20_000_000
 #: Interior-point steps at most.
 STEPS = 80
-#: Centrality correctors a step (Gondzio 1996), and refinements of each Newton solve.
-CORRECTORS, REFINEMENTS = 1, 1
+#: Centrality correctors a step (Gondzio 1996), and refinements of each Newton solve. With
+#: one refinement the dual residual grew by six orders of magnitude over the last steps and
+#: the cut's bound stalled short of the gap a large C needs; a second keeps it flat
+#: (docs/solvers.md, "prec@k-svmperf over counts of relevant items").
+CORRECTORS, REFINEMENTS = 1, 2
 #: The share of the way to the boundary a step goes.
 STEP_SHARE = 0.99
 #: The relative complementarity gap of the restricted problem from which the cut is
