@@ -6,12 +6,15 @@ where the rounds alone stall."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
+import scipy.sparse
 
 from cvxtop import reference, surrogates
 from cvxtop.datasets import make_ranking_data
-from cvxtop.solvers import count_dual, solve_cutting_plane
+from cvxtop.solvers import count_dual, parallel_products, solve_cutting_plane
 from cvxtop.solvers.box_dual import _onto_box_sum
 from cvxtop.solvers.objective import RankingObjective
 from cvxtop.surrogates.prec_svmperf import count_pieces
@@ -82,11 +85,13 @@ def test_every_combination_of_the_pieces_gives_a_valid_cut(seed):
 
 
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
-def test_the_interior_point_over_every_count_reaches_the_optimum(C):
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_interior_point_over_every_count_reaches_the_optimum(C, sparse):
     """With every count ``a < n₊`` kept the restriction leaves out only the labelings of
     every relevant item, and the interior point's cut bounds the optimum the cutting plane
-    certifies to within 1e-8, from below."""
+    certifies to within 1e-8, from below (with a dense or a sparse ``Z``)."""
     X, y = make_ranking_data(150, 12, noise=0.3, random_state=1)
+    X = scipy.sparse.csr_matrix(X) if sparse else X
     objective = RankingObjective(X, y, surrogates.get("prec@k-svmperf", 0.25), C)
     exact = solve_cutting_plane(objective, tol=1e-10)
     counts = list(range(int(y.sum())))
@@ -96,6 +101,22 @@ def test_the_interior_point_over_every_count_reaches_the_optimum(C):
     assert lower <= exact.objective * (1 + 1e-12)
     assert lower == pytest.approx(exact.objective, rel=1e-8)
     assert cut.value >= exact.lower_bound * (1 - 1e-12)  # a feasible point's objective
+
+
+def test_the_products_split_over_threads_give_the_same_cut(monkeypatch):
+    """The interior point with its products with ``Z`` split over threads (as the cutting
+    plane hands it its own) ends at the same cut, up to rounding."""
+    X, y = make_ranking_data(150, 12, noise=0.3, random_state=1)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-svmperf", 0.25), 1.0)
+    best = np.zeros(X.shape[1])
+    alone = count_dual.count_dual_cut(objective, best, np.zeros(len(y)), np.inf, 1e-9)
+    monkeypatch.setattr(parallel_products, "PARALLEL_NUMBERS", 1)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        shared = count_dual.count_dual_cut(objective, best, np.zeros(len(y)), np.inf, 1e-9,
+                                           threads=parallel_products.ProductThreads(pool, 2))
+    assert alone is not None and shared is not None
+    assert shared.intercept == pytest.approx(alone.intercept, rel=1e-8)
+    np.testing.assert_allclose(shared.g, alone.g, atol=1e-8)
 
 
 def test_the_solve_is_tried_on_long_lists_with_many_features():

@@ -65,6 +65,26 @@ def test_split_dense_products_equal_numpys(pool, monkeypatch, rows):
     assert (threads._parts(H) is None) == (rows < 3)  # fewer rows than threads: one product
     np.testing.assert_allclose(threads.rows_times(H, x), H @ x, rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(threads.times_rows(a, H), a @ H, rtol=1e-13, atol=1e-13)
+    X, A = rng.standard_normal((11, 4)), rng.standard_normal((4, rows))  # several at once
+    np.testing.assert_allclose(threads.rows_times(H, X), H @ X, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(threads.times_rows(A, H), A @ H, rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("rows", [1, 2, 5, 40])
+@pytest.mark.parametrize("split", [True, False])
+def test_split_weighted_gram_equals_numpys(pool, monkeypatch, rows, split):
+    """``Zᵀ diag(weights) Z``, symmetric, with zero weights too; the buffer is only
+    written."""
+    if split:
+        monkeypatch.setattr(pp, "PARALLEL_NUMBERS", 1)
+    threads = pp.ProductThreads(pool, 3)
+    rng = np.random.default_rng(rows)
+    Z, weights = rng.standard_normal((rows, 7)), rng.exponential(size=rows)
+    weights[::2] = 0.0
+    buffer = np.full_like(Z, np.nan)
+    gram = threads.weighted_gram(Z, weights, buffer)
+    np.testing.assert_allclose(gram, Z.T @ (weights[:, None] * Z), rtol=1e-12, atol=1e-12)
+    assert np.array_equal(gram, gram.T)
 
 
 def test_small_products_and_one_thread_are_left_alone(pool):

@@ -51,7 +51,6 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.linalg as sl
-import scipy.linalg.blas as blas
 import scipy.sparse as sp
 
 from . import box_dual
@@ -59,6 +58,7 @@ from .box_dual import _onto_box_sum
 from ..surrogates.base import Bound
 from ..surrogates.prec_svmperf import count_pieces
 from .objective import RankingObjective
+from .parallel_products import ProductThreads
 from .selection_dual import DualCut, dual_cut
 
 __all__ = ["COUNTS", "MAX_ENTRIES", "MAX_FEATURES", "MIN_FEATURES", "REPEATS", "STEPS",
@@ -141,34 +141,44 @@ class _Layout:
 
 class _Items:
     """The rows of ``Z`` in class order, relevant first (one product serves both classes),
-    their products, and a buffer for the scaled rows of ``Zᵀ D Z``: made once for every
-    solve of one call."""
+    their products (over the caller's threads where they are large:
+    :mod:`.parallel_products`), and a buffer for the scaled rows of ``Zᵀ D Z``: made once
+    for every solve of one call."""
 
-    def __init__(self, objective: RankingObjective) -> None:
+    def __init__(self, objective: RankingObjective, threads: ProductThreads | None = None
+                 ) -> None:
         bound = objective.parts[0].bound
         self.Z = objective.Z[np.r_[bound.pos, bound.neg]]
         self.n_pos = bound.n_pos
         self.p = np.asarray(self.Z[:self.n_pos].sum(axis=0)).ravel()
+        self.threads = ProductThreads(None) if threads is None else threads
         self._scaled = None if sp.issparse(self.Z) else np.empty_like(self.Z)
 
     def scores(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The relevant and the irrelevant items' scores ``Zw``."""
-        scores = np.asarray(self.Z @ w).ravel()
+        """The relevant and the irrelevant items' scores ``Zw`` (rows of items; a column
+        each for the columns of a 2-D ``w``)."""
+        if self._scaled is None:
+            product = self.Z @ w
+            scores = np.asarray(product.todense() if sp.issparse(product) else product)
+            scores = scores.ravel() if w.ndim == 1 else scores
+        else:
+            scores = self.threads.rows_times(self.Z, w)
         return scores[:self.n_pos], scores[self.n_pos:]
 
     def back(self, v: np.ndarray) -> np.ndarray:
-        """``Zᵀv`` for ``v`` (a vector or columns) on the items in class order."""
-        product = self.Z.T @ v
-        return np.asarray(product.todense() if sp.issparse(product) else product)
+        """``Zᵀv`` for a vector ``v`` over the items in class order; for a 2-D ``v``, one
+        such product for each of its rows, as rows."""
+        if self._scaled is not None:
+            return self.threads.times_rows(v, self.Z)
+        product = self.Z.T @ v.T
+        product = np.asarray(product.todense() if sp.issparse(product) else product)
+        return product.ravel() if v.ndim == 1 else product.T
 
     def gram(self, weights: np.ndarray) -> np.ndarray:
         """``Zᵀ diag(weights) Z`` (``weights >= 0``, in class order) as a dense array."""
         if self._scaled is None:
             return np.asarray((self.Z.T @ sp.diags(weights) @ self.Z).todense())
-        # a symmetric rank-k update of the rows scaled in place, its triangle mirrored
-        np.multiply(self.Z, np.sqrt(weights)[:, None], out=self._scaled)
-        upper = blas.dsyrk(1.0, self._scaled.T, trans=0)
-        return np.triu(upper) + np.triu(upper, 1).T
+        return self.threads.weighted_gram(self.Z, weights, self._scaled)
 
 
 class _Problem:
@@ -275,7 +285,7 @@ class _Newton:
             K[s_, s_] = np.sum(D4) + float((b * b) @ W6)
             K[s_, p_] = K[p_, s_] = -float(b @ W6)
             K[p_, p_] = np.sum(W6)
-        border = -problem.items.back(columns)
+        border = -problem.items.back(columns.T).T
         K[:d, d:d + 2 * J] = border
         K[d:d + 2 * J, :d] = border.T
         K[:d, :d] = problem.items.gram(np.r_[D_pos, D_neg])
@@ -291,46 +301,49 @@ class _Newton:
                 rows[j, xs["rho"]] = a
                 rows[j, xs["xi"]] = 1.0
         self.rows = rows
-        self.Y = np.array([self._inner(row) for row in rows])
+        self.Y = self._inner(rows)
         self.border = rows @ self.Y.T
         self.W0 = weights[0]
         self.W1 = np.array([weights[cs["c1"]][0] for cs in lay.c])
 
     def _inner(self, r: np.ndarray) -> np.ndarray:
         """``M'⁻¹ r`` for the system without the ``t >= φ_a`` rows, on the unknowns but
-        ``t`` (``r[d]`` is ignored and the answer's ``t`` is 0)."""
+        ``t`` (``r[d]`` is ignored and the answer's ``t`` is 0); for the rows of a 2-D ``r``
+        at once (one product with ``Z`` each way for all of them)."""
         problem, weights = self.problem, self.weights
         lay, d = problem.layout, problem.d
         J = len(lay.counts)
-        acc_pos, acc_neg = np.zeros(problem.n_pos), np.zeros(problem.n_neg)
-        rhs = np.zeros(self.small)
+        R = np.atleast_2d(r)
+        m = len(R)
+        acc_pos, acc_neg = np.zeros((m, problem.n_pos)), np.zeros((m, problem.n_neg))
+        rhs = np.zeros((m, self.small))
         for j, (a, xs, cs) in enumerate(zip(lay.counts, lay.x, lay.c)):
             if a > 0:
-                q = weights[cs["c2"]] * r[xs["xi"]] / self.e2[j]
+                q = R[:, xs["xi"]] * (weights[cs["c2"]] / self.e2[j])
                 acc_pos += q
-                rhs[d + j] = r[xs["rho"]][0] - np.sum(q)
-            q = weights[cs["c4"]] * r[xs["eta"]] / self.e4[j]
+                rhs[:, d + j] = R[:, xs["rho"]][:, 0] - q.sum(axis=1)
+            q = R[:, xs["eta"]] * (weights[cs["c4"]] / self.e4[j])
             acc_neg += q
-            rhs[d + J + j] = r[xs["sigma"]][0] - np.sum(q)
-            rhs[d + 2 * J + j] = r[xs["psi"]][0]
-        rhs[:d] = r[:d] + problem.items.back(np.r_[acc_pos, acc_neg]).ravel()
-        small = sl.cho_solve(self.factor, rhs, check_finite=False)
-        out = np.zeros(lay.n_x)
-        w = small[:d]
-        out[:d] = w
-        s_pos, s_neg = problem.items.scores(w)
+            rhs[:, d + J + j] = R[:, xs["sigma"]][:, 0] - q.sum(axis=1)
+            rhs[:, d + 2 * J + j] = R[:, xs["psi"]][:, 0]
+        rhs[:, :d] = R[:, :d] + problem.items.back(np.hstack([acc_pos, acc_neg]))
+        small = sl.cho_solve(self.factor, rhs.T, check_finite=False).T
+        out = np.zeros((m, lay.n_x))
+        w = small[:, :d]
+        out[:, :d] = w
+        s_pos, s_neg = problem.items.scores(w.T)
         for j, (a, xs, cs) in enumerate(zip(lay.counts, lay.x, lay.c)):
-            sigma = small[d + J + j]
-            out[xs["sigma"]] = sigma
-            out[xs["psi"]] = small[d + 2 * J + j]
+            sigma = small[:, d + J + j]
+            out[:, xs["sigma"]] = sigma[:, None]
+            out[:, xs["psi"]] = small[:, d + 2 * J + j][:, None]
             W4 = weights[cs["c4"]]
-            out[xs["eta"]] = (r[xs["eta"]] + W4 * (s_neg - sigma)) / self.e4[j]
+            out[:, xs["eta"]] = (R[:, xs["eta"]] + W4 * (s_neg.T - sigma[:, None])) / self.e4[j]
             if a > 0:
-                rho = small[d + j]
-                out[xs["rho"]] = rho
+                rho = small[:, d + j]
+                out[:, xs["rho"]] = rho[:, None]
                 W2 = weights[cs["c2"]]
-                out[xs["xi"]] = (r[xs["xi"]] + W2 * (s_pos - rho)) / self.e2[j]
-        return out
+                out[:, xs["xi"]] = (R[:, xs["xi"]] + W2 * (s_pos.T - rho[:, None])) / self.e2[j]
+        return out[0] if r.ndim == 1 else out
 
     def _once(self, r: np.ndarray) -> np.ndarray:
         J, d = len(self.W1), self.problem.d
@@ -434,8 +447,8 @@ def _with_point(objective: RankingObjective, cut: DualCut, w: np.ndarray) -> Dua
 
 
 def count_dual_cut(objective: RankingObjective, best: np.ndarray, best_scores: np.ndarray,
-                   upper: float, tol: float, guide: np.ndarray | None = None
-                   ) -> DualCut | None:
+                   upper: float, tol: float, guide: np.ndarray | None = None,
+                   threads: ProductThreads | None = None) -> DualCut | None:
     """For an objective that :func:`suits` this module, at a best point ``best`` (with
     these scores and objective ``upper``): the cut of the restricted problem over the
     :data:`COUNTS` highest pieces there and, if ``guide`` is given, at those scores too (the
@@ -444,11 +457,12 @@ def count_dual_cut(objective: RankingObjective, best: np.ndarray, best_scores: n
     interior point's steps, the cut with the highest lower bound, its point the better of
     its own and the interior point's. A solve's steps end once that bound is within ``tol``
     of the best objective seen, after :data:`STEPS`, or when a step fails. ``None`` if no
-    step gave a cut."""
+    step gave a cut. ``threads``: the solve's product threads (:mod:`.parallel_products`),
+    which share each step's products with ``Z``."""
     bound = objective.parts[0].bound
     counts = set() if guide is None else _highest(guide, bound)
     point, scores = np.asarray(best, dtype=np.float64), best_scores
-    items = _Items(objective)
+    items = _Items(objective, threads)
     best_cut, best_lower = None, -np.inf
     for attempt in range(REPEATS):
         fresh = _highest(scores, bound)

@@ -483,7 +483,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             # prec@k-svmperf over a few counts of relevant items, from the point of this
             # round's hinge solve if there was one; tried again while it gives cuts
             started = time.perf_counter()
-            cut = count_dual.count_dual_cut(objective, best, best_s, upper, aim, query_s)
+            cut = count_dual.count_dual_cut(objective, best, best_s, upper, aim, query_s,
+                                           threads)
             stats["dual_solves"] += 1
             stats["dual_solve_seconds"] += time.perf_counter() - started
             count_solves = cut is not None

@@ -10,7 +10,7 @@ BLAS thread. Nothing spins between products, so the CPU time stays the work's. T
 as many threads as the caller gives BLAS (``OMP_NUM_THREADS``, ``threadpoolctl``; see
 :func:`cvxtop._threads.callers_thread_count`), and none when that is one.
 
-Two kinds of product are split:
+Three kinds of product are split:
 
 - a dense block of rows times a vector, or a vector times it (the cutting plane's cut store,
   from :data:`PARALLEL_NUMBERS` numbers);
@@ -19,7 +19,9 @@ Two kinds of product are split:
   ``data`` and ``indices`` are slices of ``Z``'s own arrays, so ``Z`` is not copied. Along
   that axis one of the two products gathers (each block writes its own part of the result)
   and the other scatters (each block writes a whole result, and the results are added)
-  (measured: docs/solvers.md, "Measurements behind the constants").
+  (measured: docs/solvers.md, "Measurements behind the constants");
+- a dense block of rows' weighted Gram matrix ``Zᵀ D Z`` (the interior point of
+  :mod:`.count_dual`), as the sum of its blocks' matrices.
 """
 
 from __future__ import annotations
@@ -141,18 +143,36 @@ class ProductThreads:
         return [slice(a, b) for a, b in pairwise(ends)]
 
     def rows_times(self, rows: np.ndarray, x: np.ndarray) -> np.ndarray:
-        """``rows @ x`` for a 2-D ``rows`` and a vector ``x``."""
+        """``rows @ x`` for a 2-D ``rows`` and a vector ``x`` (or a 2-D ``x``: its
+        columns)."""
         parts = self._parts(rows)
         if parts is None:
             return rows @ x
         return np.concatenate(list(self.pool.map(lambda part: np.dot(rows[part], x), parts)))
 
     def times_rows(self, weights: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """``weights @ rows`` for a vector ``weights`` and a 2-D ``rows``."""
+        """``weights @ rows`` for a vector ``weights`` (or a 2-D ``weights``: its rows) and a
+        2-D ``rows``."""
         parts = self._parts(rows)
         if parts is None:
             return weights @ rows
-        sums = list(self.pool.map(lambda part: np.dot(weights[part], rows[part]), parts))
+        sums = list(self.pool.map(lambda part: np.dot(weights[..., part], rows[part]), parts))
+        total = sums[0]
+        for other in sums[1:]:
+            total += other
+        return total
+
+    def weighted_gram(self, rows: np.ndarray, weights: np.ndarray, scaled: np.ndarray
+                      ) -> np.ndarray:
+        """``rowsᵀ diag(weights) rows`` (``weights >= 0``) for a dense 2-D ``rows``, through
+        ``scaled`` (a buffer of its shape, overwritten): the rows scaled by ``√weights``,
+        then each thread's part times its own transpose (numpy's symmetric rank-k update,
+        which releases the GIL, where scipy's BLAS wrappers hold it), the parts added."""
+        np.multiply(rows, np.sqrt(weights)[:, None], out=scaled)
+        parts = self._parts(rows)
+        if parts is None:
+            return scaled.T @ scaled
+        sums = list(self.pool.map(lambda part: scaled[part].T @ scaled[part], parts))
         total = sums[0]
         for other in sums[1:]:
             total += other
