@@ -167,16 +167,16 @@ class ProductThreads:
         """``rowsᵀ diag(weights) rows`` (``weights >= 0``) for a dense 2-D ``rows``, through
         ``scaled`` (a buffer of its shape, overwritten): the rows scaled by ``√weights``,
         then each thread's part times its own transpose (numpy's symmetric rank-k update,
-        which releases the GIL, where scipy's BLAS wrappers hold it), the parts added."""
+        which releases the GIL, where scipy's BLAS wrappers hold it), the parts added and
+        the upper triangle mirrored (exactly symmetric whatever product numpy chose)."""
         np.multiply(rows, np.sqrt(weights)[:, None], out=scaled)
-        parts = self._parts(rows)
-        if parts is None:
-            return scaled.T @ scaled
-        sums = list(self.pool.map(lambda part: scaled[part].T @ scaled[part], parts))
+        parts = self._parts(rows) or [slice(0, len(rows))]
+        sums = list((map if len(parts) == 1 else self.pool.map)(
+            lambda part: scaled[part].T @ scaled[part], parts))
         total = sums[0]
         for other in sums[1:]:
             total += other
-        return total
+        return np.triu(total) + np.triu(total, 1).T
 
     def operator(self, Z: Any) -> Any:
         """``Z`` itself, or for a CSR or CSC ``Z`` with :data:`PARALLEL_NONZEROS` stored
