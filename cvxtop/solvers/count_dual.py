@@ -152,12 +152,13 @@ class _Items:
         self.n_pos = bound.n_pos
         self.p = np.asarray(self.Z[:self.n_pos].sum(axis=0)).ravel()
         self.threads = ProductThreads(None) if threads is None else threads
-        self._scaled = None if sp.issparse(self.Z) else np.empty_like(self.Z)
+        self.sparse = sp.issparse(self.Z)
+        self._scaled = None if self.sparse else np.empty_like(self.Z)
 
     def scores(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The relevant and the irrelevant items' scores ``Zw`` (rows of items; a column
         each for the columns of a 2-D ``w``)."""
-        if self._scaled is None:
+        if self.sparse:
             product = self.Z @ w
             scores = np.asarray(product.todense() if sp.issparse(product) else product)
             scores = scores.ravel() if w.ndim == 1 else scores
@@ -168,7 +169,7 @@ class _Items:
     def back(self, v: np.ndarray) -> np.ndarray:
         """``Zᵀv`` for a vector ``v`` over the items in class order; for a 2-D ``v``, one
         such product for each of its rows, as rows."""
-        if self._scaled is not None:
+        if not self.sparse:
             return self.threads.times_rows(v, self.Z)
         product = self.Z.T @ v.T
         product = np.asarray(product.todense() if sp.issparse(product) else product)
@@ -176,7 +177,7 @@ class _Items:
 
     def gram(self, weights: np.ndarray) -> np.ndarray:
         """``Zᵀ diag(weights) Z`` (``weights >= 0``, in class order) as a dense array."""
-        if self._scaled is None:
+        if self.sparse:
             return np.asarray((self.Z.T @ sp.diags(weights) @ self.Z).todense())
         return self.threads.weighted_gram(self.Z, weights, self._scaled)
 
@@ -260,8 +261,8 @@ class _Newton:
         self.small = d + 3 * J
         K = np.zeros((self.small, self.small))
         D_pos, D_neg = np.zeros(problem.n_pos), np.zeros(problem.n_neg)
-        # each piece's weights of its ρ (relevant items) and σ (irrelevant ones) columns
-        columns = np.zeros((problem.n_pos + problem.n_neg, 2 * J))
+        # each piece's weights of the items in its ρ (relevant) and σ (irrelevant) columns
+        spread = np.zeros((2 * J, problem.n_pos + problem.n_neg))
         self.e2, self.e4 = [], []
         for j, (a, b, cs) in enumerate(zip(lay.counts, lay.sizes, lay.c)):
             r, s_, p_ = d + j, d + J + j, d + 2 * J + j
@@ -270,7 +271,7 @@ class _Newton:
                 e2 = W2 + W3
                 D2 = W2 * W3 / e2
                 D_pos += D2
-                columns[:problem.n_pos, j] = D2
+                spread[j, :problem.n_pos] = D2
                 K[r, r] = np.sum(D2)
                 self.e2.append(e2)
             else:
@@ -281,11 +282,11 @@ class _Newton:
             D4 = W4 * W5 / e4
             D_neg += D4
             self.e4.append(e4)
-            columns[problem.n_pos:, J + j] = D4
+            spread[J + j, problem.n_pos:] = D4
             K[s_, s_] = np.sum(D4) + float((b * b) @ W6)
             K[s_, p_] = K[p_, s_] = -float(b @ W6)
             K[p_, p_] = np.sum(W6)
-        border = -problem.items.back(columns.T).T
+        border = -problem.items.back(spread).T
         K[:d, d:d + 2 * J] = border
         K[d:d + 2 * J, :d] = border.T
         K[:d, :d] = problem.items.gram(np.r_[D_pos, D_neg])
