@@ -226,6 +226,34 @@ def test_screened_candidates_hold_their_true_gap_in_their_bounds():
     assert screened > 20
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_screens_count_agrees_with_the_gap_interval(kind):
+    """A round's screen by gap counts weights against the threshold instead of computing
+    the interval's two quantiles: it must give the interval's answer at every threshold,
+    its ends and the floats next to them included (ties, counted slots and pairs too)."""
+    rng = np.random.default_rng(11)
+    checked = excluded = 0
+    for _ in range(20):
+        problem, gram = instance(rng, kind)
+        solver = FaceDescentSolver(problem, gram, float(rng.uniform(0.05, 0.5)))
+        for k in problem.candidates:
+            anchor = solver._anchor(int(k))
+            # points near the optimum, whose interval often excludes 0, and far from it
+            noise = 10.0 ** rng.uniform(-6, 0) * rng.standard_normal(len(problem.upper))
+            alpha = np.clip(solver.solve(int(k)).alpha + noise * problem.upper, 0.0,
+                            problem.upper)
+            point = solver._iterate(anchor, alpha)
+            low, high = solver._gap_bounds(anchor, point)
+            ends = [abs(e) for e in (low, high)] + [float(rng.uniform(0.0, 2.0 * high))]
+            for end in ends:
+                for t in (np.nextafter(end, 0.0), end, np.nextafter(end, np.inf)):
+                    if t > 0.0:
+                        assert solver._gap_exceeds(anchor, point, t) == (low > t)
+                        checked += 1
+                        excluded += low > t
+    assert checked > 500 and excluded > 100
+
+
 @pytest.mark.parametrize("gamma_d", [1.0, 10.0])
 def test_candidates_screened_by_their_objective_lose_to_a_solved_candidate_of_gap_zero(gamma_d):
     """On heavy-tailed features many candidates are their own quantile point (gap exactly

@@ -583,32 +583,71 @@ class FaceDescentSolver:
         return anchor.curvature <= _ZERO_CURVATURE * max(1.0, float(np.max(self.diag)))
 
     # ---- screening of candidates -----------------------------------------------------------
+    def _spread(self, anchor: _Anchor, point: _Iterate) -> np.ndarray:
+        """How far each sample point's score may move at the optimum: ``‖w − w*‖ ≤ √(2G)``
+        times ``‖φ(z_j) − φ(z_k)‖``, over the sample points."""
+        radius = np.sqrt(2.0 * max(point.gap, 0.0))
+        points = self._points
+        row = anchor.row if points is None else anchor.row[points]
+        return radius * np.sqrt(np.maximum(self._point_diag + anchor.kk - 2.0 * row, 0.0))
+
+    def _point_scores(self, point: _Iterate) -> np.ndarray:
+        return point.scores if self._points is None else point.scores[self._points]
+
     def _gap_bounds(self, anchor: _Anchor, point: _Iterate) -> tuple[float, float]:
         """An interval holding the candidate's gap ``|q̂_k − h(z_k)| = |q̂_k|`` at the
         optimum: the top τ-quantile is an order statistic of the scores, so it moves by
         at most as much as they do."""
-        radius = np.sqrt(2.0 * max(point.gap, 0.0))
-        spread = radius * np.sqrt(np.maximum(self.diag + anchor.kk - 2.0 * anchor.row, 0.0))
-        points = self.problem.candidates
-        lo = self._quantile(point.scores[points] - spread[points])
-        hi = self._quantile(point.scores[points] + spread[points])
+        scores, spread = self._point_scores(point), self._spread(anchor, point)
+        lo, hi = self._quantile(scores - spread), self._quantile(scores + spread)
         low_gap = 0.0 if lo <= 0.0 <= hi else min(abs(lo), abs(hi))
         return low_gap, max(abs(lo), abs(hi))
+
+    def _gap_exceeds(self, anchor: _Anchor, point: _Iterate, threshold: float) -> bool:
+        """Whether the lower end of :meth:`_gap_bounds` exceeds ``threshold > 0``, decided
+        without its quantiles: the quantile ``lo`` of the lowered scores exceeds
+        ``threshold`` exactly when the points whose lowered score does weigh at least the
+        quantile's rank, and the quantile ``hi`` of the raised scores lies below
+        ``−threshold`` exactly when the points whose raised score reaches ``−threshold``
+        weigh less than it (the same floating-point comparisons as the interval's)."""
+        scores, spread = self._point_scores(point), self._spread(anchor, point)
+        need = self._need
+        return self._weight(scores - spread > threshold) >= need \
+            or self._weight(scores + spread >= -threshold) < need
+
+    def _weight(self, chosen: np.ndarray) -> int:
+        """The sample points' total weight where ``chosen`` holds."""
+        weights = self._point_weights
+        if weights is None:
+            return int(np.count_nonzero(chosen))
+        return int(weights[chosen].sum())
 
     def _quantile(self, scores: np.ndarray) -> float:
         """The top τ-quantile of the sample points' scores
         (:func:`.problem.weighted_top_quantile`, its rank computed once)."""
+        return weighted_top_quantile(scores, self.tau, self._point_weights, rank=self._need)
+
+    @cached_property
+    def _points(self) -> np.ndarray | None:
+        """The items that are sample points, or ``None`` when every item is one."""
+        points = self.problem.candidates
+        return None if len(points) == self.gram.n else points
+
+    @cached_property
+    def _point_weights(self) -> np.ndarray | None:
+        """The sample points' multiplicities in the quantile (``None``: one each)."""
         weights = self.problem.item_weight
-        return weighted_top_quantile(
-            scores, self.tau, None if weights is None else weights[self.problem.candidates],
-            rank=self._need)
+        return None if weights is None else weights[self.problem.candidates]
+
+    @cached_property
+    def _point_diag(self) -> np.ndarray:
+        return self.diag if self._points is None else self.diag[self._points]
 
     @cached_property
     def _need(self) -> int:
         """The quantile's rank: ``ceil(τ·W)`` of the sample points' total weight ``W``."""
-        weights = self.problem.item_weight
-        points = self.problem.candidates
-        total = len(points) if weights is None else int(weights[points].sum())
+        weights = self._point_weights
+        total = len(self.problem.candidates) if weights is None else int(weights.sum())
         return tau_cutoff(self.tau, total)
 
     # ---- one candidate ---------------------------------------------------------------------
@@ -671,7 +710,7 @@ class FaceDescentSolver:
         the support) cost more than the pivot or two that solve the candidate."""
         def excludes(p: _Iterate) -> bool:
             return objective_excludes(p.dual, bound.zero_gap_objective) or (
-                by_gap and self._gap_bounds(anchor, p)[0] > bound.gap + GAP_ATOL)
+                by_gap and self._gap_exceeds(anchor, p, bound.gap + GAP_ATOL))
 
         if not np.isfinite(bound.gap) or not excludes(point):
             return point, False
