@@ -13,11 +13,11 @@ of a real RBF Gram matrix below ``1e-8·λ_max``), so every method here only eve
   Q_ss`` (a least-squares solve if that fails). From :data:`SHARED_FACTOR_FROM` slots the
   face equations go through one factor shared across candidates and neighbouring free sets
   (:mod:`.face_system`: the anchor changes ``Q`` by a term of rank two), which local kernels
-  need, where nearly every slot is free for every candidate. ``φ`` is a convex quadratic along ``d``,
-  decreasing up to the step 1, so the largest step inside the box decreases it; the slot
-  that blocks it goes to its bound, leaves ``F``, and the step is taken again on the smaller
-  face (the primal active-set method). Directions of zero curvature (repeated points) are
-  followed to the box, where the objective is lowest along them.
+  need, where nearly every slot is free for every candidate. ``φ`` is a convex quadratic
+  along ``d``, decreasing up to the step 1, so the largest step inside the box decreases
+  it; the slot that blocks it goes to its bound, leaves ``F``, and the step is taken again
+  on the smaller face (the primal active-set method). Directions of zero curvature
+  (repeated points) are followed to the box, where the objective is lowest along them.
 * **Coordinate steps.** Slots at a bound whose gradient points into the box enter through
   greedy single-coordinate steps, each the exact minimizer along its coordinate (clipped
   to the box) of the coordinate with the largest decrease of ``φ`` (a second-order working
@@ -592,6 +592,7 @@ class FaceDescentSolver:
         return radius * np.sqrt(np.maximum(self._point_diag + anchor.kk - 2.0 * row, 0.0))
 
     def _point_scores(self, point: _Iterate) -> np.ndarray:
+        """The point's scores ``h(z_j)`` over the sample points."""
         return point.scores if self._points is None else point.scores[self._points]
 
     def _gap_bounds(self, anchor: _Anchor, point: _Iterate) -> tuple[float, float]:
@@ -606,8 +607,8 @@ class FaceDescentSolver:
     def _gap_exceeds(self, anchor: _Anchor, point: _Iterate, threshold: float) -> bool:
         """Whether the lower end of :meth:`_gap_bounds` exceeds ``threshold > 0``, decided
         without its quantiles: the quantile ``lo`` of the lowered scores exceeds
-        ``threshold`` exactly when the points whose lowered score does weigh at least the
-        quantile's rank, and the quantile ``hi`` of the raised scores lies below
+        ``threshold`` exactly when the points whose lowered score exceeds it weigh at least
+        the quantile's rank, and the quantile ``hi`` of the raised scores lies below
         ``−threshold`` exactly when the points whose raised score reaches ``−threshold``
         weigh less than it (the same floating-point comparisons as the interval's)."""
         scores, spread = self._point_scores(point), self._spread(anchor, point)
@@ -641,6 +642,7 @@ class FaceDescentSolver:
 
     @cached_property
     def _point_diag(self) -> np.ndarray:
+        """``K(z_j, z_j)`` over the sample points."""
         return self.diag if self._points is None else self.diag[self._points]
 
     @cached_property
