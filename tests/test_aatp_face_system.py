@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cvxtop.aatp import face_descent
+from cvxtop.aatp import face_descent, face_system
 from cvxtop.aatp.candidates import nearest_neighbour_tour
 from cvxtop.aatp.face_descent import FaceDescentSolver
 from cvxtop.aatp.face_system import FaceSystem
@@ -66,6 +66,41 @@ def test_the_solutions_solve_the_anchored_face_equations(pairs):
     assert solved == 30
     if not pairs:  # the base grows to every slot and stays (a pairs base swaps twins)
         assert faces.factorizations < 10
+
+
+def test_a_trusted_base_skips_its_check_and_a_wrong_inverse_ends_the_trust():
+    """After TRUST_AFTER solves that pass the residual check at once, a base's solves skip
+    it (and stay exact on a well-conditioned face); an inverse gone wrong is caught by the
+    next check, within RECHECK_EVERY solves, and from then on every solve is checked and
+    refined to the tolerance."""
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((60, 3))
+    K = rbf_gram(X, X, 5.0)  # a local kernel: well conditioned, as trust needs
+    item, sign = np.arange(60), rng.choice([-1.0, 1.0], 60)
+    faces = FaceSystem(lambda a, b: K[np.ix_(a, b)], item, sign, RIDGE)
+    free = np.arange(5, 55)
+
+    def solve():
+        k = int(rng.choice(np.r_[0:5, 55:60]))
+        g = rng.standard_normal(len(free))
+        x = faces.solve(k, K[:, k], float(K[k, k]), free, g)
+        assert x is not None
+        residual = anchored(K, item, sign, k, free) @ x - g
+        return float(np.linalg.norm(residual) / np.linalg.norm(g))
+
+    skipped = 0
+    for _ in range(2 * face_system.RECHECK_EVERY):
+        assert solve() <= 1e-10
+        skipped += faces.unchecked > 0
+    assert faces.factorizations == 1 and skipped >= face_system.RECHECK_EVERY
+    faces.inverse *= 1.0 + 1e-3  # a wrong inverse, as a base gone singular would give
+    for _ in range(face_system.RECHECK_EVERY):
+        solve()
+        if faces.passed == 0:
+            break
+    assert faces.passed == 0
+    for _ in range(face_system.RECHECK_EVERY):
+        assert solve() <= 1e-10 and faces.unchecked == 0
 
 
 def test_repeated_anchors_and_a_set_inside_the_base_need_no_new_factor():

@@ -70,6 +70,15 @@ BORDER_DEARER = 4.0
 #: to the right-hand side.
 REFINEMENTS = 3
 REFINED = 1e-11
+#: The residual check costs a product with the base's matrix, as much as applying its
+#: inverse. A base whose first solve passed it this many times in a row is trusted: its
+#: solves skip the check, but for one in :data:`RECHECK_EVERY`, and for any whose border's
+#: LU factor has a pivot below :data:`TRUSTED_PIVOT` times its largest. A check that fails
+#: or needs refinement ends the trust until the base passes again. The solves are steps
+#: of an active-set method whose end point is certified (:mod:`.face_descent`), so an
+#: unchecked solve that is off costs iterations, never correctness.
+TRUST_AFTER, RECHECK_EVERY = 4, 16
+TRUSTED_PIVOT = 1e-8
 
 
 class FaceSystem:
@@ -97,6 +106,8 @@ class FaceSystem:
         self.anchor: tuple[int, np.ndarray] | None = None  # (k, H₀₀⁻¹ (y₀ ∘ r₀))
         self.factorizations = 0
         self.served = 0  # solves on the current base
+        self.passed = 0  # its solves in a row whose residual passed at once (TRUST_AFTER)
+        self.unchecked = 0  # its trusted solves since the last check (RECHECK_EVERY)
         self.short_lived = False  # whether the last base served at most one solve
         self.extend = True  # bases grow by the free sets they are asked for
         self.border_work = 0.0  # the borders' factors' cost since the base was formed
@@ -113,7 +124,7 @@ class FaceSystem:
         self.factorizations += 1
         self.border_work = self.border_average = 0.0
         self.short_lived = self.inverse is not None and self.served <= 1
-        self.served = 0
+        self.served = self.passed = self.unchecked = 0
         self.position[self.base] = -1
         self.base = slots
         self.position[slots] = np.arange(len(slots))
@@ -251,16 +262,32 @@ class FaceSystem:
             return out + V @ (core @ (V.T @ x))
 
         x = apply_inverse(g)
+        if self._trusted(lu[0]) and np.all(np.isfinite(x)):
+            self.unchecked += 1
+            self.served += 1
+            return x
+        self.unchecked = 0
         size = np.linalg.norm(g)
-        for _ in range(REFINEMENTS + 1):
+        for refinements in range(REFINEMENTS + 1):
             residual = g - apply(x)
             if not np.all(np.isfinite(residual)):
+                self.passed = 0
                 return None
             if np.linalg.norm(residual) <= REFINED * size:
+                self.passed = self.passed + 1 if refinements == 0 else 0
                 self.served += 1
                 return x
             x = x + apply_inverse(residual)
+        self.passed = 0
         return None
+
+    def _trusted(self, border_lu: np.ndarray) -> bool:
+        """Whether a solve on the current base may skip its residual check (its border's
+        LU factor given): :data:`TRUST_AFTER`."""
+        if self.passed < TRUST_AFTER or self.unchecked + 1 >= RECHECK_EVERY:
+            return False
+        pivots = np.abs(np.diag(border_lu))
+        return len(pivots) == 0 or pivots.min() > TRUSTED_PIVOT * pivots.max()
 
     def _h(self, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
         """``H[rows, columns] = y y K`` of slots."""
