@@ -21,7 +21,8 @@ columns of the inverse, and the columns ``H₀₀⁻¹ H₀ₛ`` of added slots 
 ``H₀ₛᵀ H₀₀⁻¹ H₀ₜ`` are kept while the base is; as ``H₀₀⁻¹`` is symmetric, the other blocks
 of ``Bᵀ H₀₀⁻¹ B`` are entries of those columns, of the inverse and of ``H₀₀⁻¹ V₀``. So a
 candidate whose free set is near the base pays one product with the inverse for its anchor
-and, per solve, one to apply the inverse and one with ``H₀₀`` to check the residual.
+and, per solve, one to apply the inverse and one with ``H₀₀`` to check the residual
+(skipped on a base whose checks keep passing: :data:`TRUST_AFTER`).
 A free set whose border exceeds :data:`BORDER_SHARE` of the base extends the base by its
 slots (while that keeps the border within the share), else becomes the new base.
 
@@ -55,7 +56,7 @@ from scipy.linalg import LinAlgError, cho_factor, lu_factor, lu_solve
 from scipy.linalg.lapack import dgesv, dpotri, dpotrs
 
 __all__ = ["FaceSystem", "ShrinkingFace", "BORDER_AVERAGE", "BORDER_DEARER", "BORDER_SHARE",
-           "MIN_BORDER"]
+           "MIN_BORDER", "RECHECK_EVERY", "TRUST_AFTER", "TRUSTED_PIVOT"]
 
 #: A new base is formed when the border (added plus removed slots) exceeds this share of
 #: the base, or :data:`MIN_BORDER` slots, whichever is larger.
