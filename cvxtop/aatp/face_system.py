@@ -288,7 +288,7 @@ class FaceSystem:
         if self.passed < TRUST_AFTER or self.unchecked + 1 >= RECHECK_EVERY:
             return False
         pivots = np.abs(np.diag(border_lu))
-        return len(pivots) == 0 or pivots.min() > TRUSTED_PIVOT * pivots.max()
+        return pivots.min() > TRUSTED_PIVOT * pivots.max()  # (the anchor's 2 rows at least)
 
     def _h(self, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
         """``H[rows, columns] = y y K`` of slots."""

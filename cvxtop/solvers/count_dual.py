@@ -158,12 +158,7 @@ class _Items:
     def scores(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The relevant and the irrelevant items' scores ``Zw`` (rows of items; a column
         each for the columns of a 2-D ``w``)."""
-        if self.sparse:
-            product = self.Z @ w
-            scores = np.asarray(product.todense() if sp.issparse(product) else product)
-            scores = scores.ravel() if w.ndim == 1 else scores
-        else:
-            scores = self.threads.rows_times(self.Z, w)
+        scores = np.asarray(self.Z @ w) if self.sparse else self.threads.rows_times(self.Z, w)
         return scores[:self.n_pos], scores[self.n_pos:]
 
     def back(self, v: np.ndarray) -> np.ndarray:
@@ -171,9 +166,7 @@ class _Items:
         such product for each of its rows, as rows."""
         if not self.sparse:
             return self.threads.times_rows(v, self.Z)
-        product = self.Z.T @ v.T
-        product = np.asarray(product.todense() if sp.issparse(product) else product)
-        return product.ravel() if v.ndim == 1 else product.T
+        return np.asarray(self.Z.T @ v.T).T  # (a sparse matrix times a dense array is dense)
 
     def gram(self, weights: np.ndarray) -> np.ndarray:
         """``Zᵀ diag(weights) Z`` (``weights >= 0``, in class order) as a dense array."""

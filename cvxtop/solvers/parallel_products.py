@@ -26,7 +26,7 @@ Three kinds of product are split:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from itertools import pairwise
@@ -46,6 +46,15 @@ PARALLEL_NONZEROS = 2**19
 #: Numbers in a dense block of rows (8 MB) from which its products with a vector run on the
 #: caller's threads: below it a product is not limited by one core's memory bandwidth.
 PARALLEL_NUMBERS = 2**20
+
+
+def _added(parts: Iterable[np.ndarray]) -> np.ndarray:
+    """The sum of the threads' partial results, added in order into the first."""
+    parts = iter(parts)
+    total = next(parts)
+    for part in parts:
+        total += part
+    return total
 
 
 def _sharing(kind: type, shape: tuple[int, int], indptr: np.ndarray, indices: np.ndarray,
@@ -96,12 +105,8 @@ class BlockedSparse:
     def _scatter(self, blocks: list, x: np.ndarray) -> np.ndarray:
         """The blocks' products with their parts of ``x``, each a whole result, added."""
         bounds = self._bounds
-        parts = list(self._pool.map(lambda i: blocks[i] @ x[bounds[i]:bounds[i + 1]],
-                                    range(len(blocks))))
-        total = parts[0]
-        for part in parts[1:]:
-            total += part
-        return total
+        return _added(self._pool.map(lambda i: blocks[i] @ x[bounds[i]:bounds[i + 1]],
+                                     range(len(blocks))))
 
     def __matmul__(self, w: np.ndarray) -> np.ndarray:
         return self._product(w, "w", self._blocks, gather=self.format == "csr")
@@ -156,11 +161,7 @@ class ProductThreads:
         parts = self._parts(rows)
         if parts is None:
             return weights @ rows
-        sums = list(self.pool.map(lambda part: np.dot(weights[..., part], rows[part]), parts))
-        total = sums[0]
-        for other in sums[1:]:
-            total += other
-        return total
+        return _added(self.pool.map(lambda part: np.dot(weights[..., part], rows[part]), parts))
 
     def weighted_gram(self, rows: np.ndarray, weights: np.ndarray, scaled: np.ndarray
                       ) -> np.ndarray:
@@ -171,11 +172,8 @@ class ProductThreads:
         the upper triangle mirrored (exactly symmetric whatever product numpy chose)."""
         np.multiply(rows, np.sqrt(weights)[:, None], out=scaled)
         parts = self._parts(rows) or [slice(0, len(rows))]
-        sums = list((map if len(parts) == 1 else self.pool.map)(
+        total = _added((map if len(parts) == 1 else self.pool.map)(
             lambda part: scaled[part].T @ scaled[part], parts))
-        total = sums[0]
-        for other in sums[1:]:
-            total += other
         return np.triu(total) + np.triu(total, 1).T
 
     def operator(self, Z: Any) -> Any:
