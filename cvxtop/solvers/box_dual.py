@@ -1,6 +1,7 @@
 """Duals over the items whose polytope is a box with one sum, for the cutting plane's tail:
 SVMperf's prec@k loss where no relevant item is predicted (its hinge part, over the
-irrelevant items), and Kar et al. 2015's struct surrogate (over all the items).
+irrelevant items), Kar et al. 2015's struct surrogate (over all the items), and
+Hiranandani et al. 2020's pAp@k-avg (over the irrelevant items, with a cap on the sum).
 
 SVMperf's loss (Joachims 2005; :mod:`cvxtop.surrogates.prec_svmperf`) is a maximum over
 labelings predicting ``a`` relevant and ``b`` irrelevant items. Those with ``a = 0`` (and so
@@ -46,6 +47,13 @@ prec@k-struct (Kar et al. 2015 eq. (3)) is the maximum of ``v·(s + 1 − y) −
 added to their scores and the threshold free (:func:`struct_dual_cut`). On the sparse set
 it certifies after 20 rounds at every C, where the rounds alone need 47 to 410, and
 ``make_ranking_data(10,000, 1,000)`` faster too (measured: docs/solvers.md, "Measurements behind the constants").
+
+pAp@k-avg (Hiranandani et al. 2020 eq. (10)) is ``(1/k)`` times the maximum of
+``v·(1 + s⁻ − mean(s⁺))`` over ``{v ∈ [0, 1]^{n₋} : Σv <= k}``: the same kind of dual over
+the irrelevant items, the threshold ``θ = 0`` while the sum stays within ``k`` and above 0
+where the cap holds, on the rows ``(z_j − z̄⁺)/k`` (``z̄⁺`` the relevant items' mean row,
+which makes sparse rows dense: they are kept as the sparse rows and the shift,
+:class:`_ShiftedRows`) (:func:`pap_avg_dual_cut`).
 """
 
 from __future__ import annotations
@@ -112,12 +120,14 @@ def suits(objective: RankingObjective) -> bool:
     than ``k``; ``"box-struct"``, prec@k-struct, on one list with more items than ``k``),
     on at least :data:`.selection_dual.MIN_FEATURES` features (below, the rounds certify
     quickly (measured: docs/solvers.md, "Measurements behind the constants"))."""
-    if objective.surrogate.dual_form not in ("box-hinge", "box-struct") \
+    if objective.surrogate.dual_form not in ("box-hinge", "box-struct", "box-pap") \
             or len(objective.parts) != 1 or objective.Z.shape[1] < MIN_FEATURES:
         return False
     bound = objective.parts[0].bound
     if objective.surrogate.dual_form == "box-struct":
         return bound.n > bound.k >= 1
+    if objective.surrogate.dual_form == "box-pap":
+        return bound.n_pos >= 1 and bound.n_neg >= bound.k >= 1
     return bound.n_neg > bound.k >= 1
 
 
@@ -127,7 +137,7 @@ def applies(objective: RankingObjective, subgradient: np.ndarray) -> bool:
     predicts no relevant item (every relevant item's subgradient is −1)."""
     if not suits(objective):
         return False
-    return objective.surrogate.dual_form == "box-struct" \
+    return objective.surrogate.dual_form != "box-hinge" \
         or bool(np.all(subgradient[objective.parts[0].bound.pos] == -1.0))
 
 
@@ -143,6 +153,8 @@ def box_dual_cut(objective: RankingObjective, best_scores: np.ndarray,
         return None
     if objective.surrogate.dual_form == "box-struct":
         return struct_dual_cut(objective, best_scores, tol, proximal, start)
+    if objective.surrogate.dual_form == "box-pap":
+        return pap_avg_dual_cut(objective, best_scores, tol, proximal, start)
     return hinge_dual_cut(objective, best_scores, tol, proximal, start)
 
 
@@ -173,7 +185,7 @@ class _TiedSystem:
 
     def solve(self, rhs: np.ndarray, start: np.ndarray) -> np.ndarray | None:
         """``v``, or ``None`` (a singular factor, or gradients that did not converge)."""
-        if not sp.issparse(self.Z_T):
+        if isinstance(self.Z_T, np.ndarray):
             try:
                 return self._dense(rhs)
             except np.linalg.LinAlgError:
@@ -183,6 +195,59 @@ class _TiedSystem:
                               + ridge * np.ravel(p), dtype=np.float64)
         solution, info = cg(gram, rhs, x0=start, rtol=self.rtol, maxiter=CG_ITERATIONS)
         return solution if info == 0 else None
+
+
+class _ShiftedRows:
+    """The rows ``scale·(z_i − m)`` of a sparse ``Z`` shifted by one dense row ``m``, never
+    formed (they would be dense), with the products the steps take of them: row subsets,
+    the column sums, and products of them and of their transpose with vectors."""
+
+    def __init__(self, Z: sp.csr_matrix, shift: np.ndarray, scale: float) -> None:
+        self.Z, self.shift, self.scale = Z, shift, scale
+        self.shape = Z.shape
+
+    def __getitem__(self, rows: np.ndarray) -> "_ShiftedRows":
+        return _ShiftedRows(self.Z[rows], self.shift, self.scale)
+
+    def sum(self, axis: int) -> np.ndarray:
+        """The sum of the rows (``axis`` 0, the only one the steps take)."""
+        if axis != 0:
+            raise ValueError(f"axis must be 0, got {axis!r}")
+        total = np.asarray(self.Z.sum(axis=0)).ravel()
+        return self.scale * (total - self.Z.shape[0] * self.shift)
+
+    def __matmul__(self, x: np.ndarray) -> np.ndarray:
+        x = np.ravel(x)
+        return self.scale * (np.asarray(self.Z @ x).ravel() - float(self.shift @ x))
+
+    @property
+    def T(self) -> "_ShiftedColumns":
+        return _ShiftedColumns(self)
+
+    def squared_norm(self) -> float:
+        """``Σ_i ‖scale·(z_i − m)‖²``."""
+        Z, m = self.Z, self.shift
+        rows = float(Z.multiply(Z).sum())
+        cross = float(np.asarray(Z.sum(axis=0)).ravel() @ m)
+        return self.scale ** 2 * (rows - 2.0 * cross + Z.shape[0] * float(m @ m))
+
+
+@dataclass
+class _ShiftedColumns:
+    """The transpose of :class:`_ShiftedRows`, for its products with vectors."""
+
+    rows: _ShiftedRows
+
+    def __matmul__(self, v: np.ndarray) -> np.ndarray:
+        rows, v = self.rows, np.ravel(v)
+        return rows.scale * (np.asarray(rows.Z.T @ v).ravel() - rows.shift * v.sum())
+
+
+def _squared_norm(Z: Any) -> float:
+    """The squared Frobenius norm of the items' rows."""
+    if isinstance(Z, _ShiftedRows):
+        return Z.squared_norm()
+    return float(Z.multiply(Z).sum() if sp.issparse(Z) else np.einsum("ij,ij->", Z, Z))
 
 
 def _onto_box_sum(v: np.ndarray, k: int, equality: bool) -> np.ndarray:
@@ -214,6 +279,8 @@ class _BoxProblem:
     k: int
     C: float
     equality: bool
+    #: ``Σv <= k`` instead of ``Σv >= k`` (``θ = 0`` while that leaves ``Σv <= k``)
+    at_most: bool = False
 
 
 def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
@@ -245,7 +312,8 @@ def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
             if v_tied is None:
                 return None
             short = k - int(at_one.sum()) - float(v_tied.sum())
-            if problem.equality or short > 0:  # θ (below 0 unless equality) with Σv = k
+            # θ with Σv = k: below 0 for Σv >= k, above 0 for Σv <= k, free for Σv = k
+            if problem.equality or (short < 0 if problem.at_most else short > 0):
                 shift = system.solve(np.full(len(rhs), 1.0 / C), np.zeros(len(rhs)))
                 if shift is None or not shift.sum() > 0:
                     return None
@@ -253,8 +321,9 @@ def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
                 v_tied = v_tied - threshold * shift
             v[tied] = v_tied
             base = base - np.asarray(Z_T.T @ v_tied).ravel()
-        elif at_one.sum() < k or problem.equality and at_one.sum() != k:
-            return None  # no tied item to fill the sum
+        elif (at_one.sum() > k if problem.at_most else at_one.sum() < k) \
+                or problem.equality and at_one.sum() != k:
+            return None  # no tied item to bring the sum within its bound
         augmented = np.asarray(Z_items @ (C * base)).ravel() + c
         below, above = tied & (v < 0), tied & (v > 1)
         leave_one = at_one & (augmented - eps * (1.0 - centre) < threshold)
@@ -268,13 +337,15 @@ def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
     return None
 
 
-def _start_guess(scores: np.ndarray, centre: float, tie: float, k: int
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """Items above ``centre + tie`` at 1, those within ``tie`` of it tied; where that
-    leaves no tied item or too few to fill the sum ``k`` (every irrelevant score below 0,
-    the hinge's threshold), the ``k − 1`` highest at 1 and the next two tied."""
+def _start_guess(scores: np.ndarray, centre: float, tie: float, k: int,
+                 at_most: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Items above ``centre + tie`` at 1, those within ``tie`` of it tied. For a sum of at
+    least (or exactly) ``k``, where that leaves no tied item or too few to fill the sum
+    (every irrelevant score below 0, the hinge's threshold), the ``k − 1`` highest at 1
+    and the next two tied; for a sum of at most ``k`` (``at_most``), where it leaves more
+    than ``k`` at 1, the same."""
     at_one, tied = scores > centre + tie, np.abs(scores - centre) <= tie
-    if tied.any() and at_one.sum() + tied.sum() > k:
+    if at_one.sum() <= k if at_most else tied.any() and at_one.sum() + tied.sum() > k:
         return at_one, tied
     order = np.argsort(-scores, kind="stable")
     at_one, tied = np.zeros(len(scores), bool), np.zeros(len(scores), bool)
@@ -295,7 +366,7 @@ def _solve_box(problem: _BoxProblem, scores: np.ndarray, centre: float, tie: flo
         found = _box_sum_weights(problem, at_one, ~at_one & (start > _START_ROUNDING), tol)
         if found is not None:
             return cut_of(found[0])
-    at_one, tied = _start_guess(scores, centre, tie, problem.k)
+    at_one, tied = _start_guess(scores, centre, tie, problem.k, problem.at_most)
     found = _box_sum_weights(problem, at_one, tied, tol)
     if found is not None:
         return cut_of(found[0])
@@ -316,8 +387,7 @@ def _proximal_box_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.nda
     labelings with relevant items), the cut with the highest dual value, a valid cut that
     still raises the master's bound; ``None`` if no point was solved."""
     Z = problem.Z_items
-    squares = Z.multiply(Z).sum() if sp.issparse(Z) else np.einsum("ij,ij->", Z, Z)
-    ridge = RIDGE_START * float(squares) / Z.shape[0]
+    ridge = RIDGE_START * _squared_norm(Z) / Z.shape[0]
     centre = np.clip(at_one + 0.5 * tied, 0.0, 1.0)
     best, best_lower, failures = None, -np.inf, 0
     for _ in range(PROXIMAL_STEPS):
@@ -390,3 +460,47 @@ def struct_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: f
 
     return _solve_box(problem, augmented, centre, tie, tol, cut_of, proximal,
                       None if start is None else start + y)
+
+
+def pap_avg_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: float,
+                     proximal: bool = True, start: np.ndarray | None = None
+                     ) -> DualCut | None:
+    """For pAp@k-avg, ``(1/k) Σ_{top k} (1 + s⁻ − mean(s⁺))₊`` (Hiranandani et al. 2020 eq.
+    (10)), the maximum of ``(1/k) v·(1 + s⁻ − mean(s⁺))`` over ``{v ∈ [0, 1]^{n₋} : Σv <= k}``:
+    a box with a cap on its sum, over the irrelevant items' rows shifted by the relevant
+    items' mean row (``w = −(C/k)·Σ_j v_j (z_j − z̄⁺)``), solved as the hinge part's is
+    (``θ = 0`` while ``Σv <= k``, else above 0), from ``best_scores``. Its cut is
+    ``L(s) >= Σv/k + g·s`` with ``g = v/k`` on the irrelevant items and ``−Σv/(k·n₊)`` on
+    each relevant one, valid for every such ``v``; with its weights, or ``None`` if the solve
+    fails (``proximal``: after the proximal points too). ``start``: an earlier cut's ``g``,
+    tried first (:func:`_solve_box`)."""
+    Z = objective.Z
+    Z = sp.csr_matrix(Z) if sp.issparse(Z) else np.asarray(Z)
+    bound = objective.parts[0].bound
+    pos, neg, k = bound.pos, bound.neg, bound.k
+    mean = np.asarray(Z[pos].mean(axis=0)).ravel()
+    rows = _ShiftedRows(Z[neg], mean, 1.0 / k) if sp.issparse(Z) else (Z[neg] - mean) / k
+    problem = _BoxProblem(rows, np.full(len(neg), 1.0 / k), np.zeros(Z.shape[1]), k,
+                          objective.C, False, at_most=True)
+    augmented = (1.0 + best_scores[neg] - best_scores[pos].mean()) / k
+    centre = max(0.0, float(np.partition(augmented, len(neg) - k)[len(neg) - k]))
+    tie = TIE_SHARE * float(np.max(np.abs(best_scores), initial=0.0)) / k
+
+    def cut_of(v: np.ndarray) -> DualCut:
+        v = _onto_box_cap(v, k)
+        total = math.fsum(v)
+        g = np.zeros(bound.n)
+        g[neg], g[pos] = v / k, -total / (k * bound.n_pos)
+        return dual_cut(objective, g, total / k)
+
+    return _solve_box(problem, augmented, centre, tie, tol, cut_of, proximal,
+                      None if start is None else k * start[neg])
+
+
+def _onto_box_cap(v: np.ndarray, k: int) -> np.ndarray:
+    """``v`` clipped to ``[0, 1]`` and, where its sum comes within a margin far above the
+    rounding of a sum of ``k``, scaled below ``k`` by that margin: a point with ``Σv <= k``,
+    so that its cut is valid. Sums are taken exactly (``math.fsum``)."""
+    v = np.clip(v, 0.0, 1.0)
+    total, cap = math.fsum(v), k - 1e-12 * len(v)
+    return v * (cap / total) if total > cap else v

@@ -70,8 +70,9 @@ class Surrogate(ABC):
     #: The dual over the items the exact cutting plane may solve for this surrogate (a
     #: capability it declares; solvers never ask for a type or a name): ``"selection"``
     #: (prec@k-avg and -max's form, :class:`~cvxtop.surrogates.prec.SelectionSurrogate`:
-    #: :mod:`cvxtop.solvers.selection_dual`), ``"box-hinge"`` (prec@k-svmperf's) and
-    #: ``"box-struct"`` (prec@k-struct's, :mod:`cvxtop.solvers.box_dual`), or ``None``.
+    #: :mod:`cvxtop.solvers.selection_dual`), ``"box-hinge"`` (prec@k-svmperf's),
+    #: ``"box-struct"`` (prec@k-struct's) and ``"box-pap"`` (pAp@k-avg's,
+    #: :mod:`cvxtop.solvers.box_dual`), or ``None``.
     #: A subclass that changes the function must set it anew.
     dual_form: ClassVar[str | None] = None
 

@@ -174,6 +174,7 @@ class PapAvg(_PapFace):
 
     name: ClassVar[str] = "pap@k-avg"
     convex: ClassVar[bool] = True
+    dual_form: ClassVar[str | None] = "box-pap"
     definition = staticmethod(reference.pap_avg)
 
     def _evaluate(self, b, s, grad):
