@@ -117,7 +117,9 @@ _START_ROUNDING = 1e-9  # an earlier answer's weight this close to 0 or 1 starts
 def suits(objective: RankingObjective) -> bool:
     """Whether the objective is one this module solves: a surrogate that declares this dual
     (``dual_form`` ``"box-hinge"``, prec@k-svmperf, on one list with more irrelevant items
-    than ``k``; ``"box-struct"``, prec@k-struct, on one list with more items than ``k``),
+    than ``k``; ``"box-struct"``, prec@k-struct, on one list with more items than ``k``;
+    ``"box-pap"``, pAp@k-avg, on one list with a relevant item and at least ``k``
+    irrelevant ones),
     on at least :data:`.selection_dual.MIN_FEATURES` features (below, the rounds certify
     quickly (measured: docs/solvers.md, "Measurements behind the constants"))."""
     if objective.surrogate.dual_form not in ("box-hinge", "box-struct", "box-pap") \
