@@ -347,7 +347,9 @@ def _start_guess(scores: np.ndarray, centre: float, tie: float, k: int,
     and the next two tied; for a sum of at most ``k`` (``at_most``), where it leaves more
     than ``k`` at 1, the same."""
     at_one, tied = scores > centre + tie, np.abs(scores - centre) <= tie
-    if at_one.sum() <= k if at_most else tied.any() and at_one.sum() + tied.sum() > k:
+    usable = at_one.sum() <= k if at_most \
+        else tied.any() and at_one.sum() + tied.sum() > k
+    if usable:
         return at_one, tied
     order = np.argsort(-scores, kind="stable")
     at_one, tied = np.zeros(len(scores), bool), np.zeros(len(scores), bool)

@@ -14,7 +14,7 @@ from itertools import pairwise
 import numpy as np
 import scipy.sparse as sp
 
-from .parallel_products import PARALLEL_NONZEROS, ProductThreads
+from .parallel_products import PARALLEL_NONZEROS, ProductThreads, _added
 
 __all__ = ["RidgedGram", "solve"]
 
@@ -41,11 +41,8 @@ class RidgedGram:
         if self._pool is None:
             return self.B @ (self.B.T @ Y)
         bounds = self._bounds
-        parts = list(self._pool.map(lambda i: self._blocks[i].T @ Y[bounds[i]:bounds[i + 1]],
-                                    range(len(self._blocks))))
-        total = parts[0]
-        for part in parts[1:]:
-            total += part
+        total = _added(self._pool.map(lambda i: self._blocks[i].T @ Y[bounds[i]:bounds[i + 1]],
+                                      range(len(self._blocks))))
         return np.concatenate(list(self._pool.map(lambda block: block @ total,
                                                   self._blocks)))
 
