@@ -465,6 +465,60 @@ def test_pap_avg_on_sparse_wide_data_is_certified_at_its_dual(C, monkeypatch):
             assert a.lower_bound <= b.objective * (1 + 1e-12)
 
 
+@pytest.mark.parametrize("C", [100.0, 1e4])
+def test_pap_avg_at_large_c_is_certified_at_its_dual(C, monkeypatch):
+    """At large C the gap of the conjugate gradients' answer is several times their residual
+    (the tolerance): the answer's guess is solved again to a finer residual, and the solve
+    at round 20 still certifies the rounds' optimum."""
+    X, y = make_sparse_ranking_data(1000, 3000, density=0.01, noise=0.5, random_state=0)
+    objective = RankingObjective(X, y, surrogates.get("pap@k-avg", 10), C)
+    residuals = []
+    solve = box_dual._box_sum_weights
+    monkeypatch.setattr(box_dual, "_box_sum_weights",
+                        lambda *args, **kw: residuals.append(args[3]) or solve(*args, **kw))
+    solved = solve_cutting_plane(objective, tol=1e-6)
+    monkeypatch.setattr(box_dual, "_box_sum_weights", solve)
+    alone = rounds_alone(objective, monkeypatch, tol=1e-6, max_iter=3000)
+    assert solved.status == alone.status == "optimal"
+    assert solved.n_iter == min(box_dual.SOLVE_ROUNDS) < alone.n_iter
+    assert residuals[0] == 1e-6 and min(residuals) < 1e-6
+    assert solved.objective == pytest.approx(alone.objective, rel=2e-6)
+    for a, b in ((alone, solved), (solved, alone)):
+        assert a.lower_bound <= b.objective * (1 + 1e-12)
+
+
+class _GapCut:
+    """A stand-in for a cut whose gap (objective at its weights minus dual value, relative)
+    is ``gap``: no weights, intercept ``1 − gap`` at C = 1, value 1."""
+
+    def __init__(self, gap: float) -> None:
+        self.weights, self.intercept, self.value = np.zeros(1), 1.0 - gap, 1.0
+
+
+@pytest.mark.parametrize("gaps, kept, solves", [
+    ([1e-5, 1e-7], 1e-7, 1),             # a finer residual closes the gap
+    ([1e-5, 1e-5], 1e-5, 1),             # it does not fall (a hinge below the loss)
+    ([1e-5, 3e-6, 2e-6], 2e-6, 2),       # it falls without closing: REFINEMENTS tries
+    ([1e-7], 1e-7, 0),                   # the gap is within the aim
+])
+def test_an_answer_is_solved_again_to_a_finer_residual_while_its_gap_falls(gaps, kept,
+                                                                            solves,
+                                                                            monkeypatch):
+    answer = (np.zeros(3), np.zeros(3, bool), np.ones(3, bool))
+    residuals, cuts = [], iter(gaps)
+    monkeypatch.setattr(box_dual, "_box_sum_weights",
+                        lambda problem, at_one, tied, tol: residuals.append(tol) or answer)
+    problem = box_dual._BoxProblem(sparse.csr_matrix(np.eye(3)), np.zeros(3), np.zeros(3), 1,
+                                   1.0, False)
+    cut = box_dual._refined_cut(problem, answer, 1e-6, lambda v: _GapCut(next(cuts)))
+    assert cut.intercept == pytest.approx(1.0 - kept, abs=1e-15)
+    assert len(residuals) == solves and residuals == sorted(residuals, reverse=True)
+    assert all(r < 1e-6 for r in residuals)
+    dense = box_dual._BoxProblem(np.eye(3), np.zeros(3), np.zeros(3), 1, 1.0, False)
+    cut = box_dual._refined_cut(dense, answer, 1e-6, lambda v: _GapCut(1e-5))
+    assert cut.intercept == 1.0 - 1e-5 and len(residuals) == solves  # a Cholesky factor
+
+
 def test_shifted_rows_give_the_products_of_the_rows_they_stand_for():
     rng = np.random.default_rng(0)
     Z = sparse.random(40, 12, density=0.3, format="csr", random_state=1)
