@@ -573,17 +573,25 @@ class SelectionDual:
         v[guess.tied_pos] = (j - guess.at_cap.sum() * z) / guess.tied_pos.sum()
         return guess, (np.clip(u, 0.0, 1.0), np.clip(v, 0.0, z), z)
 
-    def _start_at(self, g: np.ndarray
+    def _start_at(self, g: np.ndarray, w: np.ndarray
                   ) -> tuple[_Guess, tuple[np.ndarray, np.ndarray, float]] | None:
         """The guess of the point ``g = (u, −v)`` of ``P`` (its items at a bound or strictly
         between, ``t = Σu`` at a breakpoint or on the piece holding it) and the point as the
-        centre; ``None`` if it leaves a class with no tied item (no threshold)."""
+        centre. A class with no item strictly between (on the sparse 50,000 × 50,000 set
+        every relevant item of prec@k-avg's optimum is at the cap) has the two items next
+        to its threshold at the scores of ``w`` tied, as a step's guess has; ``None`` if
+        that leaves a class with no tied item (no threshold)."""
         u, v = np.asarray(g[self.neg], dtype=np.float64), -np.asarray(g[self.pos], np.float64)
         t = float(u.sum())
         z = self.cap(t)
         slack = 1e-12
         at_one, at_cap = u >= 1.0 - slack, v >= z - slack
         tied_neg, tied_pos = ~at_one & (u > slack), ~at_cap & (v > slack)
+        if not tied_neg.any() or not tied_pos.any():
+            # a reduced gradient is the score less its class's threshold (a constant here)
+            s = np.asarray(self.X @ w).ravel()
+            _tie_next_to_threshold(at_one, tied_neg, s[self.neg], s[self.neg])
+            _tie_next_to_threshold(at_cap, tied_pos, -s[self.pos], -s[self.pos])
         if not tied_neg.any() or not tied_pos.any():
             return None
         at_break = np.flatnonzero(np.abs(self.breaks - t) <= 1e-9 * max(1.0, t))
@@ -618,7 +626,7 @@ class SelectionDual:
         proximal weight :data:`RHO_WARM` times the first); ``None`` when the steps fail or
         do not get there."""
         rho = (RHO_START_SPARSE if sp.issparse(self.X) else RHO_START) * self.row_scale
-        started = None if previous is None else self._start_at(previous)
+        started = None if previous is None else self._start_at(previous, w_start)
         if started is None:
             guess, centre = self._start(w_start)
         else:
