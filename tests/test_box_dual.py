@@ -507,7 +507,8 @@ def test_an_answer_is_solved_again_to_a_finer_residual_while_its_gap_falls(gaps,
     answer = (np.zeros(3), np.zeros(3, bool), np.ones(3, bool))
     residuals, cuts = [], iter(gaps)
     monkeypatch.setattr(box_dual, "_box_sum_weights",
-                        lambda problem, at_one, tied, tol: residuals.append(tol) or answer)
+                        lambda problem, at_one, tied, tol, values: residuals.append(tol)
+                        or answer)
     problem = box_dual._BoxProblem(sparse.csr_matrix(np.eye(3)), np.zeros(3), np.zeros(3), 1,
                                    1.0, False)
     cut = box_dual._refined_cut(problem, answer, 1e-6, lambda v: _GapCut(next(cuts)))
