@@ -520,6 +520,41 @@ def test_an_answer_is_solved_again_to_a_finer_residual_while_its_gap_falls(gaps,
     assert cut.intercept == 1.0 - 1e-5 and len(residuals) == solves  # a Cholesky factor
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_the_items_joining_the_tied_set_are_the_most_violating(seed):
+    rng = np.random.default_rng(seed)
+    mask, violation = rng.random(300) < 0.5, rng.standard_normal(300)
+    limit = int(rng.integers(1, 200))
+    kept = box_dual._most_violating(mask, violation, limit)
+    assert not (kept & ~mask).any() and kept.sum() == min(limit, mask.sum())
+    if kept.sum() < mask.sum():
+        assert violation[kept].min() >= violation[mask & ~kept].max()
+    else:
+        assert np.array_equal(kept, mask)
+
+
+def test_a_step_ties_at_most_as_many_new_items_as_the_cap(monkeypatch):
+    """A step from a guess with no item at 1 ties at most MIN_ENTERING items more than the
+    guess (or as many as it ties); the capped steps reach the uncapped answer."""
+    X, y = make_sparse_ranking_data(1000, 3000, density=0.01, noise=0.5, random_state=0)
+    objective = RankingObjective(X, y, surrogates.get("pap@k-avg", 10), 1.0)
+    solved = solve_cutting_plane(objective, tol=1e-8)
+    calls = []
+    solve, system = box_dual._box_sum_weights, box_dual._TiedSystem.__init__
+    monkeypatch.setattr(box_dual, "_box_sum_weights", lambda problem, at_one, tied, *args, **kw:
+                        calls.append((int(at_one.sum()), [])) or solve(problem, at_one, tied,
+                                                                       *args, **kw))
+    monkeypatch.setattr(box_dual._TiedSystem, "__init__", lambda self, Z_T, *args:
+                        calls[-1][1].append(Z_T.shape[0]) or system(self, Z_T, *args))
+    monkeypatch.setattr(box_dual, "MIN_ENTERING", 50)
+    capped = solve_cutting_plane(objective, tol=1e-8)
+    assert capped.status == solved.status == "optimal"
+    assert capped.objective == pytest.approx(solved.objective, rel=2e-8)
+    firsts = [sizes[:2] for at_one, sizes in calls if at_one == 0 and len(sizes) >= 2]
+    assert firsts and all(b - a <= max(50, a) for a, b in firsts)
+    assert any(b - a == max(50, a) for a, b in firsts)  # the cap held a step back
+
+
 def test_shifted_rows_give_the_products_of_the_rows_they_stand_for():
     rng = np.random.default_rng(0)
     Z = sparse.random(40, 12, density=0.3, format="csr", random_state=1)
