@@ -123,8 +123,8 @@ REFINE_SHARE, REFINEMENTS, FINEST_RESIDUAL = 0.1, 2, 1e-13
 #: many or as many as are tied already (so the tied set can double a step). From a path's
 #: earlier answer the first step can tie far more items than the answer needs: on the
 #: sparse 50,000 × 50,000 set, prec@k-struct going down from C = 0.046 to 0.01 tied 33,564
-#: items where 7,187 end tied, and that point took 2.3 s; with the cap, 0.65 s
-#: (measured: docs/solvers.md, "Measurements behind the constants").
+#: items where 7,187 end tied, and the cap made that point's solve cheaper (measured:
+#: docs/solvers.md, "Measurements behind the constants").
 MIN_ENTERING = 1000
 _START_ROUNDING = 1e-9  # an earlier answer's weight this close to 0 or 1 starts there
 
@@ -309,9 +309,8 @@ def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
     fail. ``v_i`` is 1 where ``s_i + c_i − ε(v_i − v̄_i)`` (``ε = C·ridge``) is above the
     threshold ``θ``, 0 below, between at it; ``θ = 0`` while that leaves ``Σv >= k`` (never
     for ``equality``, where ``θ`` is free). ``values``: an earlier answer, whose tied
-    weights start the conjugate gradients (else ½): on the sparse 50,000 × 50,000 set a
-    pAp@k-avg path point took 0.35 to 0.47 s instead of 0.6 to 1.1 s (measured:
-    docs/solvers.md, "Measurements behind the constants")."""
+    weights start the conjugate gradients (else ½), which shortens a path's points
+    (measured: docs/solvers.md, "Measurements behind the constants")."""
     Z_items, c, k, C = problem.Z_items, problem.c, problem.k, problem.C
     centre = np.zeros(len(c)) if centre is None else centre
     eps = C * ridge

@@ -578,9 +578,10 @@ class SelectionDual:
         """The guess of the point ``g = (u, −v)`` of ``P`` (its items at a bound or strictly
         between, ``t = Σu`` at a breakpoint or on the piece holding it) and the point as the
         centre. A class with no item strictly between (on the sparse 50,000 × 50,000 set
-        every relevant item of prec@k-avg's optimum is at the cap) has the two items next
-        to its threshold at the scores of ``w`` tied, as a step's guess has; ``None`` if
-        that leaves a class with no tied item (no threshold)."""
+        every relevant item of prec@k-avg's optimum is at the cap) has the items next to
+        its threshold at the scores of ``w`` tied (the one at its upper bound and the one at
+        0 whose reduced gradients are nearest to changing sign), as a step's guess has; ``None`` if that leaves a class with no tied
+        item (no threshold)."""
         u, v = np.asarray(g[self.neg], dtype=np.float64), -np.asarray(g[self.pos], np.float64)
         t = float(u.sum())
         z = self.cap(t)
