@@ -580,8 +580,8 @@ class SelectionDual:
         centre. A class with no item strictly between (on the sparse 50,000 × 50,000 set
         every relevant item of prec@k-avg's optimum is at the cap) has the items next to
         its threshold at the scores of ``w`` tied (the one at its upper bound and the one at
-        0 whose reduced gradients are nearest to changing sign), as a step's guess has; ``None`` if that leaves a class with no tied
-        item (no threshold)."""
+        0 whose reduced gradients are nearest to changing sign), as a step's guess has;
+        ``None`` if that leaves a class with no tied item (no threshold)."""
         u, v = np.asarray(g[self.neg], dtype=np.float64), -np.asarray(g[self.pos], np.float64)
         t = float(u.sum())
         z = self.cap(t)
