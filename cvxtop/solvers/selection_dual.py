@@ -507,8 +507,10 @@ class SelectionDual:
 
     def _next_mode(self, mode: tuple[str, int], p: _Point, pi: float) -> tuple[str, int]:
         """``t``'s next piece or kink: off the piece's ends, to the breakpoint nearest the
-        system's ``t`` (the end it crossed, or one further on); at a kink, to the piece on
-        the side the stationarity condition points to.
+        system's ``t`` (the end it crossed, or one further on), or to the first piece where
+        that breakpoint is 0 and the system's ``t`` above it (at ``t = 0`` no item is
+        weighted, and from there a path's start on the sparse 50,000 × 50,000 set failed);
+        at a kink, to the piece on the side the stationarity condition points to.
 
         Going to the end crossed alone moves ``t`` by one of avg's ``J`` pieces a step,
         while the items move by up to :data:`MAX_MOVES`: on spambase (``J = 453``) the
@@ -520,7 +522,10 @@ class SelectionDual:
             if self.breaks[l] - 1e-12 <= p.t <= self.breaks[l + 1] + 1e-12:
                 return mode
             t = min(max(p.t, 0.0), float(self.breaks[-1]))
-            return ("kink", int(np.abs(self.breaks - t).argmin()))
+            nearest = int(np.abs(self.breaks - t).argmin())
+            # t = 0 is the zero dual point, where no item is weighted: a t above it goes to
+            # the first piece instead
+            return ("piece", 0) if nearest == 0 and p.t > 0 else ("kink", nearest)
         if pi < 0:  # capped items violate the guess: they move first
             return mode
         # t's derivative on the piece to either side is θ⁻ + θ⁺ + a·π (π the capped items'
