@@ -27,10 +27,14 @@ and ``θ < 0`` with ``Σv = k`` where the sum's bound holds. Given which items a
 (``T``) and which at 1 (``A``), the tied weights solve ``X_T X_Tᵀ v_T = X_T (X₊ᵀ1 − X_Aᵀ1)``
 at ``θ = 0``, and where that leaves ``Σv < k`` they move by ``−θ·(X_T X_Tᵀ)⁻¹1/C`` with
 the ``θ`` that makes ``Σv = k``: systems solved by conjugate gradients (Hestenes & Stiefel
-1952) on products with ``X_T``. The primal-dual active-set method (Hintermüller,
+1952) on products with ``X_T``, started from an earlier answer's weights where there is
+one. The gap of their answer is their relative residual times a factor that grows with
+``C``, so an answer whose gap is above the aim is solved again from its own guess to a
+finer residual (:func:`_refined_cut`). The primal-dual active-set method (Hintermüller,
 Ito and Kunisch 2002) starts from the cutting plane's best point (items within
-:data:`TIE_SHARE` of the largest score tied) and moves the items that violate the guess,
-until none does. The answer, clipped onto ``Q``, gives one more cut for the master and its
+:data:`TIE_SHARE` of the largest score tied) and moves the items that violate the guess
+(of those at 0, the most violating :data:`MIN_ENTERING` or as many as are tied), until
+none does. The answer, clipped onto ``Q``, gives one more cut for the master and its
 weights a candidate best point: the certificate stays the master's. Where the steps fail
 (as many tied items as features make the tied system singular: at the zero model every
 irrelevant item is tied, and on ``make_ranking_data(10⁴, 1,000)`` at C = 1 the zero model is
