@@ -17,6 +17,7 @@ from cvxtop.datasets import make_ranking_data, make_sparse_ranking_data
 from cvxtop.solvers import box_dual, count_dual, solve_cutting_plane
 from cvxtop.solvers import cutting_plane as cutting
 from cvxtop.solvers.objective import RankingObjective
+from cvxtop.solvers.selection_dual import DualCut, most_violating
 from cvxtop.surrogates.prec_svmperf import svmperf_c
 
 
@@ -487,12 +488,11 @@ def test_pap_avg_at_large_c_is_certified_at_its_dual(C, monkeypatch):
         assert a.lower_bound <= b.objective * (1 + 1e-12)
 
 
-class _GapCut:
-    """A stand-in for a cut whose gap (objective at its weights minus dual value, relative)
-    is ``gap``: no weights, intercept ``1 − gap`` at C = 1, value 1."""
-
-    def __init__(self, gap: float) -> None:
-        self.weights, self.intercept, self.value = np.zeros(1), 1.0 - gap, 1.0
+def gap_cut(gap: float) -> DualCut:
+    """A cut whose gap (objective at its weights minus dual value, relative) is ``gap`` at
+    C = 1: zero weights, intercept ``1 − gap``, value 1."""
+    zero = np.zeros(1)
+    return DualCut(zero, 1.0 - gap, zero, zero, zero, 0.0, zero, 1.0)
 
 
 @pytest.mark.parametrize("gaps, kept, solves", [
@@ -511,12 +511,12 @@ def test_an_answer_is_solved_again_to_a_finer_residual_while_its_gap_falls(gaps,
                         or answer)
     problem = box_dual._BoxProblem(sparse.csr_matrix(np.eye(3)), np.zeros(3), np.zeros(3), 1,
                                    1.0, False)
-    cut = box_dual._refined_cut(problem, answer, 1e-6, lambda v: _GapCut(next(cuts)))
+    cut = box_dual._refined_cut(problem, answer, 1e-6, lambda v: gap_cut(next(cuts)))
     assert cut.intercept == pytest.approx(1.0 - kept, abs=1e-15)
     assert len(residuals) == solves and residuals == sorted(residuals, reverse=True)
     assert all(r < 1e-6 for r in residuals)
     dense = box_dual._BoxProblem(np.eye(3), np.zeros(3), np.zeros(3), 1, 1.0, False)
-    cut = box_dual._refined_cut(dense, answer, 1e-6, lambda v: _GapCut(1e-5))
+    cut = box_dual._refined_cut(dense, answer, 1e-6, lambda v: gap_cut(1e-5))
     assert cut.intercept == 1.0 - 1e-5 and len(residuals) == solves  # a Cholesky factor
 
 
@@ -525,7 +525,7 @@ def test_the_items_joining_the_tied_set_are_the_most_violating(seed):
     rng = np.random.default_rng(seed)
     mask, violation = rng.random(300) < 0.5, rng.standard_normal(300)
     limit = int(rng.integers(1, 200))
-    kept = box_dual._most_violating(mask, violation, limit)
+    kept = most_violating(mask, violation, limit)
     assert not (kept & ~mask).any() and kept.sum() == min(limit, mask.sum())
     if kept.sum() < mask.sum():
         assert violation[kept].min() >= violation[mask & ~kept].max()

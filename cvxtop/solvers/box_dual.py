@@ -72,7 +72,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, cg
 
 from .objective import RankingObjective
-from .selection_dual import MIN_FEATURES, DualCut, dual_cut
+from .selection_dual import MIN_FEATURES, DualCut, dual_cut, most_violating
 
 __all__ = ["SOLVE_ROUNDS", "PATH_ROUND", "applies", "box_dual_cut", "hinge_dual_cut",
            "struct_dual_cut", "suits"]
@@ -179,6 +179,12 @@ def box_dual_cut(objective: RankingObjective, best_scores: np.ndarray,
     return hinge_dual_cut(objective, best_scores, tol, proximal, start)
 
 
+def _factored(Z: Any) -> bool:
+    """Whether tied systems of these rows are solved by a Cholesky factor (dense rows), as
+    exactly as the floats allow, rather than by conjugate gradients to a residual."""
+    return isinstance(Z, np.ndarray)
+
+
 class _TiedSystem:
     """``(Z_T Z_Tᵀ + ridge·I) v = rhs`` for one guess's tied rows ``Z_T``. Sparse rows:
     conjugate gradients to the relative residual ``rtol``, a right side at a time (splitting
@@ -206,7 +212,7 @@ class _TiedSystem:
 
     def solve(self, rhs: np.ndarray, start: np.ndarray) -> np.ndarray | None:
         """``v``, or ``None`` (a singular factor, or gradients that did not converge)."""
-        if isinstance(self.Z_T, np.ndarray):
+        if _factored(self.Z_T):
             try:
                 return self._dense(rhs)
             except np.linalg.LinAlgError:
@@ -351,7 +357,7 @@ def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
         augmented = np.asarray(Z_items @ (C * base)).ravel() + c
         below, above = tied & (v < 0), tied & (v > 1)
         leave_one = at_one & (augmented - eps * (1.0 - centre) < threshold)
-        leave_zero = _most_violating(
+        leave_zero = most_violating(
             ~tied & ~at_one & (augmented + eps * centre > threshold),
             augmented + eps * centre - threshold, max(MIN_ENTERING, int(tied.sum())))
         if not (below.any() or above.any() or leave_one.any() or leave_zero.any()):
@@ -361,16 +367,6 @@ def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
         tied = (tied & ~below & ~above) | leave_one | leave_zero
         at_one = (at_one & ~leave_one) | above
     return None
-
-
-def _most_violating(mask: np.ndarray, violation: np.ndarray, limit: int) -> np.ndarray:
-    """``mask`` reduced to its ``limit`` items of largest ``violation``, if it has more."""
-    index = np.flatnonzero(mask)
-    if len(index) <= limit:
-        return mask
-    kept = np.zeros_like(mask)
-    kept[index[np.argpartition(-violation[index], limit - 1)[:limit]]] = True
-    return kept
 
 
 def _start_guess(scores: np.ndarray, centre: float, tie: float, k: int,
@@ -412,12 +408,6 @@ def _solve_box(problem: _BoxProblem, scores: np.ndarray, centre: float, tie: flo
     return _proximal_box_weights(problem, at_one, tied, tol, cut_of) if proximal else None
 
 
-def _cut_gap(problem: _BoxProblem, cut: DualCut) -> float:
-    """The relative gap between the objective at a cut's weights and its dual value."""
-    lower = problem.C * cut.intercept - 0.5 * float(cut.weights @ cut.weights)
-    return (cut.value - lower) / max(abs(cut.value), 1e-12)
-
-
 def _refined_cut(problem: _BoxProblem, found: tuple[np.ndarray, np.ndarray, np.ndarray],
                  tol: float, cut_of: Callable[[np.ndarray], DualCut]) -> DualCut:
     """The cut of the steps' answer ``found``; where its gap is above ``tol`` and the tied
@@ -425,9 +415,9 @@ def _refined_cut(problem: _BoxProblem, found: tuple[np.ndarray, np.ndarray, np.n
     residual (:data:`REFINE_SHARE`), kept while the gap falls. Prec@k-svmperf's hinge is
     only a lower bound of its loss, so there a gap can stay open however exact the answer."""
     cut = cut_of(found[0])
-    if isinstance(problem.Z_items, np.ndarray):
-        return cut  # a Cholesky factor: the answer is as exact as the floats allow
-    residual, gap = tol, _cut_gap(problem, cut)
+    if _factored(problem.Z_items):
+        return cut
+    residual, gap = tol, cut.gap(problem.C)
     for _ in range(REFINEMENTS):
         if gap <= tol or residual <= FINEST_RESIDUAL:
             break
@@ -436,7 +426,7 @@ def _refined_cut(problem: _BoxProblem, found: tuple[np.ndarray, np.ndarray, np.n
         if again is None:
             break
         finer = cut_of(again[0])
-        finer_gap = _cut_gap(problem, finer)
+        finer_gap = finer.gap(problem.C)
         if finer_gap >= gap:
             break
         found, cut, gap = again, finer, finer_gap
@@ -470,9 +460,9 @@ def _proximal_box_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.nda
         failures = 0
         centre, at_one, tied = found
         cut = cut_of(centre)
-        lower = problem.C * cut.intercept - 0.5 * float(cut.weights @ cut.weights)
-        if cut.value - lower <= tol * max(abs(cut.value), 1e-12):
+        if cut.gap(problem.C) <= tol:
             return cut
+        lower = cut.dual_value(problem.C)
         if lower - best_lower <= tol * (cut.value - lower):
             break  # the dual value has stopped rising with the gap open
         best, best_lower = cut, lower

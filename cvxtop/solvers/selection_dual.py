@@ -53,7 +53,7 @@ from .parallel_products import ProductThreads
 if TYPE_CHECKING:
     from ..surrogates.prec import SelectionSurrogate
 
-__all__ = ["SelectionDual", "DualCut", "dual_cut", "selection_dual_cut"]
+__all__ = ["SelectionDual", "DualCut", "dual_cut", "most_violating", "selection_dual_cut"]
 
 #: Items that may enter the tied sets in one step, as a share of the features (at least 20).
 MAX_MOVES = 0.25
@@ -164,6 +164,26 @@ class DualCut:
     loss: float
     subgradient: np.ndarray
     value: float
+
+    def dual_value(self, C: float) -> float:
+        """The dual objective at this point, ``C·intercept − ½‖w‖²``: a lower bound of the
+        optimum of ``½‖w‖² + C·L``."""
+        return C * self.intercept - 0.5 * float(self.weights @ self.weights)
+
+    def gap(self, C: float) -> float:
+        """The gap between the objective at the weights and the dual value, relative to the
+        objective."""
+        return (self.value - self.dual_value(C)) / max(abs(self.value), 1e-12)
+
+
+def most_violating(mask: np.ndarray, violation: np.ndarray, limit: int) -> np.ndarray:
+    """``mask`` reduced to its ``limit`` items of largest ``violation``, if it has more."""
+    index = np.flatnonzero(mask)
+    if len(index) <= limit:
+        return mask
+    kept = np.zeros_like(mask)
+    kept[index[np.argpartition(-violation[index], limit - 1)[:limit]]] = True
+    return kept
 
 
 def dual_cut(objective: RankingObjective, g: np.ndarray, intercept: float) -> DualCut:
@@ -443,13 +463,7 @@ class SelectionDual:
 
     def _most(self, mask: np.ndarray, violation: np.ndarray) -> np.ndarray:
         """The at most ``max_moves`` most violating items of ``mask``."""
-        index = np.flatnonzero(mask)
-        if len(index) <= self.max_moves:
-            return mask
-        keep = index[np.argpartition(-violation[index], self.max_moves - 1)[:self.max_moves]]
-        out = np.zeros_like(mask)
-        out[keep] = True
-        return out
+        return most_violating(mask, violation, self.max_moves)
 
     def _active_set(self, guess: _Guess, rho: float,
                     centre: tuple[np.ndarray, np.ndarray, float]
@@ -655,8 +669,7 @@ class SelectionDual:
             point = self.feasible(u, v)
             if point is not None:
                 cut = self._cut(*point, objective)
-                lower = self.C * cut.intercept - 0.5 * float(cut.weights @ cut.weights)
-                gap = (cut.value - lower) / max(abs(cut.value), 1e-12)
+                gap = cut.gap(self.C)
                 if gap <= tol:
                     return cut
                 if gap > CG_STALL * last_gap:  # the gradients' residual holds the gap up

@@ -267,7 +267,7 @@ def size_dual_cut(objective: RankingObjective, best_scores: np.ndarray,
         except SolverError:
             return best_cut
         cut = _cut(objective, pieces, lam, xs)
-        lower = objective.C * cut.intercept - 0.5 * float(cut.weights @ cut.weights)
+        lower = cut.dual_value(objective.C)
         if lower > best_lower:
             best_cut, best_lower = cut, lower
         # the next restriction: the sizes with weight, and the highest pieces at the
