@@ -14,7 +14,7 @@ from scipy import sparse
 
 from cvxtop import reference, surrogates
 from cvxtop.datasets import make_ranking_data, make_sparse_ranking_data
-from cvxtop.solvers import box_dual, count_dual, solve_cutting_plane
+from cvxtop.solvers import box_dual, count_dual, ridge_cg, solve_cutting_plane
 from cvxtop.solvers import cutting_plane as cutting
 from cvxtop.solvers.objective import RankingObjective
 from cvxtop.solvers.selection_dual import DualCut, most_violating
@@ -485,6 +485,31 @@ def test_pap_avg_at_large_c_is_certified_at_its_dual(C, monkeypatch):
     assert residuals[0] == 1e-6 and min(residuals) < 1e-6
     assert solved.objective == pytest.approx(alone.objective, rel=2e-6)
     for a, b in ((alone, solved), (solved, alone)):
+        assert a.lower_bound <= b.objective * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("name, k", [("pap@k-avg", 10), ("prec@k-struct", 0.25)])
+def test_loose_first_systems_reach_the_optimum_of_full_residuals(monkeypatch, name, k):
+    """The tied systems are first solved to the loose residual; the solve at round 20
+    certifies the optimum it certifies with every system at the full residual."""
+    X, y = make_sparse_ranking_data(1000, 3000, density=0.01, noise=0.5, random_state=0)
+    objective = RankingObjective(X, y, surrogates.get(name, k), 1.0)
+    residuals = []
+    solve = box_dual._TiedSystem.solve
+
+    def recorded(self, rhs, start):
+        residuals.append(self.rtol)
+        return solve(self, rhs, start)
+
+    monkeypatch.setattr(box_dual._TiedSystem, "solve", recorded)
+    loose = solve_cutting_plane(objective, tol=1e-6)
+    assert ridge_cg.CG_LOOSE_RTOL in residuals and min(residuals) <= 1e-6
+    monkeypatch.setattr(ridge_cg, "CG_LOOSE_RTOL", 0.0)
+    full = solve_cutting_plane(objective, tol=1e-6)
+    assert loose.status == full.status == "optimal"
+    assert loose.n_iter == full.n_iter == min(box_dual.SOLVE_ROUNDS)
+    assert loose.objective == pytest.approx(full.objective, rel=2e-6)
+    for a, b in ((loose, full), (full, loose)):
         assert a.lower_bound <= b.objective * (1 + 1e-12)
 
 

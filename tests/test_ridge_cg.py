@@ -1,6 +1,7 @@
 """Conjugate gradients on ridged Gram systems (cvxtop.solvers.ridge_cg): the answer solves
 the system column by column, from any start, a zero column is solved by zero, and the
-products split over threads equal the plain ones."""
+products split over threads equal the plain ones; an active set's steps solve to a loose
+residual until their moves stop falling."""
 
 from __future__ import annotations
 
@@ -62,3 +63,33 @@ def test_products_over_threads_equal_the_plain_products(monkeypatch):
         assert threaded._pool is not None and len(threaded._blocks) == 3
         np.testing.assert_allclose(threaded @ Y, ridge_cg.RidgedGram(B, signs, c, r) @ Y,
                                    rtol=1e-12, atol=1e-12)
+
+
+def test_a_step_residual_is_loose_until_the_moves_stop_falling():
+    """The steps solve to the loose residual while each moves fewer items than the last, and
+    to the full one from the second step in a row that moves no fewer."""
+    residual = ridge_cg.StepResidual(1e-8)
+    assert residual.rtol == ridge_cg.CG_LOOSE_RTOL and residual.loose
+    for moves in (500, 40, 60, 7):  # one step that moved more is no strike-out
+        residual.after(moves)
+        assert residual.loose
+    residual.after(7)
+    assert residual.loose  # the first strike
+    residual.after(9)
+    assert residual.rtol == 1e-8 and not residual.loose
+    residual.after(3)  # once tight, tight for the rest of the guess's steps
+    assert residual.rtol == 1e-8
+
+
+def test_a_step_residual_is_tight_after_a_step_that_moves_nothing():
+    residual = ridge_cg.StepResidual(1e-8)
+    residual.after(12)
+    residual.after(0)
+    assert residual.rtol == 1e-8
+
+
+@pytest.mark.parametrize("tight", [1e-2, 1e-8])
+def test_a_factored_or_already_loose_residual_is_the_tight_one(tight):
+    assert ridge_cg.StepResidual(1e-8, iterative=False).rtol == 1e-8
+    assert ridge_cg.StepResidual(tight).rtol == max(tight, ridge_cg.CG_LOOSE_RTOL)
+    assert ridge_cg.StepResidual(1e-2).loose is False

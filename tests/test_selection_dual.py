@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from cvxtop import surrogates
 from cvxtop.datasets import make_ranking_data, make_sparse_ranking_data
-from cvxtop.solvers import selection_dual
+from cvxtop.solvers import ridge_cg, selection_dual
 from cvxtop.solvers import cutting_plane as cutting
 from cvxtop.solvers.selection_dual import SelectionDual, selection_dual_cut
 from cvxtop.solvers.objective import RankingObjective
@@ -310,16 +310,17 @@ def test_the_iterative_system_is_the_dense_system(monkeypatch, name, mode, C):
     centre = (rng.random(len(dual.neg)), rng.random(len(dual.pos)) * 0.5, 0.7)
     rho = 0.01 * dual.row_scale
     monkeypatch.setattr(selection_dual, "ITERATIVE_FROM", 10**9)
-    dense = dual._solve(guess, rho, centre)
+    dense = dual._solve(guess, rho, centre, 1e-13)
     monkeypatch.setattr(selection_dual, "ITERATIVE_FROM", 1)
     dual.cg_rtol = 1e-13
-    iterative = dual._solve(guess, rho, centre)
+    iterative = dual._solve(guess, rho, centre, 1e-13)
+    assert not iterative.inexact
     for field in ("u_tied", "v_tied", "theta_neg", "theta_pos", "t", "z", "w"):
         np.testing.assert_allclose(getattr(iterative, field), getattr(dense, field),
                                    rtol=1e-7, atol=1e-8, err_msg=field)
     # the bordering equations hold exactly, whatever the gradients' residual
-    dual.cg_rtol = 1e-2
-    rough = dual._solve(guess, rho, centre)
+    rough = dual._solve(guess, rho, centre, 1e-2)
+    assert rough.inexact  # above the solve's own residual: a step's guess only
     assert rough.u_tied.sum() + guess.at_one.sum() == pytest.approx(rough.t, rel=1e-12, abs=1e-12)
     assert rough.v_tied.sum() + guess.at_cap.sum() * rough.z == pytest.approx(rough.t, rel=1e-12,
                                                                               abs=1e-12)
@@ -340,6 +341,38 @@ def test_the_conjugate_gradients_certify_the_dense_systems_optimum(monkeypatch, 
     iterative, dense = runs
     assert iterative.objective == pytest.approx(dense.objective, rel=2e-8)
     for a, b in ((iterative, dense), (dense, iterative)):
+        assert a.lower_bound <= b.objective * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("name", ["prec@k-avg", "prec@k-max"])
+def test_loose_first_systems_reach_the_optimum_of_full_residuals(monkeypatch, name):
+    """The conjugate gradients' first systems are solved to the loose residual, and the
+    solve certifies at its first round the optimum it certifies with every system at the
+    full residual; no accepted guess comes from a loose answer."""
+    X, y = make_sparse_ranking_data(600, 3000, density=0.01, noise=0.5, random_state=5)
+    objective = RankingObjective(X, y, surrogates.get(name, 0.25), 1.0)
+    monkeypatch.setattr(selection_dual, "ITERATIVE_FROM", 50)
+    residuals, accepted = [], []
+    solve, active_set = SelectionDual._solve, SelectionDual._active_set
+
+    def recorded_solve(self, guess, rho, centre, cg_rtol):
+        residuals.append(cg_rtol)
+        return solve(self, guess, rho, centre, cg_rtol)
+
+    def recorded_active_set(self, guess, rho, centre):
+        found = active_set(self, guess, rho, centre)
+        accepted.append(found is None or not found[1].inexact)
+        return found
+
+    monkeypatch.setattr(SelectionDual, "_solve", recorded_solve)
+    monkeypatch.setattr(SelectionDual, "_active_set", recorded_active_set)
+    loose = cutting.solve_cutting_plane(objective, tol=1e-8)
+    assert ridge_cg.CG_LOOSE_RTOL in residuals and all(accepted)
+    monkeypatch.setattr(ridge_cg, "CG_LOOSE_RTOL", 0.0)
+    full = cutting.solve_cutting_plane(objective, tol=1e-8)
+    assert loose.n_iter == full.n_iter == min(cutting.DUAL_SOLVE_ROUNDS)
+    assert loose.objective == pytest.approx(full.objective, rel=2e-8)
+    for a, b in ((loose, full), (full, loose)):
         assert a.lower_bound <= b.objective * (1 + 1e-12)
 
 

@@ -72,6 +72,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, cg
 
 from .objective import RankingObjective
+from .ridge_cg import StepResidual
 from .selection_dual import MIN_FEATURES, DualCut, dual_cut, most_violating
 
 __all__ = ["SOLVE_ROUNDS", "PATH_ROUND", "applies", "box_dual_cut", "hinge_dual_cut",
@@ -320,13 +321,16 @@ def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
     threshold ``θ``, 0 below, between at it; ``θ = 0`` while that leaves ``Σv >= k`` (never
     for ``equality``, where ``θ`` is free). ``values``: an earlier answer, whose tied
     weights start the conjugate gradients (else ½), which shortens a path's points
-    (measured: docs/solvers.md, "Measurements behind the constants")."""
+    (measured: docs/solvers.md, "Measurements behind the constants"). Conjugate gradients
+    solve to a loose residual first, and to ``tol`` before a guess is accepted
+    (:class:`.ridge_cg.StepResidual`)."""
     Z_items, c, k, C = problem.Z_items, problem.c, problem.k, problem.C
     centre = np.zeros(len(c)) if centre is None else centre
     eps = C * ridge
     at_one, tied = at_one.copy(), tied.copy()
     v = at_one.astype(np.float64)
     v[tied] = 0.5 if values is None else values[tied]
+    residual = StepResidual(tol, iterative=not _factored(Z_items))
     for _ in range(MAX_STEPS if ridge <= 0 else PROXIMAL_INNER_STEPS):
         # v = 1 on A and v_T on T: s_T + c_T − ε(v_T − v̄_T) = θ fixes v_T, as
         # v_T = M⁻¹(X_T·base + c_T/C + ridge·v̄_T) − θ·M⁻¹1/C with M = X_T X_Tᵀ + ridge·I
@@ -336,7 +340,7 @@ def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
             return None
         if tied.any():
             Z_T = Z_items[tied]
-            system = _TiedSystem(Z_T, ridge, tol)
+            system = _TiedSystem(Z_T, ridge, residual.rtol)
             rhs = np.asarray(Z_T @ base).ravel() + c[tied] / C + ridge * centre[tied]
             v_tied = system.solve(rhs, v[tied])
             if v_tied is None:
@@ -360,9 +364,11 @@ def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
         leave_zero = most_violating(
             ~tied & ~at_one & (augmented + eps * centre > threshold),
             augmented + eps * centre - threshold, max(MIN_ENTERING, int(tied.sum())))
-        if not (below.any() or above.any() or leave_one.any() or leave_zero.any()):
+        moves = int(below.sum() + above.sum() + leave_one.sum() + leave_zero.sum())
+        if moves == 0 and not residual.loose:
             v[~tied] = at_one[~tied]
             return v, at_one, tied
+        residual.after(moves)
         v[below], v[above] = 0.0, 1.0
         tied = (tied & ~below & ~above) | leave_one | leave_zero
         at_one = (at_one & ~leave_one) | above

@@ -225,6 +225,7 @@ class _Point:
     t: float
     z: float
     w: np.ndarray
+    inexact: bool = False  # solved to a residual above the solve's own (a step's guess)
 
 
 class SelectionDual:
@@ -312,10 +313,11 @@ class SelectionDual:
         return float(np.min(self.slopes * t + self.intercepts)) if self.J else 0.0
 
     # ---- one guess ------------------------------------------------------------------
-    def _solve(self, guess: _Guess, rho: float, centre: tuple[np.ndarray, np.ndarray, float]
-               ) -> _Point:
+    def _solve(self, guess: _Guess, rho: float, centre: tuple[np.ndarray, np.ndarray, float],
+               cg_rtol: float) -> _Point:
         """The linear system of ``guess`` for the proximal problem with weight ``rho``
-        around ``centre = (ū, v̄, z̄)``: rows in score units (divided by C)."""
+        around ``centre = (ū, v̄, z̄)``: rows in score units (divided by C); ``cg_rtol`` is
+        the conjugate gradients' relative residual where they solve it."""
         C = self.C
         F, G = np.flatnonzero(guess.tied_neg), np.flatnonzero(guess.tied_pos)
         nf, ng, n_cap = len(F), len(G), int(guess.at_cap.sum())
@@ -324,7 +326,7 @@ class SelectionDual:
         r = self._class_sum("pos", guess.at_cap)
         if sp.issparse(self.X) and nf + ng >= ITERATIVE_FROM:
             try:
-                return self._solve_iterative(guess, rho, centre, w0, r, F, G)
+                return self._solve_iterative(guess, rho, centre, w0, r, F, G, cg_rtol)
             except np.linalg.LinAlgError:
                 if nf + ng > MAX_DENSE_SPARSE:
                     raise
@@ -374,12 +376,14 @@ class SelectionDual:
 
     def _solve_iterative(self, guess: _Guess, rho: float,
                          centre: tuple[np.ndarray, np.ndarray, float], w0: np.ndarray,
-                         r: np.ndarray, F: np.ndarray, G: np.ndarray) -> _Point:
+                         r: np.ndarray, F: np.ndarray, G: np.ndarray, rtol: float
+                         ) -> _Point:
         """The system of :meth:`_solve` on sparse rows with many tied items: its tied block
         is ``−P`` with ``P = C·D B Bᵀ D + (ρ/C)·I`` (``B`` the tied rows, ``D`` the signs
         ``+1`` irrelevant, ``−1`` relevant), so it is solved through the Schur complement of
         that block, whose four columns come from conjugate gradients (:mod:`.ridge_cg`),
-        started from the last step's columns. The bordering equations (the sums, ``t`` and
+        started from the last step's columns, to the relative residual ``rtol``. The
+        bordering equations (the sums, ``t`` and
         ``z``) hold exactly whatever the residual of the gradients; that residual only
         makes the thresholds inexact, which the active set and the final gap check see."""
         C, rr = self.C, rho / self.C
@@ -395,8 +399,8 @@ class SelectionDual:
         R[:nf, 3] = -1.0 - Bw0[:nf] - rr * u_bar[F]
         R[nf:, 3] = Bw0[nf:] - rr * v_bar[G]
         Y, residual = ridge_cg.solve(ridge_cg.RidgedGram(B, signs, C, rr, self.threads), R,
-                                     self._cg_start(items), self.cg_rtol, CG_ITERATIONS)
-        if residual > CG_ACCEPT:
+                                     self._cg_start(items), rtol, CG_ITERATIONS)
+        if residual > max(CG_ACCEPT, 10.0 * rtol):
             raise np.linalg.LinAlgError(f"conjugate gradients reached {residual:.1e}")
         self._cg_items, self._cg_solution = items, Y
         # the bordering rows: F·x_tied + H·x_border = b, with x_tied = Y_E x_border − Y_rhs
@@ -420,7 +424,7 @@ class SelectionDual:
         u_tied, v_tied, z = x[:nf], x[nf:], float(border[3])
         w = w0 - C * (B.T @ (signs * x)) + C * z * r
         return _Point(u_tied, v_tied, float(border[0]), float(border[1]), float(border[2]),
-                      z, w)
+                      z, w, inexact=rtol > self.cg_rtol)
 
     def _cg_start(self, items: np.ndarray) -> np.ndarray:
         """The last step's columns of the items tied again, zero for the new ones."""
@@ -469,17 +473,19 @@ class SelectionDual:
                     centre: tuple[np.ndarray, np.ndarray, float]
                     ) -> tuple[_Guess, _Point] | None:
         """Primal-dual active-set steps on the proximal problem from ``guess``; the guess
-        that no item violates and its point, or ``None``."""
+        that no item violates and its point, or ``None``. Systems solved by conjugate
+        gradients are solved to a loose residual first (:class:`.ridge_cg.StepResidual`)."""
         rr = rho / self.C
         u_bar, v_bar, _ = centre
         first = None  # the items the first step moved
+        residual = ridge_cg.StepResidual(self.cg_rtol)
         for _ in range(INNER_STEPS):
             self.steps += 1
             if self.steps > ALL_STEPS or \
                     guess.tied_neg.sum() + guess.tied_pos.sum() > self.max_tied:
                 return None
             try:
-                p = self._solve(guess, rho, centre)
+                p = self._solve(guess, rho, centre, residual.rtol)
             except np.linalg.LinAlgError:
                 return None
             s = self.X @ p.w
@@ -509,8 +515,11 @@ class SelectionDual:
             changed = (len(up) + len(down) + len(up_v) + len(down_v) + int(leave_one.sum())
                        + int(leave_zero.sum()) + int(leave_cap.sum())
                        + int(leave_zero_pos.sum()) + (nxt.mode != guess.mode))
-            if not changed:
+            if not changed and not p.inexact:
                 return guess, p
+            residual.after(changed)
+            if not changed:
+                continue  # the guess is solved again before it is accepted
             first = changed if first is None else first
             if changed > max(DIVERGING * first + 10, self.max_moves):
                 # the steps of a guess that converges move fewer items as they go; one that
