@@ -16,15 +16,15 @@ import scipy.sparse as sp
 
 from .parallel_products import PARALLEL_NONZEROS, ProductThreads, _added
 
-__all__ = ["CG_LOOSE_RTOL", "LOOSE_STRIKES", "RidgedGram", "StepResidual", "solve"]
+__all__ = ["CG_LOOSE_RTOL", "LOOSE_STEPS", "RidgedGram", "StepResidual", "solve"]
 
 #: The relative residual of an active-set method's first systems (:class:`StepResidual`).
 CG_LOOSE_RTOL = 1e-3
-#: Steps in a row, each moving no fewer items than the one before, after which the systems
-#: are solved to the full residual: answers at :data:`CG_LOOSE_RTOL` can move the items
-#: nearest a threshold to and fro (pAp@k-avg on the sparse 50,000 × 50,000 set at C = 100
-#: moved the same eight items back and forth for 40 rounds).
-LOOSE_STRIKES = 2
+#: Steps at :data:`CG_LOOSE_RTOL` at most, after which the systems are solved to the full
+#: residual: answers that inexact can move the items nearest a threshold to and fro
+#: (pAp@k-avg on the sparse 50,000 × 50,000 set at C = 100 moved the same eight items back
+#: and forth until the solve gave up).
+LOOSE_STEPS = 10
 
 
 class RidgedGram:
@@ -93,15 +93,14 @@ class StepResidual:
     """The residual to which an active-set method's steps solve their systems by conjugate
     gradients. A step that moves items needs only the signs of their reduced gradients, so
     the steps first solve to :data:`CG_LOOSE_RTOL`, then to ``tight`` (the method's own)
-    from the first step that moves no item or the :data:`LOOSE_STRIKES`-th in a row that
-    moves no fewer than the one before; a guess is accepted only from an answer at
-    ``tight``, whose step moves none (measured: docs/solvers.md, "Measurements behind the
+    after the first step that moves no item or after :data:`LOOSE_STEPS` steps; a guess is
+    accepted only from an answer at ``tight``, whose step moves none (measured: docs/solvers.md, "Measurements behind the
     constants"). ``iterative=False`` (a factored system) is ``tight`` throughout."""
 
     def __init__(self, tight: float, iterative: bool = True) -> None:
         self.tight = tight
         self.rtol = max(CG_LOOSE_RTOL, tight) if iterative else tight
-        self._last, self._strikes = np.inf, 0
+        self._steps = 0
 
     @property
     def loose(self) -> bool:
@@ -110,7 +109,6 @@ class StepResidual:
 
     def after(self, moves: int) -> None:
         """Record a step that moved ``moves`` items."""
-        self._strikes = self._strikes + 1 if moves >= self._last else 0
-        self._last = moves
-        if moves == 0 or self._strikes >= LOOSE_STRIKES:
+        self._steps += 1
+        if moves == 0 or self._steps >= LOOSE_STEPS:
             self.rtol = self.tight
