@@ -5,6 +5,10 @@ of signs, ``c, r > 0``) are symmetric positive definite, and a product with them
 products with ``B``. Their columns are solved together, each with its own step lengths
 (Hestenes & Stiefel 1952), from the Jacobi preconditioner ``c‖b_i‖² + r`` and a starting
 guess; every product with ``B`` then serves all columns at once.
+
+An active-set method needs exact answers only for the guess it accepts: a step that moves
+items needs the signs of their reduced gradients. :class:`StepResidual` lets its first
+steps solve to a loose residual.
 """
 
 from __future__ import annotations
@@ -94,8 +98,9 @@ class StepResidual:
     gradients. A step that moves items needs only the signs of their reduced gradients, so
     the steps first solve to :data:`CG_LOOSE_RTOL`, then to ``tight`` (the method's own)
     after the first step that moves no item or after :data:`LOOSE_STEPS` steps; a guess is
-    accepted only from an answer at ``tight``, whose step moves none (measured: docs/solvers.md, "Measurements behind the
-    constants"). ``iterative=False`` (a factored system) is ``tight`` throughout."""
+    accepted only from an answer at ``tight``, whose step moves none (measured:
+    docs/solvers.md, "Measurements behind the constants"). ``iterative=False`` (a factored
+    system) is ``tight`` throughout."""
 
     def __init__(self, tight: float, iterative: bool = True) -> None:
         self.tight = tight

@@ -67,7 +67,7 @@ ITERATIVE_FROM = 1000
 #: Tied items up to which a system the conjugate gradients did not solve is solved densely.
 MAX_DENSE_SPARSE = 5000
 #: The conjugate gradients' first relative residual and their iterations. Their answer is
-#: used if its residual is within ``CG_ACCEPT``.
+#: used if its residual is within ``CG_ACCEPT``, or ten times the residual asked for.
 CG_RTOL, CG_ITERATIONS, CG_ACCEPT = 1e-7, 300, 1e-6
 #: A proximal answer whose gap fell by less than ``CG_STALL`` from the last one's is held up
 #: by the gradients' residual, not by the proximal term (large C: on the 50,000 × 50,000
@@ -383,9 +383,9 @@ class SelectionDual:
         ``+1`` irrelevant, ``−1`` relevant), so it is solved through the Schur complement of
         that block, whose four columns come from conjugate gradients (:mod:`.ridge_cg`),
         started from the last step's columns, to the relative residual ``rtol``. The
-        bordering equations (the sums, ``t`` and
-        ``z``) hold exactly whatever the residual of the gradients; that residual only
-        makes the thresholds inexact, which the active set and the final gap check see."""
+        bordering equations (the sums, ``t`` and ``z``) hold exactly whatever the residual
+        of the gradients; that residual only makes the thresholds inexact, which the active
+        set and the final gap check see."""
         C, rr = self.C, rho / self.C
         u_bar, v_bar, z_bar = centre
         nf, ng, n_cap = len(F), len(G), int(guess.at_cap.sum())
