@@ -81,6 +81,15 @@ def _is_default(value: Any, default: Any) -> bool:
         return False
 
 
+@functools.cache
+def _constructor_defaults(estimator_class: type) -> tuple[tuple[str, Any], ...]:
+    """``(name, default)`` of the parameters of ``estimator_class.__init__`` that have one,
+    read once per class (every fit checks its parameters against them)."""
+    signature = inspect.signature(estimator_class.__init__)
+    return tuple((name, p.default) for name, p in signature.parameters.items()
+                 if p.default is not inspect.Parameter.empty)
+
+
 @dataclass(frozen=True)
 class ParameterTable:
     """The parameters of an estimator class; ``method`` names the parameter that chooses
@@ -116,9 +125,7 @@ class ParameterTable:
 
     def defaults(self, estimator_class: type) -> dict[str, Any]:
         """The constructor's defaults (the one place they are written)."""
-        signature = inspect.signature(estimator_class.__init__)
-        return {name: p.default for name, p in signature.parameters.items()
-                if p.default is not inspect.Parameter.empty}
+        return dict(_constructor_defaults(estimator_class))
 
     def check(self, estimator: Any) -> dict[str, Any]:
         """Validate every parameter of ``estimator``; return the checked values. A
