@@ -32,9 +32,13 @@ interior point with a predictor-corrector step and a centrality corrector (Noced
 Wright 2006, ch. 14; Gondzio 1996). Each Newton system is reduced to one
 dense system in ``w`` and three unknowns a piece: the items' unknowns are eliminated
 (diagonal), the constraints ``t >= φ_a`` are a border of ``J`` rows, and each solve is
-refined twice against the whole system. Forming ``Zᵀ D Z`` (``n·d²``) is the cost of a
-step, so the solve suits lists with many more items than features, where the cvxpy
-problem of :mod:`.size_dual` would hold all of ``Z``.
+refined twice against the whole system. On lists with more items than features that
+system is factored whole, and forming ``Zᵀ D Z`` (``n·d²``) is the cost of a step; on
+lists with fewer items than features its ``w`` block is inverted in the items' space
+(Woodbury: ``(I + ZᵀDZ)⁻¹ = I − ZᵀD^½ M⁻¹ D^½ Z`` with ``M = I + D^½ ZZᵀ D^½``), and a
+step costs a factor of ``M``, of the items' order. The count ``a = n₊`` (every relevant
+item predicted) is a piece without the relevant items' unknowns: its sum ``T⁺_{n₊} − Σs⁺``
+is 0, where the linear programming form's threshold ``ρ`` would have a ray of optima.
 
 The interior point's dual variables are the cut's ``λ_a``, ``λ_a u_a⁺`` and ``λ_a u_a⁻``;
 moved onto the pieces' polytopes (exactly, up to rounding) they give the cut, whose
@@ -67,14 +71,15 @@ __all__ = ["COUNTS", "MAX_ENTRIES", "MAX_FEATURES", "MIN_FEATURES", "REPEATS", "
 #: Counts of relevant items kept: the pieces highest at the best point, and those highest
 #: at the answer's point, for up to :data:`REPEATS` solves.
 COUNTS, REPEATS = 8, 2
-#: Features from which, and up to which, the solve is tried. Below, the rounds certify
-#: quickly (the optimum's face has at most about d vertices), and on spambase (d = 57) the
-#: solve cost far more than the rounds it saved (measured: docs/solvers.md,
-#: "prec@k-svmperf over counts of relevant items"). Above, each step's dense matrix of this
-#: order costs too much.
+#: Features from which the solve is tried, and the features or items (the fewer) up to
+#: which. Below, the rounds certify quickly (the optimum's face has at most about d
+#: vertices), and on spambase (d = 57) the solve cost far more than the rounds it saved
+#: (measured: docs/solvers.md, "prec@k-svmperf over counts of relevant items"). Above,
+#: each step's dense matrix of this order costs too much.
 MIN_FEATURES, MAX_FEATURES = 200, 4000
-#: Entries of ``Z`` (items times features) up to which the solve is tried: it keeps a copy
-#: of ``Z`` in class order and a scaled one (160 MB each at this size).
+#: Entries of ``Z`` (items times features; stored values if sparse) up to which the solve is
+#: tried: it keeps a copy of ``Z`` in class order and, if dense with more items than
+#: features, a scaled one (160 MB each at this size).
 MAX_ENTRIES = 20_000_000
 #: Interior-point steps at most.
 STEPS = 80
@@ -92,12 +97,14 @@ CHECK_FROM = 1e-4
 
 def suits(objective: RankingObjective) -> bool:
     """prec@k-svmperf on one list with more irrelevant items than ``k`` (as
-    :func:`.box_dual.suits`), with more items than features (the lists :mod:`.size_dual`
-    leaves out), :data:`MIN_FEATURES` to :data:`MAX_FEATURES` features and at most
-    :data:`MAX_ENTRIES` entries."""
-    n, d = objective.Z.shape
+    :func:`.box_dual.suits`), at least :data:`MIN_FEATURES` features, at most
+    :data:`MAX_FEATURES` features or items, whichever is fewer (the order of a step's dense
+    matrix), and at most :data:`MAX_ENTRIES` entries (stored values, for sparse ``Z``)."""
+    Z = objective.Z
+    n, d = Z.shape
+    entries = Z.nnz if sp.issparse(Z) else n * d
     return objective.surrogate.dual_form == "box-hinge" and box_dual.suits(objective) \
-        and MIN_FEATURES <= d < n and d <= MAX_FEATURES and n * d <= MAX_ENTRIES
+        and MIN_FEATURES <= d and min(n, d) <= MAX_FEATURES and entries <= MAX_ENTRIES
 
 
 @dataclass
@@ -116,6 +123,13 @@ class _Layout:
     c: list[dict[str, slice]]
     n_x: int
     n_c: int
+    n_pos: int
+
+    def ranks(self, a: int) -> bool:
+        """Whether the piece of count ``a`` picks among the relevant items (``ρ`` and ``ξ``):
+        not for ``a = 0`` (none) or ``a = n₊`` (all; in the linear programming form its
+        ``ρ`` could be anything below the lowest relevant score, a ray of optima)."""
+        return 0 < a < self.n_pos
 
     @staticmethod
     def of(counts: list[int], d: int, n_pos: int, n_neg: int, k: int) -> "_Layout":
@@ -125,9 +139,10 @@ class _Layout:
             b = np.arange(max(1, k - a), n_neg + 1, dtype=np.float64)
             sizes.append(b)
             values.append(k * b / (a + b))
-            m = n_pos if a > 0 else 0
+            ranks = 0 < a < n_pos
+            m = n_pos if ranks else 0
             xs = {}
-            for name, width in (("rho", 1 if a > 0 else 0), ("sigma", 1), ("psi", 1),
+            for name, width in (("rho", 1 if ranks else 0), ("sigma", 1), ("psi", 1),
                                 ("xi", m), ("eta", n_neg)):
                 xs[name], i = slice(i, i + width), i + width
             cs = {}
@@ -136,7 +151,7 @@ class _Layout:
                 cs[name], j = slice(j, j + width), j + width
             x_slices.append(xs)
             c_slices.append(cs)
-        return _Layout(counts, sizes, values, x_slices, c_slices, i, j)
+        return _Layout(counts, sizes, values, x_slices, c_slices, i, j, n_pos)
 
 
 class _Items:
@@ -153,13 +168,31 @@ class _Items:
         self.p = np.asarray(self.Z[:self.n_pos].sum(axis=0)).ravel()
         self.threads = ProductThreads(None) if threads is None else threads
         self.sparse = sp.issparse(self.Z)
-        self._scaled = None if self.sparse else np.empty_like(self.Z)
+        self._scaled = None if self.sparse or self.wide else np.empty_like(self.Z)
+        self._item_gram: np.ndarray | None = None
 
     def scores(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The relevant and the irrelevant items' scores ``Zw`` (rows of items; a column
         each for the columns of a 2-D ``w``)."""
         scores = np.asarray(self.Z @ w) if self.sparse else self.threads.rows_times(self.Z, w)
         return scores[:self.n_pos], scores[self.n_pos:]
+
+    @property
+    def wide(self) -> bool:
+        """Whether the list has fewer items than features: its Newton systems are then
+        solved in the items' space (:class:`_ItemsFactor`)."""
+        return self.Z.shape[0] < self.Z.shape[1]
+
+    def times(self, V: np.ndarray) -> np.ndarray:
+        """``Z V`` for a 2-D ``V`` (features × columns), the items in class order."""
+        return np.asarray(self.Z @ V) if self.sparse else self.threads.rows_times(self.Z, V)
+
+    def item_gram(self) -> np.ndarray:
+        """``Z Zᵀ`` as a dense array, made at the first call."""
+        if self._item_gram is None:
+            product = self.Z @ self.Z.T
+            self._item_gram = np.asarray(product.todense() if self.sparse else product)
+        return self._item_gram
 
     def back(self, v: np.ndarray) -> np.ndarray:
         """``Zᵀv`` for a vector ``v`` over the items in class order; for a 2-D ``v``, one
@@ -200,8 +233,8 @@ class _Problem:
         for a, b, xs, cs in zip(self.layout.counts, self.layout.sizes, self.layout.x,
                                 self.layout.c):
             sigma, psi, eta = x[xs["sigma"]][0], x[xs["psi"]][0], x[xs["eta"]]
-            total = -pw + psi + np.sum(eta) - t
-            if a > 0:
+            total = psi + np.sum(eta) - t - (pw if a < self.n_pos else 0.0)
+            if self.layout.ranks(a):
                 rho, xi = x[xs["rho"]][0], x[xs["xi"]]
                 total += a * rho + np.sum(xi)
                 out[cs["c2"]] = s_pos - rho - xi
@@ -216,12 +249,13 @@ class _Problem:
         """``Gᵀ z``."""
         out = np.zeros(self.layout.n_x)
         z_pos, z_neg = np.zeros(self.n_pos), np.zeros(self.n_neg)
-        z1_total = 0.0
+        z1_total = z1_ranked = 0.0  # the second over the pieces with the term −Σs⁺
         for a, b, xs, cs in zip(self.layout.counts, self.layout.sizes, self.layout.x,
                                 self.layout.c):
             z1 = z[cs["c1"]][0]
             z1_total += z1
-            if a > 0:
+            z1_ranked += z1 if a < self.n_pos else 0.0
+            if self.layout.ranks(a):
                 z2 = z[cs["c2"]]
                 z_pos += z2
                 out[xs["rho"]] = a * z1 - np.sum(z2)
@@ -231,7 +265,7 @@ class _Problem:
             out[xs["sigma"]] = -np.sum(z4) + float(b @ z[cs["c6"]])
             out[xs["psi"]] = z1 - np.sum(z[cs["c6"]])
             out[xs["eta"]] = z1 - z4 - z[cs["c5"]]
-        out[:self.d] = -self.p * z1_total + self.items.back(np.r_[z_pos, z_neg]).ravel()
+        out[:self.d] = -self.p * z1_ranked + self.items.back(np.r_[z_pos, z_neg]).ravel()
         out[self.d] = -z[0] - z1_total
         return out
 
@@ -240,6 +274,60 @@ class _Problem:
         out = self.GT(weights * self.G(x))
         out[:self.d] += x[:self.d]
         return out
+
+
+class _FeaturesFactor:
+    """The reduced Newton matrix ``[[I + ZᵀDZ, B], [Bᵀ, E]]`` (``w``, then each piece's
+    ``ρ``, ``σ``, ``ψ``; ``B`` couples ``w`` with the ``ρ`` and ``σ``), factored whole:
+    its order is ``d`` plus three a piece, for lists with at least as many items as
+    features."""
+
+    def __init__(self, items: _Items, weights: np.ndarray, border: np.ndarray,
+                 E: np.ndarray) -> None:
+        d, m = border.shape[0], E.shape[0]
+        K = np.zeros((d + m, d + m))
+        K[:d, :d] = items.gram(weights)
+        K[:d, :d] += np.eye(d)
+        K[:d, d:d + border.shape[1]] = border
+        K[d:d + border.shape[1], :d] = border.T
+        K[d:, d:] = E
+        self.factor = sl.cho_factor(K, check_finite=False)
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        """The matrix's inverse times ``rhs`` (rows: the unknowns; columns: right sides)."""
+        return sl.cho_solve(self.factor, rhs, check_finite=False)
+
+
+class _ItemsFactor:
+    """The same matrix for lists with fewer items than features, whose ``w`` block
+    ``A = I + ZᵀDZ`` would be too large to form: ``A⁻¹ = I − ZᵀD^½ M⁻¹ D^½ Z`` with
+    ``M = I + D^½ ZZᵀ D^½`` of the items' order (Woodbury), and the ``ρ, σ, ψ`` block by
+    its Schur complement ``E − B̃ᵀA⁻¹B̃`` (``B̃ = [B, 0]``)."""
+
+    def __init__(self, items: _Items, weights: np.ndarray, border: np.ndarray,
+                 E: np.ndarray) -> None:
+        self.items, self.root = items, np.sqrt(weights)
+        M = items.item_gram() * np.outer(self.root, self.root)
+        M[np.diag_indices_from(M)] += 1.0
+        self.m = sl.cho_factor(M, check_finite=False)
+        d = border.shape[0]
+        self.B = np.zeros((d, E.shape[0]))
+        self.B[:, :border.shape[1]] = border
+        self.AB = self._a_inverse(self.B)
+        self.schur = sl.cho_factor(E - self.B.T @ self.AB, check_finite=False)
+
+    def _a_inverse(self, V: np.ndarray) -> np.ndarray:
+        """``A⁻¹V`` for a 2-D ``V`` (features × columns)."""
+        scaled = self.root[:, None] * sl.cho_solve(
+            self.m, self.root[:, None] * self.items.times(V), check_finite=False)
+        return V - self.items.back(scaled.T).T
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        """The matrix's inverse times ``rhs`` (rows: the unknowns; columns: right sides)."""
+        d = self.B.shape[0]
+        head = self._a_inverse(rhs[:d])
+        tail = sl.cho_solve(self.schur, rhs[d:] - self.B.T @ head, check_finite=False)
+        return np.vstack([head - self.AB @ tail, tail])
 
 
 class _Newton:
@@ -252,23 +340,24 @@ class _Newton:
         lay, d = problem.layout, problem.d
         J = len(lay.counts)
         self.small = d + 3 * J
-        K = np.zeros((self.small, self.small))
+        # the unknowns after w: each piece's ρ, then each σ, then each ψ
+        E = np.zeros((3 * J, 3 * J))
         D_pos, D_neg = np.zeros(problem.n_pos), np.zeros(problem.n_neg)
         # each piece's weights of the items in its ρ (relevant) and σ (irrelevant) columns
         spread = np.zeros((2 * J, problem.n_pos + problem.n_neg))
         self.e2, self.e4 = [], []
         for j, (a, b, cs) in enumerate(zip(lay.counts, lay.sizes, lay.c)):
-            r, s_, p_ = d + j, d + J + j, d + 2 * J + j
-            if a > 0:
+            r, s_, p_ = j, J + j, 2 * J + j
+            if lay.ranks(a):
                 W2, W3 = weights[cs["c2"]], weights[cs["c3"]]
                 e2 = W2 + W3
                 D2 = W2 * W3 / e2
                 D_pos += D2
                 spread[j, :problem.n_pos] = D2
-                K[r, r] = np.sum(D2)
+                E[r, r] = np.sum(D2)
                 self.e2.append(e2)
             else:
-                K[r, r] = 1.0
+                E[r, r] = 1.0
                 self.e2.append(None)
             W4, W5, W6 = weights[cs["c4"]], weights[cs["c5"]], weights[cs["c6"]]
             e4 = W4 + W5
@@ -276,22 +365,20 @@ class _Newton:
             D_neg += D4
             self.e4.append(e4)
             spread[J + j, problem.n_pos:] = D4
-            K[s_, s_] = np.sum(D4) + float((b * b) @ W6)
-            K[s_, p_] = K[p_, s_] = -float(b @ W6)
-            K[p_, p_] = np.sum(W6)
+            E[s_, s_] = np.sum(D4) + float((b * b) @ W6)
+            E[s_, p_] = E[p_, s_] = -float(b @ W6)
+            E[p_, p_] = np.sum(W6)
         border = -problem.items.back(spread).T
-        K[:d, d:d + 2 * J] = border
-        K[d:d + 2 * J, :d] = border.T
-        K[:d, :d] = problem.items.gram(np.r_[D_pos, D_neg])
-        K[:d, :d] += np.eye(d)
-        self.factor = sl.cho_factor(K, check_finite=False)
+        factor = _ItemsFactor if problem.items.wide else _FeaturesFactor
+        self.factor = factor(problem.items, np.r_[D_pos, D_neg], border, E)
         # the border: M'⁻¹ applied to each t >= φ_a row (without its t)
         rows = np.zeros((J, lay.n_x))
         for j, (a, xs) in enumerate(zip(lay.counts, lay.x)):
-            rows[j, :d] = -problem.p
+            if a < problem.n_pos:  # T⁺_a − Σs⁺ (nothing where every relevant item is in)
+                rows[j, :d] = -problem.p
             rows[j, xs["psi"]] = 1.0
             rows[j, xs["eta"]] = 1.0
-            if a > 0:
+            if lay.ranks(a):
                 rows[j, xs["rho"]] = a
                 rows[j, xs["xi"]] = 1.0
         self.rows = rows
@@ -312,7 +399,7 @@ class _Newton:
         acc_pos, acc_neg = np.zeros((m, problem.n_pos)), np.zeros((m, problem.n_neg))
         rhs = np.zeros((m, self.small))
         for j, (a, xs, cs) in enumerate(zip(lay.counts, lay.x, lay.c)):
-            if a > 0:
+            if lay.ranks(a):
                 q = R[:, xs["xi"]] * (weights[cs["c2"]] / self.e2[j])
                 acc_pos += q
                 rhs[:, d + j] = R[:, xs["rho"]][:, 0] - q.sum(axis=1)
@@ -321,7 +408,7 @@ class _Newton:
             rhs[:, d + J + j] = R[:, xs["sigma"]][:, 0] - q.sum(axis=1)
             rhs[:, d + 2 * J + j] = R[:, xs["psi"]][:, 0]
         rhs[:, :d] = R[:, :d] + problem.items.back(np.hstack([acc_pos, acc_neg]))
-        small = sl.cho_solve(self.factor, rhs.T, check_finite=False).T
+        small = self.factor.solve(rhs.T).T
         out = np.zeros((m, lay.n_x))
         w = small[:, :d]
         out[:, :d] = w
@@ -332,7 +419,7 @@ class _Newton:
             out[:, xs["psi"]] = small[:, d + 2 * J + j][:, None]
             W4 = weights[cs["c4"]]
             out[:, xs["eta"]] = (R[:, xs["eta"]] + W4 * (s_neg.T - sigma[:, None])) / self.e4[j]
-            if a > 0:
+            if lay.ranks(a):
                 rho = small[:, d + j]
                 out[:, xs["rho"]] = rho[:, None]
                 W2 = weights[cs["c2"]]
@@ -378,7 +465,7 @@ def _start(problem: _Problem, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
     z = np.zeros(lay.n_c)
     z[0] = share
     for a, b, values, xs, cs in zip(lay.counts, lay.sizes, lay.values, lay.x, lay.c):
-        if a > 0:
+        if lay.ranks(a):
             x[xs["rho"]] = descending[a - 1]
             x[xs["xi"]] = np.maximum(s_pos - descending[a - 1], 0.0) + 1.0
             z[cs["c2"]] = share * a / problem.n_pos
@@ -409,8 +496,8 @@ def _cut(objective: RankingObjective, problem: _Problem, z: np.ndarray) -> DualC
         if weight <= 0.0:
             continue
         z1 = z[cs["c1"]][0]
-        u_pos = _onto_box_sum(z[cs["c2"]] / z1, a, equality=True) if a > 0 \
-            else np.zeros(problem.n_pos)
+        u_pos = _onto_box_sum(z[cs["c2"]] / z1, a, equality=True) if lay.ranks(a) \
+            else np.full(problem.n_pos, 1.0 if a else 0.0)
         u_neg = np.clip(z[cs["c4"]] / z1, 0.0, 1.0)
         least = max(1, k - a)
         if math.fsum(u_neg) < least:
@@ -476,11 +563,8 @@ def count_dual_cut(objective: RankingObjective, best: np.ndarray, best_scores: n
 
 
 def _highest(scores: np.ndarray, bound: Bound) -> set[int]:
-    """The :data:`COUNTS` counts whose pieces are highest at these scores (``a = n₊`` left
-    out: its piece has no relevant item to leave out)."""
+    """The :data:`COUNTS` counts whose pieces are highest at these scores."""
     a, _, values = count_pieces(bound, scores)
-    keep = a < bound.n_pos
-    a, values = a[keep], values[keep]
     return set(int(c) for c in a[np.argsort(-values, kind="stable")[:COUNTS]])
 
 

@@ -48,10 +48,11 @@ the dual is also solved over the items (:mod:`.selection_dual`), and its answer 
 store as one more valid cut, with its weights as a candidate best point. The same holds
 for prec@k-svmperf where the best point's labeling predicts no relevant item: its hinge
 part is solved over the irrelevant items, and prec@k-struct's dual over the items
-(:mod:`.box_dual`). Where it predicts relevant items on a list with at least as many
-features as items, prec@k-svmperf's dual over its labeling sizes is solved from round 150
-on (:mod:`.size_dual`); on lists with more items than features, its loss restricted to a
-few counts of relevant items, by an interior point (:mod:`.count_dual`).
+(:mod:`.box_dual`). From round 150 on, prec@k-svmperf's loss restricted to a few counts
+of relevant items is also solved, by an interior point (:mod:`.count_dual`), on lists with
+few features or few items; on other lists with at least as many features as items, its
+dual over its labeling sizes (:mod:`.size_dual`), where the best labeling predicts
+relevant items.
 
 The cuts of the loss do not depend on ``C``, so a solve may start from those of another
 ``C`` (``cuts``: a regularization path). A cold solve at a large ``C`` uses that too: the
@@ -406,9 +407,10 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     # the best point has moved (at the zero model every item is tied)
     failed_at_zero = False
     box = box_dual.suits(objective)  # whether its dual over the items is a box with one sum
-    sizes_suit = size_dual.suits(objective)  # prec@k-svmperf's dual over labeling sizes
-    # or over counts of relevant items (while it gives cuts)
+    # prec@k-svmperf's dual over counts of relevant items (while it gives cuts), or where
+    # that does not suit, over labeling sizes
     counts_suit = count_solves = count_dual.suits(objective)
+    sizes_suit = size_dual.suits(objective) and not counts_suit
     dual_rounds = box_dual.SOLVE_ROUNDS if box else DUAL_SOLVE_ROUNDS
     warm_round = box_dual.PATH_ROUND if box else WARM_DUAL_ROUND
     if bundle.dual_point is not None:
