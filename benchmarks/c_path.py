@@ -1,7 +1,8 @@
 """A regularization path over C: cold fits against one warm-started path, every cell certified.
 
-    python benchmarks/c_path.py            # 13 values of C on MAGIC, spambase, 10⁴ × 1,000
-                                           # and the sparse 50,000 × 50,000 set
+    python benchmarks/c_path.py            # 13 values of C on MAGIC, spambase, 10⁴ × 1,000,
+                                           # the sparse 50,000 × 50,000 set and a wide
+                                           # sparse set (--data wide)
     python benchmarks/c_path.py --quick    # 5 values on two small sets, under a minute
     python benchmarks/c_path.py --data sparse --surrogates prec@k-avg prec@k-max
 
@@ -49,6 +50,8 @@ def datasets(quick: bool) -> dict[str, tuple[np.ndarray, np.ndarray]]:
                 "synthetic 2,000 × 50": make_ranking_data(2000, 50, noise=0.3)}
     out = {"sparse 50,000 × 50,000 (0.1%)": make_sparse_ranking_data(
         50_000, 50_000, density=0.001, noise=0.5, random_state=0),
+        "wide 2,000 × 20,000 (1% nonzero)": make_sparse_ranking_data(
+            2000, 20_000, density=0.01, noise=0.5, random_state=0),
         "synthetic 10⁴ × 1,000": make_ranking_data(10_000, 1000, noise=0.3)}
     for name in ("magic", "spambase"):
         X, y = load_paper_dataset(name, ROOT / "data")
