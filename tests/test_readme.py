@@ -18,9 +18,9 @@ def test_first_screen_has_exactly_the_two_setup_commands():
     first = blocks("bash")[0].strip().splitlines()
     commands = [line.split("#")[0].strip() for line in first]
     assert commands == ["pip install . && cvxtop demo",
-                        "pip install '.[test]' && python -m pytest"]
+                        "pip install '.[test]' && python -m pytest -n auto"]
     ci = (README.parent / ".ci" / "run").read_text()
-    assert "pip install '.[test]' && python -m pytest" in ci
+    assert "pip install '.[test]' && python -m pytest -n auto" in ci
     assert "pip install '.[docs]' && mkdocs build --strict" in README.read_text()
     assert "mkdocs build --strict" in ci
 
