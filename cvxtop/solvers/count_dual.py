@@ -131,6 +131,11 @@ class _Layout:
         ``ρ`` could be anything below the lowest relevant score, a ray of optima)."""
         return 0 < a < self.n_pos
 
+    def leaves_out(self, a: int) -> bool:
+        """Whether the piece of count ``a`` leaves relevant items out (``a < n₊``): only then
+        has its ``T⁺_a − Σs⁺`` the term ``−Σs⁺`` (for ``a = n₊`` it is 0)."""
+        return a < self.n_pos
+
     @staticmethod
     def of(counts: list[int], d: int, n_pos: int, n_neg: int, k: int) -> "_Layout":
         x_slices, c_slices, i, j = [], [], d + 1, 1
@@ -233,7 +238,7 @@ class _Problem:
         for a, b, xs, cs in zip(self.layout.counts, self.layout.sizes, self.layout.x,
                                 self.layout.c):
             sigma, psi, eta = x[xs["sigma"]][0], x[xs["psi"]][0], x[xs["eta"]]
-            total = psi + np.sum(eta) - t - (pw if a < self.n_pos else 0.0)
+            total = psi + np.sum(eta) - t - (pw if self.layout.leaves_out(a) else 0.0)
             if self.layout.ranks(a):
                 rho, xi = x[xs["rho"]][0], x[xs["xi"]]
                 total += a * rho + np.sum(xi)
@@ -249,12 +254,12 @@ class _Problem:
         """``Gᵀ z``."""
         out = np.zeros(self.layout.n_x)
         z_pos, z_neg = np.zeros(self.n_pos), np.zeros(self.n_neg)
-        z1_total = z1_ranked = 0.0  # the second over the pieces with the term −Σs⁺
+        z1_total = z1_leaving = 0.0  # the second over the pieces with the term −Σs⁺
         for a, b, xs, cs in zip(self.layout.counts, self.layout.sizes, self.layout.x,
                                 self.layout.c):
             z1 = z[cs["c1"]][0]
             z1_total += z1
-            z1_ranked += z1 if a < self.n_pos else 0.0
+            z1_leaving += z1 if self.layout.leaves_out(a) else 0.0
             if self.layout.ranks(a):
                 z2 = z[cs["c2"]]
                 z_pos += z2
@@ -265,7 +270,7 @@ class _Problem:
             out[xs["sigma"]] = -np.sum(z4) + float(b @ z[cs["c6"]])
             out[xs["psi"]] = z1 - np.sum(z[cs["c6"]])
             out[xs["eta"]] = z1 - z4 - z[cs["c5"]]
-        out[:self.d] = -self.p * z1_ranked + self.items.back(np.r_[z_pos, z_neg]).ravel()
+        out[:self.d] = -self.p * z1_leaving + self.items.back(np.r_[z_pos, z_neg]).ravel()
         out[self.d] = -z[0] - z1_total
         return out
 
@@ -374,7 +379,7 @@ class _Newton:
         # the border: M'⁻¹ applied to each t >= φ_a row (without its t)
         rows = np.zeros((J, lay.n_x))
         for j, (a, xs) in enumerate(zip(lay.counts, lay.x)):
-            if a < problem.n_pos:  # T⁺_a − Σs⁺ (nothing where every relevant item is in)
+            if lay.leaves_out(a):
                 rows[j, :d] = -problem.p
             rows[j, xs["psi"]] = 1.0
             rows[j, xs["eta"]] = 1.0
