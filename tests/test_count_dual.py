@@ -191,3 +191,19 @@ def test_the_cutting_plane_certifies_a_wide_list_where_the_sizes_did_not(monkeyp
     assert without.gap > 1e-6
     for a, b in ((without, solved), (solved, without)):
         assert a.lower_bound <= b.objective * (1 + 1e-12)
+
+
+def test_a_round_whose_hinge_solve_certifies_skips_the_solve_over_counts(monkeypatch):
+    """Sparse 1,500 × 200 (10%) at C = 1, whose optimum is the zero model: the hinge solve
+    of round 150 gives the cut that certifies it, so the solve over counts of that round
+    (which the solve suits, and which costs far more) is not run."""
+    X, y = make_sparse_ranking_data(1500, 200, density=0.1, noise=0.5, random_state=0)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-svmperf", 0.25), 1.0)
+    assert count_dual.suits(objective)
+    calls = []
+    solve = count_dual.count_dual_cut
+    monkeypatch.setattr(count_dual, "count_dual_cut",
+                        lambda *args, **kwargs: calls.append(1) or solve(*args, **kwargs))
+    solved = solve_cutting_plane(objective, tol=1e-6)
+    assert solved.status == "optimal" and solved.n_iter == 150
+    assert not solved.coef.any() and calls == []

@@ -452,6 +452,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             applies = box and box_dual.applies(objective, best_oracle[1])
             by_sizes = sizes_suit and proximal and not applies
             try_dual = not box or applies or by_sizes
+        mastered = None  # the master's answer, when this round needed it before its end
+        hinge_cut = False  # whether this round's first solve gave a cut
         if try_dual:
             warm = it == warm_round and bundle.dual_point is not None
             started = time.perf_counter()
@@ -477,11 +479,17 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             if warm and cut is None:
                 bundle.dual_point = None
             if cut is not None:  # a near-optimal dual point: its cut, and its weights
+                hinge_cut = True
                 upper, best, best_s, best_oracle, exact_scores = _take_cut(
                     bundle, cut, norm_Z, (upper, best, best_s, best_oracle, exact_scores))
-        if counts_suit and count_solves and it in dual_rounds \
-                and it >= box_dual.PROXIMAL_ROUND and (upper - lower) > tol * max(abs(upper),
-                                                                                   1e-12):
+        count_round = counts_suit and count_solves and it in dual_rounds \
+            and it >= box_dual.PROXIMAL_ROUND
+        if count_round and hinge_cut:
+            # the hinge solve's cut often certifies (a zero model): the master's bound with
+            # it decides whether the solve over counts, far dearer, is needed at all
+            mastered = solve_master(bundle, C)
+            lower = max(lower, mastered[1])
+        if count_round and (upper - lower) > tol * max(abs(upper), 1e-12):
             # prec@k-svmperf over a few counts of relevant items, from the point of this
             # round's hinge solve if there was one; tried again while it gives cuts
             started = time.perf_counter()
@@ -491,9 +499,10 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             stats["dual_solve_seconds"] += time.perf_counter() - started
             count_solves = cut is not None
             if cut is not None:
+                mastered = None  # (a new cut: the master is solved again)
                 upper, best, best_s, best_oracle, exact_scores = _take_cut(
                     bundle, cut, norm_Z, (upper, best, best_s, best_oracle, exact_scores))
-        w_c, bound = solve_master(bundle, C)
+        w_c, bound = solve_master(bundle, C) if mastered is None else mastered
         lower = max(lower, bound)
         s_c = Z @ w_c
         if search_later and bundle.used * bundle.row >= SEARCH_STORE_RATIO * Z.shape[0]:
