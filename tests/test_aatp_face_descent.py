@@ -511,6 +511,7 @@ def test_candidates_screened_by_the_corrections_hold_their_true_gap_in_their_bou
     candidate's interval holds its true gap, and the choice is that of the solve without
     screening."""
     monkeypatch.setattr(face_descent._Race, "choose", lambda self: True)  # libsvm's way
+    monkeypatch.setattr(face_descent._Corrections, "worth", lambda self: True)  # whatever
     hits = []
     corrected = FaceDescentSolver._corrected
 
@@ -539,3 +540,24 @@ def test_candidates_screened_by_the_corrections_hold_their_true_gap_in_their_bou
             best[0] = min(best[0], score_candidate(problem, solution, 0.05).gap)
     assert sum(hits) > 50
     assert best[0] == pytest.approx(min(s.gap for s in exact.values()), abs=1e-8)
+
+
+def test_the_corrections_are_tried_while_their_screens_save_more_than_they_cost():
+    """libsvm's screen is measured first; then the corrections are tried, kept while their
+    work is below their rate of screens times libsvm's, and otherwise probed on every
+    CORRECTION_PROBE-th chance."""
+    policy = face_descent._Corrections()
+    assert not policy.worth()  # libsvm's work is not known yet
+    policy.record_libsvm(100.0)
+    assert policy.worth()  # theirs is not
+    policy.record(30.0, True)
+    assert all(policy.worth() for _ in range(50))  # 30 < 1 × 100
+    for _ in range(40):
+        policy.record(30.0, False)  # the rate of screens falls below 0.3
+    assert policy.rate < 0.3
+    tries = [policy.worth() for _ in range(4 * face_descent.CORRECTION_PROBE)]
+    assert sum(tries) == 4  # the probes only
+    for _ in range(20):
+        policy.record_libsvm(1e7)  # libsvm became dear: the corrections pay again
+    assert policy.rate * policy.libsvm > 30.0
+    assert all(policy.worth() for _ in range(10))

@@ -54,7 +54,8 @@ of a real RBF Gram matrix below ``1e-8·λ_max``), so every method here only eve
   their margins by about the same amount) to the minimum on that line, then a round's face
   and coordinate steps on the slots that contribute most to the duality gap, up to three
   times (:meth:`FaceDescentSolver._corrected`). Where that screens the candidate, libsvm is
-  not asked; misses pause the corrections as they pause libsvm.
+  not asked. They are tried while their work is below their rate of screens times the
+  work of libsvm's screen (:class:`_Corrections`).
 
 Entries of the Gram matrix are read as float64 (:class:`_Rows`): a float64 matrix in place,
 memory-mapped or not, and a float32 one converted row by row as the solver asks, never
@@ -84,7 +85,7 @@ from .selection import GAP_ATOL, ScreenBounds, objective_excludes
 __all__ = ["FaceDescentSolver", "SCREENED_STATUS", "TARGET_RTOL", "MAX_ROUNDS", "BURST",
            "WORKING_SET", "LIBSVM_PAUSE", "LIBSVM_PROBE", "LIBSVM_PROBE_MAX",
            "FACE_SOLVE_WORK", "PRODUCT_WORK", "LIBSVM_KERNEL_WORK", "LIBSVM_STEP_WORK",
-           "SNAP", "COLD_START_MEMORY", "CORRECTIONS", "CORRECTION_SLOTS", "CORRECTION_PAUSE"]
+           "SNAP", "COLD_START_MEMORY", "CORRECTIONS", "CORRECTION_SLOTS", "CORRECTION_PROBE"]
 
 #: Target of the relative duality gap of a candidate's solution (the certificate asks
 #: for :data:`~.problem.CERTIFICATE_RTOL`; the selection rule's intervals shrink with it).
@@ -109,10 +110,10 @@ SHARED_MISSES = 16
 
 #: Corrections of a neighbour's start that may screen a candidate before libsvm is asked
 #: (:meth:`FaceDescentSolver._corrected`): rounds of a shift of the free slots and face
-#: steps on the :data:`CORRECTION_SLOTS` slots that contribute most to the duality gap;
-#: after a candidate they did not screen, the next ones skip them for a pause that doubles
-#: with every miss in a row, up to :data:`CORRECTION_PAUSE`.
-CORRECTIONS, CORRECTION_SLOTS, CORRECTION_PAUSE = 3, 150, 64
+#: steps on the :data:`CORRECTION_SLOTS` slots that contribute most to the duality gap.
+#: They are tried while they pay (:class:`_Corrections`), and otherwise on every
+#: :data:`CORRECTION_PROBE`-th chance.
+CORRECTIONS, CORRECTION_SLOTS, CORRECTION_PROBE = 3, 150, 16
 
 #: Block principal pivots a candidate starts with (:meth:`FaceDescentSolver._pivots`).
 PIVOTS = 8
@@ -339,6 +340,42 @@ class _Race:
         self.probing = False
 
 
+class _Corrections:
+    """Whether to correct the start before asking libsvm for a screen: when the
+    corrections' work (moving averages, :data:`_WORK_WEIGHT` for the newest, in the units
+    of :data:`FACE_SOLVE_WORK`) is below their rate of screens times the work of libsvm's
+    screen, which they save when they screen. libsvm's screen is measured first; the
+    corrections are then tried, and while they do not pay, probed on every
+    :data:`CORRECTION_PROBE`-th chance. (Where libsvm is cheap, on a few hundred slots,
+    the corrections screened as often but cost more than the calls they saved.)"""
+
+    def __init__(self) -> None:
+        self.work: float | None = None  # of a try of the corrections
+        self.rate = 0.0  # of their screens
+        self.libsvm: float | None = None  # of libsvm's screen
+        self.chances = 0
+
+    def worth(self) -> bool:
+        """Whether to try the corrections on this chance."""
+        if self.libsvm is None:
+            return False
+        if self.work is None:
+            return True
+        self.chances += 1
+        return self.work < self.rate * self.libsvm or self.chances % CORRECTION_PROBE == 0
+
+    def record(self, work: float, hit: bool) -> None:
+        """A try of the corrections: its work, and whether it screened."""
+        first = self.work is None
+        self.work = work if first else self.work + _WORK_WEIGHT * (work - self.work)
+        self.rate = float(hit) if first else self.rate + _WORK_WEIGHT * (hit - self.rate)
+
+    def record_libsvm(self, work: float) -> None:
+        """The work of a screen by libsvm's point."""
+        self.libsvm = work if self.libsvm is None \
+            else self.libsvm + _WORK_WEIGHT * (work - self.libsvm)
+
+
 class FaceDescentSolver:
     """Certified kernel-form solver of eq. (4) for many candidates (module docstring).
 
@@ -385,7 +422,7 @@ class FaceDescentSolver:
         self._cold_libsvm = libsvm and self.libsvm is None \
             and LibsvmStart.fits(len(self.u), COLD_START_MEMORY)
         self._pivot_pause, self._screen_pause, self._start_pause = _Pause(), _Pause(), _Pause()
-        self._correction_pause = _Pause()
+        self._corrections = _Corrections()
         self._work = 0.0  # work so far, in Gram entries read (FACE_SOLVE_WORK)
         self._libsvm_race = _Race()  # whether a candidate may ask libsvm
         self._warm = False  # whether a candidate was solved (the next starts from it)
@@ -914,16 +951,19 @@ class FaceDescentSolver:
         from_libsvm = None
         if np.isfinite(bound.gap) and libsvm and self._screen_pause.ready():
             # the corrections of the start first: where they screen, libsvm is not asked
-            if self._correction_pause.ready():
+            if self._corrections.worth():
+                work = self._work
                 corrected, hit = self._corrected(anchor, point, live, inverse, bound)
-                self._correction_pause.record(hit, CORRECTION_PAUSE)
+                self._corrections.record(self._work - work, hit)
                 if hit:
                     return self._screened(anchor, corrected, 0)
                 point = min(point, corrected, key=lambda p: p.gap)
+            work = self._work
             from_libsvm = self._libsvm_point(anchor, zero_curvature)
             # by its gap only: checking the objective here as well measured slower
             # (docs/aatp.md, "Screening of candidates, and why it is exact")
             from_libsvm, hit = self._excluded(anchor, from_libsvm, ScreenBounds(bound.gap))
+            self._corrections.record_libsvm(self._work - work)
             self._screen_pause.record(hit, LIBSVM_PAUSE)
             if hit:
                 return self._screened(anchor, from_libsvm, 0)
