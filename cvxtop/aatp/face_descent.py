@@ -619,10 +619,11 @@ class FaceDescentSolver:
         Why these two moves: a new anchor changes the margins ``m_s`` of the slots by
         ``y_s [σ (K(z_s, z_k) − K(z_s, z_l)) + c]`` for the old anchor ``l``, with ``c`` the same
         for every slot. On a local kernel the first term vanishes but near the two anchors,
-        so the neighbour's free slots all sit off their margin of 1 by about ``±c`` (on magic
-        5% at γ·d = 10, C = 0.01, nearly the whole duality gap of the start but what the
-        slots near the anchors add), a shift that the face steps of the rounds, on every free
-        slot, undo at the price of a factor of the whole face."""
+        so the neighbour's free slots far from the anchors all sit off their margin of 1 by
+        about ``±c``: one shift undoes that, where the face steps of the rounds, on every
+        free slot, pay for a factor of the whole face. The slots near the anchors, which hold
+        the rest of the start's duality gap (on magic 5% at γ·d = 10, C = 0.01, about half),
+        are among those of :meth:`_local`."""
         for _ in range(CORRECTIONS):
             point = self._local(anchor, self._shifted(anchor, point, live), live, inverse)
             point, hit = self._excluded(anchor, point, bound)
