@@ -143,6 +143,11 @@ LIBSVM_KERNEL_WORK = 0.3
 LIBSVM_STEP_WORK = 0.2
 _WORK_WEIGHT = 0.2  # weight of the newest candidate in the moving average
 
+
+def _moving_average(average: float | None, value: float) -> float:
+    """``average`` moved towards ``value`` by :data:`_WORK_WEIGHT` (``value`` if none yet)."""
+    return value if average is None else average + _WORK_WEIGHT * (value - average)
+
 #: A start's slots this close to a bound (relative to ``u``) start at it
 #: (:meth:`FaceDescentSolver._start`).
 SNAP = 1e-8
@@ -329,7 +334,7 @@ class _Race:
         leader = self.leader()
         old = self.log_work.get(way)
         new = float(np.log1p(work))
-        self.log_work[way] = new if old is None else old + _WORK_WEIGHT * (new - old)
+        self.log_work[way] = _moving_average(old, new)
         changed = self.leader() != leader
         if changed:
             self.interval = LIBSVM_PROBE
@@ -366,14 +371,12 @@ class _Corrections:
 
     def record(self, work: float, hit: bool) -> None:
         """A try of the corrections: its work, and whether it screened."""
-        first = self.work is None
-        self.work = work if first else self.work + _WORK_WEIGHT * (work - self.work)
-        self.rate = float(hit) if first else self.rate + _WORK_WEIGHT * (hit - self.rate)
+        self.rate = _moving_average(None if self.work is None else self.rate, float(hit))
+        self.work = _moving_average(self.work, work)
 
     def record_libsvm(self, work: float) -> None:
         """The work of a screen by libsvm's point."""
-        self.libsvm = work if self.libsvm is None \
-            else self.libsvm + _WORK_WEIGHT * (work - self.libsvm)
+        self.libsvm = _moving_average(self.libsvm, work)
 
 
 class FaceDescentSolver:
@@ -953,18 +956,18 @@ class FaceDescentSolver:
         if np.isfinite(bound.gap) and libsvm and self._screen_pause.ready():
             # the corrections of the start first: where they screen, libsvm is not asked
             if self._corrections.worth():
-                work = self._work
+                spent = self._work
                 corrected, hit = self._corrected(anchor, point, live, inverse, bound)
-                self._corrections.record(self._work - work, hit)
+                self._corrections.record(self._work - spent, hit)
                 if hit:
                     return self._screened(anchor, corrected, 0)
                 point = min(point, corrected, key=lambda p: p.gap)
-            work = self._work
+            spent = self._work
             from_libsvm = self._libsvm_point(anchor, zero_curvature)
             # by its gap only: checking the objective here as well measured slower
             # (docs/aatp.md, "Screening of candidates, and why it is exact")
             from_libsvm, hit = self._excluded(anchor, from_libsvm, ScreenBounds(bound.gap))
-            self._corrections.record_libsvm(self._work - work)
+            self._corrections.record_libsvm(self._work - spent)
             self._screen_pause.record(hit, LIBSVM_PAUSE)
             if hit:
                 return self._screened(anchor, from_libsvm, 0)
