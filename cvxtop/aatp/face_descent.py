@@ -69,14 +69,14 @@ from functools import cached_property
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg import LinAlgError
 
 from .._threads import single_threaded_blas
 from ..cutoff import tau_cutoff
 from ..exceptions import SolverError
 from ..gram import Gram
 from ..qp import solve_box_qp
-from .face_system import FaceSystem, ShrinkingFace
+from .face_system import FaceSystem, ShrinkingFace, cholesky_solve, ridged_cholesky
 from .libsvm_start import LibsvmStart
 from .problem import (CERTIFICATE_RTOL, SCREENED_STATUS, AATPProblem, CandidateSolution,
                       weighted_top_quantile)
@@ -164,6 +164,13 @@ _ZERO_CURVATURE = 1e-12  # relative to max K_ss: a slot with Q_ss below this has
 def _ridge(Q: np.ndarray) -> float:
     """The ridge of a face matrix: :data:`_RIDGE` relative to its largest diagonal entry."""
     return _RIDGE * max(1.0, float(np.max(np.diag(Q))))
+
+
+def _into_box(x: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """``x`` clipped to ``[0, upper]``, in place (two ufunc calls: in the rounds' loops on a
+    few dozen slots, ``np.clip``'s dispatch costs more than the clipping)."""
+    np.maximum(x, 0.0, out=x)
+    return np.minimum(x, upper, out=x)
 
 
 def _product(Q: np.ndarray, slots: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -484,11 +491,11 @@ class FaceDescentSolver:
     # ---- the two kinds of step ----------------------------------------------------------------
     def _newton(self, Q: np.ndarray, g: np.ndarray) -> np.ndarray:
         """``Q⁻¹ g`` through a Cholesky factor with a ridge (least squares if it fails)."""
-        M = Q + _ridge(Q) * np.eye(len(Q))
+        ridge = _ridge(Q)
         try:
-            return cho_solve(cho_factor(M, check_finite=False), g, check_finite=False)
+            return cholesky_solve(ridged_cholesky(Q, ridge), g)
         except LinAlgError:
-            return np.linalg.lstsq(M, g, rcond=None)[0]
+            return np.linalg.lstsq(Q + ridge * np.eye(len(Q)), g, rcond=None)[0]
 
     def _face_newton(self, anchor: _Anchor, slots: np.ndarray, g: np.ndarray,
                      Q: np.ndarray | None = None, new_factor: bool = True) -> np.ndarray:
@@ -521,7 +528,7 @@ class FaceDescentSolver:
         face steps of the primal active-set method (module docstring)."""
         u = self.u[work]
         a = alpha[work]
-        step = np.clip(a + self._face_newton(anchor, work, G, Q, False), 0.0, u) - a
+        step = _into_box(a + self._face_newton(anchor, work, G, Q, False), u) - a
         change = Q @ step
         if float(step @ (0.5 * change - G)) < 0.0:
             alpha[work] = a + step
@@ -547,7 +554,7 @@ class FaceDescentSolver:
                 d = self._face_newton(anchor, work[local], G[local],
                                       _submatrix(Q, local, local), False)
             start, top = a[local], u[local]
-            clipped = np.clip(start + d, 0.0, top) - start
+            clipped = _into_box(start + d, top) - start
             change = _product(Q, local, clipped)
             if float(clipped @ (0.5 * change[local] - G[local])) < 0.0:
                 # the face's whole step, clipped, still decreases φ: several slots reach
@@ -555,18 +562,18 @@ class FaceDescentSolver:
                 a[local] = start + clipped
                 G -= change
                 break
-            with np.errstate(divide="ignore", invalid="ignore"):
-                room = np.where(d > 0, (top - start) / d, np.where(d < 0, -start / d, np.inf))
+            room = np.divide(np.where(d > 0, top - start, -start), d,
+                             out=np.full(len(d), np.inf), where=(d > 0) | (d < 0))
             block = int(np.argmin(room))
             t = min(1.0, float(room[block]))
-            new = np.clip(start + t * d, 0.0, top)
+            new = _into_box(start + t * d, top)
             if t < 1.0:
                 new[block] = top[block] if d[block] > 0 else 0.0
             a[local] = new
             G -= _product(Q, local, new - start)
             if t >= 1.0:
                 break
-            local = np.delete(local, block)
+            local = np.concatenate((local[:block], local[block + 1:]))
             if shrinking:
                 shrinking.remove(block)
         alpha[work] = a
@@ -603,14 +610,15 @@ class FaceDescentSolver:
         """The slots a round may move: the free ones and the bound ones whose coordinate
         steps decrease ``φ`` most (at most :data:`WORKING_SET` of those); the others keep
         their values until the round's exact products give every gradient again."""
-        step = np.clip(alpha + G * inverse, 0.0, self.u) - alpha
+        step = _into_box(alpha + G * inverse, self.u) - alpha
         gain = step * (G - 0.5 * anchor.curvature * step)
         gain[~live] = 0.0
         free = live & (alpha > 0.0) & (alpha < self.u)
         entering = np.flatnonzero(~free & (gain > 0.0))
         if len(entering) > WORKING_SET:
             entering = entering[np.argpartition(-gain[entering], WORKING_SET)[:WORKING_SET]]
-        return np.union1d(np.flatnonzero(free), entering)
+        free[entering] = True
+        return np.flatnonzero(free)
 
     # ---- corrections of a neighbour's start ---------------------------------------------
     def _corrected(self, anchor: _Anchor, point: _Iterate, live: np.ndarray,

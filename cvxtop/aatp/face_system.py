@@ -53,9 +53,9 @@ from typing import Callable
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, lu_factor, lu_solve
-from scipy.linalg.lapack import dgesv, dpotri, dpotrs
+from scipy.linalg.lapack import dgesv, dpotrf, dpotri, dpotrs
 
-__all__ = ["FaceSystem", "ShrinkingFace", "BORDER_AVERAGE", "BORDER_DEARER", "BORDER_SHARE",
+__all__ = ["FaceSystem", "ShrinkingFace", "ridged_cholesky", "cholesky_solve", "BORDER_AVERAGE", "BORDER_DEARER", "BORDER_SHARE",
            "MIN_BORDER", "RECHECK_EVERY", "TRUST_AFTER", "TRUSTED_PIVOT"]
 
 #: A new base is formed when the border (added plus removed slots) exceeds this share of
@@ -374,38 +374,52 @@ class ShrinkingFace:
     matrix has no Cholesky factor."""
 
     def __init__(self, Q: np.ndarray, ridge: float) -> None:
-        M = Q + ridge * np.eye(len(Q))
-        self.factor = cho_factor(M, lower=True, check_finite=False)[0]
+        self.factor = ridged_cholesky(Q, ridge)
         self.kept = np.ones(len(Q), dtype=bool)
-        self.removed = np.zeros(0, dtype=np.int64)
-        self.columns = np.zeros((0, len(Q)))  # Zᵀ: a row per removed slot
+        self.removed: list[int] = []
+        self.columns = np.empty((8, len(Q)))  # Zᵀ: a row per removed slot (the first ones)
 
     def remove(self, position: int) -> None:
         """Drop the kept slot at ``position`` (in the order of the kept slots)."""
         index = int(np.flatnonzero(self.kept)[position])
         self.kept[index] = False
-        self.removed = np.append(self.removed, index)
+        if len(self.removed) == len(self.columns):
+            self.columns = np.concatenate([self.columns, np.empty_like(self.columns)])
         unit = np.zeros(len(self.kept))
         unit[index] = 1.0
-        self.columns = np.vstack([self.columns, self._solve(unit)])
+        self.columns[len(self.removed)] = cholesky_solve(self.factor, unit)
+        self.removed.append(index)
 
     def solve(self, g: np.ndarray) -> np.ndarray:
         """The solution on the kept slots for the right-hand side ``g`` on them."""
         g0 = np.zeros(len(self.kept))
         g0[self.kept] = g
-        y = self._solve(g0)
-        if len(self.removed):
-            Zt = self.columns
+        y = cholesky_solve(self.factor, g0)
+        if self.removed:
+            Zt = self.columns[:len(self.removed)]
             _, _, z, info = dgesv(Zt[:, self.removed].T, y[self.removed])
             if info != 0:
                 raise LinAlgError(f"gesv failed with info {info}")
             y = y - Zt.T @ z
         return y[self.kept]
 
-    def _solve(self, b: np.ndarray) -> np.ndarray:
-        """``(Q + ρI)⁻¹ b`` from the factor, by LAPACK's potrs itself: these solves are
-        small and many, and the wrappers' checks cost more than the solve."""
-        x, info = dpotrs(self.factor, b, lower=1)
-        if info != 0:
-            raise LinAlgError(f"potrs failed with info {info}")
-        return x
+
+def ridged_cholesky(Q: np.ndarray, ridge: float) -> np.ndarray:
+    """The lower Cholesky factor of ``Q + ρI`` by LAPACK's potrf itself (these factors are
+    small and many, and the wrappers' checks cost more than small ones); ``LinAlgError``
+    when there is none."""
+    M = Q.copy()
+    M.flat[::len(M) + 1] += ridge
+    # M.T: the same matrix in Fortran order, which potrf overwrites without a copy
+    factor, info = dpotrf(M.T, lower=1, clean=0, overwrite_a=1)
+    if info != 0:
+        raise LinAlgError(f"potrf failed with info {info}")
+    return factor
+
+
+def cholesky_solve(factor: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``(Q + ρI)⁻¹ b`` from the lower factor of :func:`ridged_cholesky`, by potrs."""
+    x, info = dpotrs(factor, b, lower=1)
+    if info != 0:
+        raise LinAlgError(f"potrs failed with info {info}")
+    return x
