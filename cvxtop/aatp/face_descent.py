@@ -584,16 +584,15 @@ class FaceDescentSolver:
         (``Q = Q[work, work]``); ``G`` on ``work`` is updated in place."""
         u, half = self.u[work], 0.5 * anchor.curvature[work]
         a, inv = alpha[work], inverse[work]
-        step, gain = np.empty(len(work)), np.empty(len(work))
+        low, high = -a, u - a  # the steps that reach the bounds
+        step, gain, row = np.empty(len(work)), np.empty(len(work)), np.empty(len(work))
         first = None
         for _ in range(self.burst):
-            # step = clip(a + G·inv, 0, u) − a and gain = step·(G − ½Q_ss·step), in place:
+            # step = clip(G·inv, −a, u − a) and gain = step·(G − ½Q_ss·step), in place:
             # the burst's cost is these calls' overhead on a few hundred slots
             np.multiply(G, inv, out=step)
-            step += a
-            np.maximum(step, 0.0, out=step)
-            np.minimum(step, u, out=step)
-            step -= a
+            np.maximum(step, low, out=step)
+            np.minimum(step, high, out=step)
             np.multiply(half, step, out=gain)
             np.subtract(G, gain, out=gain)
             gain *= step
@@ -601,8 +600,11 @@ class FaceDescentSolver:
             first = gain[i] if first is None else first
             if gain[i] <= BURST_RTOL * first:  # the rest are worth less than a round
                 break
-            a[i] += step[i]
-            G -= step[i] * Q[i]  # Q is symmetric: its row, read contiguously
+            moved = step[i]
+            a[i] += moved
+            low[i], high[i] = -a[i], u[i] - a[i]
+            np.multiply(Q[i], moved, out=row)  # Q is symmetric: its row, read contiguously
+            G -= row
         alpha[work] = a
 
     def _working_set(self, anchor: _Anchor, alpha: np.ndarray, G: np.ndarray,
