@@ -55,8 +55,9 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, lu_factor, lu_solve
 from scipy.linalg.lapack import dgesv, dpotrf, dpotri, dpotrs
 
-__all__ = ["FaceSystem", "ShrinkingFace", "ridged_cholesky", "cholesky_solve", "BORDER_AVERAGE", "BORDER_DEARER", "BORDER_SHARE",
-           "MIN_BORDER", "RECHECK_EVERY", "TRUST_AFTER", "TRUSTED_PIVOT"]
+__all__ = ["FaceSystem", "ShrinkingFace", "ridged_cholesky", "cholesky_solve",
+           "BORDER_AVERAGE", "BORDER_DEARER", "BORDER_SHARE", "MIN_BORDER", "RECHECK_EVERY",
+           "TRUST_AFTER", "TRUSTED_PIVOT"]
 
 #: A new base is formed when the border (added plus removed slots) exceeds this share of
 #: the base, or :data:`MIN_BORDER` slots, whichever is larger.
