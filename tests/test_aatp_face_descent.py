@@ -17,7 +17,8 @@ from cvxtop.qp import solve_box_qp
 from cvxtop.aatp.candidates import duplicate_representatives, nearest_neighbour_tour
 from cvxtop.aatp.fast import FastDualSolver
 from cvxtop.aatp.kernels import rbf_gram
-from cvxtop.aatp.problem import CERTIFICATE_RTOL, items_problem, pairs_problem
+from cvxtop.aatp.problem import (CERTIFICATE_RTOL, distance_bound, items_problem, pairs_problem,
+                                primal_dual_values)
 from cvxtop.aatp.selection import GAP_ATOL, OBJECTIVE_RTOL, ScreenBounds, score_candidate
 from cvxtop.gram import check_gram_matrix
 from conftest import random_pairs
@@ -561,3 +562,29 @@ def test_the_corrections_are_tried_while_their_screens_save_more_than_they_cost(
         policy.record_libsvm(1e7)  # libsvm became dear: the corrections pay again
     assert policy.rate * policy.libsvm > 30.0
     assert all(policy.worth() for _ in range(10))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_dual_point_is_within_the_root_of_its_duality_gap_of_the_optimum(kind):
+    """``‖w(α) − w*‖² ≤ P(w(α)) − D(α)`` (cvxtop.aatp.problem, distance_bound): the
+    primal's strong convexity and the dual's optimality on the box together. Checked at
+    random points of the box and at points near the optimum, against the optimum of a
+    certified solve (whose own distance is bounded the same way)."""
+    rng = np.random.default_rng(11)
+    closest = np.inf  # the largest share of the bound a point used
+    for _ in range(12):
+        problem, gram = instance(rng, kind)
+        for k in problem.candidates[:4]:
+            optimum = FaceDescentSolver(problem, gram).solve(int(k))
+            w_star, primal, dual = primal_dual_values(problem, int(k), optimum.alpha)
+            slack = distance_bound(primal - dual)
+            for scale in (1.0, 1e-1, 1e-2):
+                noise = scale * problem.upper * rng.uniform(-1.0, 1.0, len(problem.upper))
+                alpha = np.clip(optimum.alpha + noise, 0.0, problem.upper)
+                w, primal, dual = primal_dual_values(problem, int(k), alpha)
+                distance = float(np.linalg.norm(w - w_star))
+                assert distance <= distance_bound(primal - dual) + slack + 1e-9
+                if primal - dual > 1e-6:
+                    closest = min(closest, distance_bound(primal - dual) / distance
+                                  if distance > 0 else np.inf)
+    assert closest < np.sqrt(2.0), closest  # a point beyond √(G/2): within √2 of tight

@@ -229,7 +229,7 @@ class AATP(BaseEstimator):
         (formerly ``candidate_gap_bounds_``): for a screened
         candidate, the one certified at the point where its solve stopped; for the
         others, the computed gap
-        ``± 2√(2δ)·max_j ‖f_j‖`` of its certified duality gap ``δ``
+        ``± 2√δ·max_j ‖f_j‖`` of its certified duality gap ``δ``
         (:func:`cvxtop.aatp.selection.certified_gap_bounds`). The selection rule compares
         computed gaps; these intervals say how far the true ones may be (what the rule
         promises: :mod:`cvxtop.aatp.selection`).

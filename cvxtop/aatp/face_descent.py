@@ -34,8 +34,9 @@ of a real RBF Gram matrix below ``1e-8·λ_max``), so every method here only eve
   ``u``, and the remaining QP is solved by the dense interior point of :mod:`cvxtop.qp.box`.
 * **Screening of candidates.** Given an upper bound on the smallest candidate gap of the
   selection rule (:mod:`.selection`), every round's certified point bounds this
-  candidate's gap ``|q̂_k|``: its own score is 0 by construction, and ``‖w − w*‖ ≤ √(2G)``
-  moves every score ``h(z_j)`` by at most ``√(2G)·‖φ(z_j) − φ(z_k)‖``. A candidate whose
+  candidate's gap ``|q̂_k|``: its own score is 0 by construction, and ``‖w − w*‖ ≤ √G``
+  (:func:`.problem.distance_bound`) moves every score ``h(z_j)`` by at most
+  ``√G·‖φ(z_j) − φ(z_k)‖``. A candidate whose
   interval lies above the bound plus the rule's tolerance cannot be chosen; its solve stops
   there (status :data:`SCREENED_STATUS`). So does a candidate whose dual value, at its
   start or at any round, exceeds the objective of a solved candidate of gap exactly 0 by
@@ -79,7 +80,7 @@ from ..qp import solve_box_qp
 from .face_system import FaceSystem, ShrinkingFace, cholesky_solve, ridged_cholesky
 from .libsvm_start import LibsvmStart
 from .problem import (CERTIFICATE_RTOL, SCREENED_STATUS, AATPProblem, CandidateSolution,
-                      weighted_top_quantile)
+                      distance_bound, weighted_top_quantile)
 from .selection import GAP_ATOL, ScreenBounds, objective_excludes
 
 __all__ = ["FaceDescentSolver", "SCREENED_STATUS", "TARGET_RTOL", "MAX_ROUNDS", "BURST",
@@ -696,7 +697,7 @@ class FaceDescentSolver:
         """Solve the candidate from a certified point: slots whose margin is provably above
         (below) 1 at the optimum are fixed at 0 (``u``); the rest is a dense QP."""
         u = self.u
-        radius = np.sqrt(2.0 * max(point.gap, 0.0))
+        radius = distance_bound(point.gap)
         spread = radius * np.sqrt(np.maximum(anchor.curvature, 0.0))
         at_zero = point.margins - spread > 1.0
         at_upper = point.margins + spread < 1.0
@@ -717,9 +718,9 @@ class FaceDescentSolver:
 
     # ---- screening of candidates -----------------------------------------------------------
     def _spread(self, anchor: _Anchor, point: _Iterate) -> np.ndarray:
-        """How far each sample point's score may move at the optimum: ``‖w − w*‖ ≤ √(2G)``
+        """How far each sample point's score may move at the optimum: ``‖w − w*‖ ≤ √G``
         times ``‖φ(z_j) − φ(z_k)‖``, over the sample points."""
-        radius = np.sqrt(2.0 * max(point.gap, 0.0))
+        radius = distance_bound(point.gap)
         points = self._points
         row = anchor.row if points is None else anchor.row[points]
         return radius * np.sqrt(np.maximum(self._point_diag + anchor.kk - 2.0 * row, 0.0))

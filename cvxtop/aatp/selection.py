@@ -18,9 +18,10 @@ decide among them, so the rule compares the computed values this way:
 
 **What is certified.** Each candidate's QP is solved to a certified duality gap ``δ``
 (relative :data:`~cvxtop.aatp.problem.CERTIFICATE_RTOL`), not exactly. Its primal objective
-is 1-strongly convex in ``w``, so the computed ``w`` is within ``√(2δ)`` of the optimal one,
-every score ``w·f_j`` within ``√(2δ)·‖f_j‖``, the quantile (an order statistic) and the own
-score each within ``√(2δ)·max_j ‖f_j‖``: the true gap lies in ``gap ± 2√(2δ)·max_j ‖f_j‖``
+is 1-strongly convex in ``w`` and its dual a concave quadratic on a box, so the computed
+``w = w(α)`` is within ``√δ`` of the optimal one (:func:`.problem.distance_bound`), every
+score ``w·f_j`` within ``√δ·‖f_j‖``, the quantile (an order statistic) and the own score
+each within ``√δ·max_j ‖f_j‖``: the true gap lies in ``gap ± 2√δ·max_j ‖f_j‖``
 (:func:`certified_gap_bounds`; ``‖f_j‖² = K(z_j, z_j)``), and the true objective in
 ``[objective − δ, objective]``. That interval is wider than :data:`GAP_ATOL` in general
 (about 1e-4 at ``δ = 1e-9`` on unit-norm features), so candidates whose true gaps or
@@ -39,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .problem import AATPProblem, CandidateSolution, weighted_top_quantile
+from .problem import AATPProblem, CandidateSolution, distance_bound, weighted_top_quantile
 
 __all__ = ["GAP_ATOL", "OBJECTIVE_RTOL", "CandidateScore", "ScreenBounds", "score_candidate",
            "select", "certified_gap_bounds", "objective_excludes"]
@@ -122,7 +123,7 @@ def select(candidates: np.ndarray, gaps: np.ndarray, objectives: np.ndarray, *,
 def certified_gap_bounds(gap: np.ndarray, duality_gap: np.ndarray, feature_radius: float
                          ) -> np.ndarray:
     """An interval holding each candidate's gap at its optimum, shape ``(n, 2)``: the
-    computed ``gap ± 2√(2δ)·feature_radius`` (module docstring; ``feature_radius`` is
+    computed ``gap ± 2√δ·feature_radius`` (module docstring; ``feature_radius`` is
     ``max_j ‖f_j‖`` over the sample points), clipped at 0."""
-    width = 2.0 * feature_radius * np.sqrt(2.0 * np.maximum(duality_gap, 0.0))
+    width = 2.0 * feature_radius * distance_bound(duality_gap)
     return np.c_[np.maximum(gap - width, 0.0), gap + width]
