@@ -571,7 +571,7 @@ def test_a_dual_point_is_within_the_root_of_its_duality_gap_of_the_optimum(kind)
     random points of the box and at points near the optimum, against the optimum of a
     certified solve (whose own distance is bounded the same way)."""
     rng = np.random.default_rng(11)
-    closest = np.inf  # the largest share of the bound a point used
+    closest = np.inf  # the smallest ratio of the bound √G to a point's distance
     for _ in range(12):
         problem, gram = instance(rng, kind)
         for k in problem.candidates[:4]:

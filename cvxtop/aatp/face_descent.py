@@ -144,11 +144,6 @@ LIBSVM_KERNEL_WORK = 0.3
 LIBSVM_STEP_WORK = 0.2
 _WORK_WEIGHT = 0.2  # weight of the newest candidate in the moving average
 
-
-def _moving_average(average: float | None, value: float) -> float:
-    """``average`` moved towards ``value`` by :data:`_WORK_WEIGHT` (``value`` if none yet)."""
-    return value if average is None else average + _WORK_WEIGHT * (value - average)
-
 #: A start's slots this close to a bound (relative to ``u``) start at it
 #: (:meth:`FaceDescentSolver._start`).
 SNAP = 1e-8
@@ -160,6 +155,11 @@ COLD_START_MEMORY = 2 ** 28
 _RIDGE = 1e-13  # relative to max Q_ss: the face matrices' ridge
 _PIVOT_GRADIENT = 1e-10  # a bound slot's gradient this far on the wrong side is optimal
 _ZERO_CURVATURE = 1e-12  # relative to max K_ss: a slot with Q_ss below this has b_s = 0
+
+
+def _moving_average(average: float | None, value: float) -> float:
+    """``average`` moved towards ``value`` by :data:`_WORK_WEIGHT` (``value`` if none yet)."""
+    return value if average is None else average + _WORK_WEIGHT * (value - average)
 
 
 def _ridge(Q: np.ndarray) -> float:
@@ -364,7 +364,7 @@ class _Corrections:
 
     def __init__(self) -> None:
         self.work: float | None = None  # of a try of the corrections
-        self.rate = 0.0  # of their screens
+        self.rate: float | None = None  # of their screens
         self.libsvm: float | None = None  # of libsvm's screen
         self.chances = 0
 
@@ -372,14 +372,14 @@ class _Corrections:
         """Whether to try the corrections on this chance."""
         if self.libsvm is None:
             return False
-        if self.work is None:
+        if self.work is None or self.rate is None:
             return True
         self.chances += 1
         return self.work < self.rate * self.libsvm or self.chances % CORRECTION_PROBE == 0
 
     def record(self, work: float, hit: bool) -> None:
         """A try of the corrections: its work, and whether it screened."""
-        self.rate = _moving_average(None if self.work is None else self.rate, float(hit))
+        self.rate = _moving_average(self.rate, float(hit))
         self.work = _moving_average(self.work, work)
 
     def record_libsvm(self, work: float) -> None:
