@@ -55,6 +55,8 @@ SUITE = (
     Benchmark("grouped_exact", "grouped exact solves against users and items per user"),
     Benchmark("c_path", "a regularization path over C: cold fits against warm-started paths"),
     Benchmark("rescaling", "X times a with C / a^2: the same certified answer, or a clear error"),
+    Benchmark("sparse_defaults", "the exact engine's defaults on sparse lists of many shapes, "
+              "the uncertified cells first"),
     Benchmark("aatp_speed", "AATP: the fast dual solver against a DPP-compiled cvxpy loop",
               quick=("--sizes", "100", "200", "400")),
     Benchmark("aatp_scaling", "AATP: the fast solver up to 5,000 items, n_jobs speed-up",

@@ -6,6 +6,7 @@ where the rounds alone stall."""
 
 from __future__ import annotations
 
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -207,3 +208,36 @@ def test_a_round_whose_hinge_solve_certifies_skips_the_solve_over_counts(monkeyp
     solved = solve_cutting_plane(objective, tol=1e-6)
     assert solved.status == "optimal" and solved.n_iter == 150
     assert not solved.coef.any() and calls == []
+
+
+def test_a_step_that_overflows_ends_the_solve_with_its_best_cut_and_no_warning(monkeypatch):
+    """A Newton solve that overflows (as on sparse 2,000 × 2,000 at C = 1) ends the interior
+    point with the best cut it had, without numpy's warnings reaching the caller."""
+    X, y = make_ranking_data(150, 12, noise=0.3, random_state=1)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-svmperf", 0.25), 1.0)
+    counts = list(range(int(y.sum())))
+    solve, calls = count_dual._Newton.solve, []
+
+    def counted(self, r):
+        calls.append(1)
+        return solve(self, r)
+
+    monkeypatch.setattr(count_dual._Newton, "solve", counted)
+    _, whole_lower = count_dual._interior_point(objective, counts, np.zeros(12), np.inf,
+                                                1e-10)
+    last = len(calls) - 6  # the overflows start six solves before the end
+
+    def overflowing(self, r):
+        calls.append(1)
+        dx = solve(self, r)
+        return dx * 1e308 * 10.0 if len(calls) > last else dx  # (inf in numpy's floats)
+
+    calls.clear()
+    monkeypatch.setattr(count_dual._Newton, "solve", overflowing)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cut, lower = count_dual._interior_point(objective, counts, np.zeros(12), np.inf,
+                                                1e-10)
+    assert len(calls) > last  # the overflow happened
+    assert cut is not None and np.isfinite(lower)
+    assert lower <= whole_lower * (1 + 1e-12)  # the best cut before it, still valid

@@ -576,7 +576,17 @@ def _highest(scores: np.ndarray, bound: Bound) -> set[int]:
 def _interior_point(objective: RankingObjective, counts: list[int], start: np.ndarray,
                     upper: float, tol: float, items: _Items | None = None
                     ) -> tuple[DualCut | None, float]:
-    """The interior point's best cut over these counts and its lower bound."""
+    """The interior point's best cut over these counts and its lower bound. A step whose
+    weights or direction overflow (slacks far below their duals in a solve that has lost
+    its way: sparse 2,000 × 2,000 at C = 1, ``benchmarks/sparse_defaults.py``) ends the
+    solve with the best cut so far, and numpy's warnings of it stay here."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return _steps(objective, counts, start, upper, tol, items)
+
+
+def _steps(objective: RankingObjective, counts: list[int], start: np.ndarray,
+           upper: float, tol: float, items: _Items | None) -> tuple[DualCut | None, float]:
+    """The steps of :func:`_interior_point`."""
     problem = _Problem(objective, counts, items)
     x, s, z = _start(problem, start)
     C, d = problem.C, problem.d
