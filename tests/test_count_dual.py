@@ -241,3 +241,27 @@ def test_a_step_that_overflows_ends_the_solve_with_its_best_cut_and_no_warning(m
     assert len(calls) > last  # the overflow happened
     assert cut is not None and np.isfinite(lower)
     assert lower <= whole_lower * (1 + 1e-12)  # the best cut before it, still valid
+
+
+def test_a_restriction_that_leaves_the_gap_open_is_followed_by_every_count(monkeypatch):
+    """Where the solves over a few counts leave the gap open on a list with fewer than
+    ``ALL_COUNTS`` relevant items, one over every count (the whole loss) follows, and its
+    cut bounds the certified optimum to within the aim, from below; without it the
+    restriction to one count stays short."""
+    objective, X, y = wide_problem(True, 0.1)
+    exact = solve_cutting_plane(objective, tol=1e-9)
+    monkeypatch.setattr(count_dual, "COUNTS", 1)
+    monkeypatch.setattr(count_dual, "REPEATS", 1)
+
+    def bound(cut) -> float:
+        return objective.C * cut.intercept - 0.5 * objective.C ** 2 * float(cut.h @ cut.h)
+
+    start = np.zeros(X.shape[1])
+    args = (objective, start, np.zeros(len(y)), objective.value(start), 1e-9)
+    monkeypatch.setattr(count_dual, "ALL_COUNTS", 0)
+    restricted = count_dual.count_dual_cut(*args)
+    assert bound(restricted) < exact.lower_bound - 1e-6 * abs(exact.objective)
+    monkeypatch.setattr(count_dual, "ALL_COUNTS", 256)
+    whole = count_dual.count_dual_cut(*args)
+    assert bound(whole) <= exact.objective * (1 + 1e-12)
+    assert bound(whole) >= exact.lower_bound - 1e-8 * abs(exact.objective)
