@@ -4,6 +4,7 @@ certify, the worst cell first.
     python benchmarks/sparse_defaults.py            # five shapes, five surrogates, three C
     python benchmarks/sparse_defaults.py --quick    # two small shapes at C = 1, seconds
     python benchmarks/sparse_defaults.py --C 1      # the default C only
+    python benchmarks/sparse_defaults.py --shapes 2000x2000x0.01   # one shape
 
 ``TopRanker(surrogate, k, C=C)`` with nothing else set (the cutting plane, ``tol`` 1e-6,
 2,000 rounds) is fitted on ``make_sparse_ranking_data(n, d, density, noise=0.5,
@@ -33,6 +34,12 @@ QUICK_SHAPES = ((5000, 500, 0.01), (400, 1000, 0.02))
 CS = (0.01, 1.0, 100.0)
 
 
+def shape(text: str) -> tuple[int, int, float]:
+    """``"2000x2000x0.01"`` as (items, features, density)."""
+    n, d, density = text.split("x")
+    return int(n), int(d), float(density)
+
+
 def cell(surrogate: str, k: float, C: float, X, y) -> dict:
     """One fit with the defaults: its outcome, rounds, seconds and zero-model flag."""
     with warnings.catch_warnings():
@@ -58,8 +65,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="two small shapes at C = 1")
     parser.add_argument("--C", type=float, nargs="+", default=list(CS), help="values of C")
+    parser.add_argument("--shapes", nargs="+", type=shape, help="items x features x density")
     args = parser.parse_args()
     shapes, Cs = (QUICK_SHAPES, (1.0,)) if args.quick else (SHAPES, tuple(args.C))
+    shapes = args.shapes or shapes
     rows = []
     for n, d, density in shapes:
         X, y = make_sparse_ranking_data(n, d, density=density, noise=0.5, random_state=1)

@@ -25,13 +25,16 @@ points and gives a cut valid everywhere:
 (``tests/test_count_dual.py`` checks it against the brute-force loss, ties included.)
 
 This module minimizes ``½‖w‖² + C·t`` with ``t >= max(0, φ_a(Zw))`` over the counts ``a``
-of the :data:`COUNTS` highest pieces at the best point, in the linear programming form of
+of the :data:`COUNTS` highest pieces at the best point (and over every count, which is the
+whole loss, where those leave the gap open on a list with few relevant items:
+:data:`ALL_COUNTS`), in the linear programming form of
 the sums (``T⁺_a(x) = min_ρ aρ + Σ(x_i − ρ)₊``, and for the irrelevant items
 ``min_σ ψ + Σ(x_i − σ)₊`` with ``ψ >= f(a, b) + bσ`` for every ``b``), by a primal-dual
 interior point with a predictor-corrector step and a centrality corrector (Nocedal and
 Wright 2006, ch. 14; Gondzio 1996). Each Newton system is reduced to one
 dense system in ``w`` and three unknowns a piece: the items' unknowns are eliminated
-(diagonal), the constraints ``t >= φ_a`` are a border of ``J`` rows, and each solve is
+(diagonal), the constraints ``t >= φ_a`` are a border of ``J`` rows (its ``J × J`` matrix
+from the small system alone), and each solve is
 refined twice against the whole system. On lists with more items than features that
 system is factored whole, and forming ``Zᵀ D Z`` (``n·d²``) is the cost of a step; on
 lists with fewer items than features its ``w`` block is inverted in the items' space
@@ -65,8 +68,8 @@ from .objective import RankingObjective
 from .parallel_products import ProductThreads
 from .selection_dual import DualCut, dual_cut
 
-__all__ = ["ALL_COUNTS", "COUNTS", "MAX_ENTRIES", "MAX_FEATURES", "MIN_FEATURES", "REPEATS", "STEPS",
-           "count_dual_cut", "suits"]
+__all__ = ["ALL_COUNTS", "COUNTS", "MAX_ENTRIES", "MAX_FEATURES", "MIN_FEATURES", "REPEATS",
+           "STEPS", "count_dual_cut", "suits"]
 
 #: Counts of relevant items kept: the pieces highest at the best point, and those highest
 #: at the answer's point, for up to :data:`REPEATS` solves.
