@@ -1,7 +1,7 @@
 """The exact engine with its defaults as shipped on sparse lists of many shapes: which cells
 certify, the worst cell first.
 
-    python benchmarks/sparse_defaults.py            # five shapes, five surrogates, three C
+    python benchmarks/sparse_defaults.py            # six shapes, five surrogates, three C
     python benchmarks/sparse_defaults.py --quick    # two small shapes at C = 1, seconds
     python benchmarks/sparse_defaults.py --C 1      # the default C only
     python benchmarks/sparse_defaults.py --shapes 2000x2000x0.01   # one shape

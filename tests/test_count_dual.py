@@ -262,6 +262,15 @@ def test_a_restriction_that_leaves_the_gap_open_is_followed_by_every_count(monke
     restricted = count_dual.count_dual_cut(*args)
     assert bound(restricted) < exact.lower_bound - 1e-6 * abs(exact.objective)
     monkeypatch.setattr(count_dual, "ALL_COUNTS", 256)
+    solves, interior_point = [], count_dual._interior_point
+
+    def recorded(objective, counts, *rest):
+        solves.append((len(counts), rest[-1] if len(rest) == 5 else count_dual.STEPS))
+        return interior_point(objective, counts, *rest)
+
+    monkeypatch.setattr(count_dual, "_interior_point", recorded)
     whole = count_dual.count_dual_cut(*args)
     assert bound(whole) <= exact.objective * (1 + 1e-12)
     assert bound(whole) >= exact.lower_bound - 1e-8 * abs(exact.objective)
+    # the solve over every count (n₊ + 1 of them) has its own, larger budget of steps
+    assert solves[-1] == (int(y.sum()) + 1, count_dual.ALL_COUNTS_STEPS)
