@@ -361,8 +361,15 @@ class _Newton:
         # the unknowns after w: each piece's ρ, then each σ, then each ψ
         E = np.zeros((3 * J, 3 * J))
         D_pos, D_neg = np.zeros(problem.n_pos), np.zeros(problem.n_neg)
-        # each piece's weights of the items in its ρ (relevant) and σ (irrelevant) columns
-        spread = np.zeros((2 * J, problem.n_pos + problem.n_neg))
+        # each piece's weights of the items in its ρ (relevant) and σ (irrelevant) columns,
+        # then its items' c = W/e, whose products with Z give the border of the t >= φ_a
+        # rows (without t) from the small system alone: the item elimination takes row j
+        # to the small right side v_j (its w part g_j = Zᵀc_j − p, and 1, a − Σc₂, −Σc₄ at
+        # its ψ, ρ, σ), so that row_j·M'⁻¹row_i = v_jᵀK⁻¹v_i + [i = j]·κ_j (κ_j = Σ1/e₄ +
+        # Σ1/e₂): no n_x-long image of a row is formed
+        spread = np.zeros((3 * J, problem.n_pos + problem.n_neg))
+        V = np.zeros((self.small, J))
+        self.kappa = np.zeros(J)
         self.e2, self.e4 = [], []
         for j, (a, b, cs) in enumerate(zip(lay.counts, lay.sizes, lay.c)):
             r, s_, p_ = j, J + j, 2 * J + j
@@ -373,6 +380,10 @@ class _Newton:
                 D_pos += D2
                 spread[j, :problem.n_pos] = D2
                 E[r, r] = np.sum(D2)
+                c2 = W2 / e2
+                spread[2 * J + j, :problem.n_pos] = c2
+                V[d + j, j] = a - np.sum(c2)
+                self.kappa[j] = np.sum(1.0 / e2)
                 self.e2.append(e2)
             else:
                 E[r, r] = 1.0
@@ -386,29 +397,15 @@ class _Newton:
             E[s_, s_] = np.sum(D4) + float((b * b) @ W6)
             E[s_, p_] = E[p_, s_] = -float(b @ W6)
             E[p_, p_] = np.sum(W6)
-        border = -problem.items.back(spread).T
-        factor = _ItemsFactor if problem.items.wide else _FeaturesFactor
-        self.factor = factor(problem.items, np.r_[D_pos, D_neg], border, E)
-        # the border of the t >= φ_a rows (without t), from the small system alone: the
-        # item elimination takes row j to the small right side v_j (its w part
-        # g_j = Zᵀ(c₂ on the relevant items, c₄ on the others) − p, with c = W/e, and 1, a − Σc₂,
-        # −Σc₄ at its ψ, ρ, σ), so that row_j·M'⁻¹row_i = v_jᵀK⁻¹v_i + [i = j]·κ_j
-        # (κ_j = Σ1/e₄ + Σ1/e₂): no n_x-long image of a row is formed
-        coupled = np.zeros((J, problem.n_pos + problem.n_neg))
-        V = np.zeros((self.small, J))
-        self.kappa = np.zeros(J)
-        for j, (a, cs) in enumerate(zip(lay.counts, lay.c)):
-            c4 = weights[cs["c4"]] / self.e4[j]
-            coupled[j, problem.n_pos:] = c4
+            c4 = W4 / e4
+            spread[2 * J + j, problem.n_pos:] = c4
             V[d + J + j, j] = -np.sum(c4)
             V[d + 2 * J + j, j] = 1.0
-            self.kappa[j] = np.sum(1.0 / self.e4[j])
-            if lay.ranks(a):
-                c2 = weights[cs["c2"]] / self.e2[j]
-                coupled[j, :problem.n_pos] = c2
-                V[d + j, j] = a - np.sum(c2)
-                self.kappa[j] += np.sum(1.0 / self.e2[j])
-        V[:d] = problem.items.back(coupled).T
+            self.kappa[j] += np.sum(1.0 / e4)
+        products = problem.items.back(spread).T  # (one product with Z for all the rows)
+        factor = _ItemsFactor if problem.items.wide else _FeaturesFactor
+        self.factor = factor(problem.items, np.r_[D_pos, D_neg], -products[:, :2 * J], E)
+        V[:d] = products[:, 2 * J:]
         self.leaving = np.array([lay.leaves_out(a) for a in lay.counts])
         V[:d, self.leaving] -= problem.p[:, None]
         self.V, self.KV = V, self.factor.solve(V)
