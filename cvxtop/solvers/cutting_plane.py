@@ -85,6 +85,7 @@ from .objective import RankingObjective
 from .parallel_products import ProductThreads, product_threads
 from .result import EXACT_MAX_ITER, EXACT_TOL, SolveResult
 from .selection_dual import DualCut, selection_dual_cut
+from .zero_model import zero_model_cut
 
 __all__ = ["solve_cutting_plane"]
 
@@ -464,8 +465,13 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                 cut = box_dual.box_dual_cut(objective, best_s, best_oracle[1], aim, proximal,
                                             bundle.dual_point if warm else None)
             else:
-                cut = selection_dual_cut(objective, best, aim, stats, threads,
-                                         bundle.dual_point)
+                # at the zero model every item is tied: where the best point is no better
+                # than that model (up to the gap aimed at), first whether it is optimal
+                at_zero = objective.zero_value() - upper <= aim * abs(upper)
+                cut = zero_model_cut(objective, aim) if at_zero else None
+                if cut is None:
+                    cut = selection_dual_cut(objective, best, aim, stats, threads,
+                                             bundle.dual_point)
             stats["dual_solves"] += 1
             stats["dual_solve_seconds"] += time.perf_counter() - started
             # a box solve is tried again after its steps without proximal points, never
