@@ -121,9 +121,10 @@ def test_a_zero_model_optimum_is_certified_at_the_first_dual_round(name, C):
     assert model.n_iter_ <= min(cutting.DUAL_SOLVE_ROUNDS)
 
 
-def test_a_zero_model_that_is_not_optimal_stops_at_the_stall(monkeypatch):
-    # a face whose nearest point is far from h = 0: the steps stop once ‖h‖² stops
-    # halving, well before their budget
+def test_where_the_zero_model_is_not_optimal_a_proven_floor_ends_the_solve(monkeypatch):
+    # the face's least ‖h‖² is positive: a lower bound above what the aim allows ends the
+    # steps well before their budget, the bound is below the least ‖h‖² (an independent
+    # cvxpy program over the face), and a second try on the same objective does no work
     rng = np.random.default_rng(5)
     X = rng.standard_normal((80, 50))
     y = (X[:, 0] > 0.6).astype(np.int64)
@@ -137,4 +138,37 @@ def test_a_zero_model_that_is_not_optimal_stops_at_the_stall(monkeypatch):
 
     monkeypatch.setattr(zero_model._Face, "residual", counted)
     assert zero_model_cut(objective, 1e-6) is None
-    assert len(residuals) < zero_model.MAX_STEPS
+    assert 0 < len(residuals) < zero_model.MAX_STEPS
+    dual = SelectionDual(X, y, objective.ks[0], 1.0, objective.surrogate)
+    total = objective.loss_and_score_gradient(np.zeros(len(y)))[0]
+    u, v = cp.Variable(len(dual.neg)), cp.Variable(len(dual.pos))
+    least = cp.Problem(cp.Minimize(cp.sum_squares(X[dual.neg].T @ u - X[dual.pos].T @ v)),
+                       [u >= 0, u <= 1, cp.sum(u) == total, v >= 0,
+                        v <= dual.cap(total), cp.sum(v) == total])
+    least.solve(solver="CLARABEL")
+    assert 1e-6 * total < objective.zero_face_floor <= least.value * (1 + 1e-6) + 1e-9
+    residuals.clear()
+    assert zero_model_cut(objective, 1e-6) is None
+    assert not residuals
+
+
+def test_a_try_given_up_is_not_repeated_at_an_aim_no_looser(monkeypatch):
+    X, y = zero_optimal(5)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-avg", 0.5), 1e6)
+    monkeypatch.setattr(zero_model, "REACH_STEPS", 1)  # give up at the first pace check
+    residuals = []
+    original = zero_model._Face.residual
+
+    def counted(self, u, v):
+        residuals.append(1)
+        return original(self, u, v)
+
+    monkeypatch.setattr(zero_model._Face, "residual", counted)
+    assert zero_model_cut(objective, 1e-8) is None
+    assert residuals and objective.zero_face_missed > 0
+    residuals.clear()
+    assert zero_model_cut(objective, 1e-9) is None  # a tighter aim: not tried
+    assert not residuals
+    monkeypatch.setattr(zero_model, "REACH_STEPS", 10 ** 6)
+    assert zero_model_cut(objective, 1e-6) is not None  # a looser one is
+    assert residuals

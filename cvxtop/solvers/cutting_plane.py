@@ -470,8 +470,10 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                                             bundle.dual_point if warm else None)
             else:
                 # at the zero model every item is tied: where the best point is no better
-                # than that model (up to the gap aimed at), first whether it is optimal
-                at_zero = objective.zero_value() - upper <= aim * abs(upper)
+                # than that model (up to the gap aimed at), first whether it is optimal;
+                # not while the bound is below zero, where the rounds stall and hand over
+                # (the model of the smaller C asks, at a looser aim)
+                at_zero = lower > 0 and objective.zero_value() - upper <= aim * abs(upper)
                 cut = zero_model_cut(objective, aim) if at_zero else None
                 if cut is None:
                     cut = selection_dual_cut(objective, best, aim, stats, threads,

@@ -74,6 +74,11 @@ class RankingObjective:
     # L at the zero model's scores, once computed: it depends on the labels, the surrogate
     # and the lists, not on Z or C (a path's cuts carry it from one C to the next)
     zero_loss: float | None = field(init=False, default=None, repr=False, compare=False)
+    # a lower bound on ‖Zᵀg‖² over the zero model's face of the loss's dual, once one is
+    # found, and the least ‖Zᵀg‖² a solve over it gave up on (cvxtop.solvers.zero_model):
+    # they depend on Z and the loss, not on C
+    zero_face_floor: float = field(init=False, default=0.0, repr=False, compare=False)
+    zero_face_missed: float = field(init=False, default=0.0, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.groups is None:

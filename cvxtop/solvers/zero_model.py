@@ -20,10 +20,18 @@ model every item is tied, which the dual over the items gives up on. This module
 ``½‖h‖²`` over ``F`` instead: a product of two capped simplices, onto which projections are
 cheap, so accelerated projected gradient steps (Beck & Teboulle 2009) with a restart
 whenever ``‖h‖²`` rises (O'Donoghue & Candès 2015) run until the cut certifies the zero
-model within the aim, or stop when ``‖h‖²`` no longer falls (the zero model is not optimal).
+model within the aim, or stop once the zero model provably cannot be certified there: at
+any point of ``F`` the Frank–Wolfe gap of ``‖h‖²`` (a linear minimization over each capped
+simplex: its lowest entries filled first) bounds the face's least ``‖h‖²`` from below, and
+where that bound exceeds what the aim allows the solve ends. The bound does not depend on
+``C``, so the objective keeps it (``zero_face_floor``), and a later try at a ``C`` it rules
+out (the rounds' next dual round, a hand-over to a smaller ``C``) costs nothing; so does
+one whose aim is no looser than that of a solve that gave up (``zero_face_missed``).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import scipy.sparse as sp
@@ -31,17 +39,25 @@ import scipy.sparse as sp
 from .objective import RankingObjective
 from .selection_dual import DualCut, SelectionDual, dual_cut
 
-__all__ = ["MAX_STEPS", "STALL_STEPS", "zero_model_cut"]
+__all__ = ["FLOOR_EVERY", "MAX_STEPS", "RATE_SPAN", "REACH_STEPS", "zero_model_cut"]
 
 #: Projected gradient steps at most.
 MAX_STEPS = 2000
-#: The solve stops once ``‖h‖²`` has not halved over this many steps: where the zero model
-#: is optimal it falls geometrically (45 to 91 steps to the aim on sparse 50,000 × 5,000 at
-#: C = 100 to 1e8: docs/solvers.md, "The zero model at a large C").
-STALL_STEPS = 50
+#: The solve stops once ``‖h‖²``, falling at its pace over the last ``RATE_SPAN`` steps,
+#: would need more than ``REACH_STEPS`` more to reach what the aim allows. Where the zero
+#: model is optimal it falls geometrically, by a tenth to a quarter of an order of
+#: magnitude a step (45 to 91 steps to the aim on sparse 50,000 × 5,000 at C = 100 to 1e8);
+#: where it is not, it levels off: on ``make_ranking_data(10⁴, 1,000)``, prec@k-max at
+#: C = 1e4, by 0.036 orders a step over steps 5 to 30, with 11 orders to go
+#: (docs/solvers.md, "The zero model at a large C").
+RATE_SPAN, REACH_STEPS = 25, 500
+#: Steps between two lower bounds on the face's least ``‖h‖²`` (each costs a product
+#: with ``X``, a third of a step).
+FLOOR_EVERY = 5
 #: Power iterations for the largest singular value of ``X`` (the step is its inverse
-#: square), and the safety factor on the estimate, which converges from below.
-POWER_STEPS, POWER_SAFETY = 30, 1.1
+#: square), and the safety factor on the estimate, which converges from below; a step that
+#: raises ``‖h‖²`` twice in a row (restarted the first time) halves the step.
+POWER_STEPS, POWER_SAFETY = 10, 1.1
 
 
 def zero_model_cut(objective: RankingObjective, aim: float) -> DualCut | None:
@@ -52,19 +68,24 @@ def zero_model_cut(objective: RankingObjective, aim: float) -> DualCut | None:
     Z, surrogate = objective.Z, objective.surrogate
     if objective.groups is not None or surrogate.dual_form != "selection":
         return None
+    objective.zero_value()  # (computes L(0) once per objective)
+    total = float(objective.zero_loss)
+    target = aim * total / objective.C  # ‖h‖² that certifies the zero model within aim
+    if objective.zero_face_floor > target or objective.zero_face_missed >= target:
+        return None  # ruled out, or given up on at a target no harder
     Z = sp.csr_matrix(Z) if sp.issparse(Z) else np.asarray(Z, dtype=np.float64)
     dual = SelectionDual(Z, objective.y, objective.ks[0], objective.C, surrogate)
     if dual.J == 0:
         return None
-    objective.zero_value()  # (computes the zero model's loss once)
-    total = float(objective.zero_loss)
     cap = dual.cap(total)
     # (the face is empty but for rounding when the relevant items all sit at the cap)
     if total <= 0.0 or total > len(dual.neg) or total > cap * len(dual.pos) * (1.0 + 1e-12):
         return None
     face = _Face(Z, dual.neg, dual.pos, total, cap)
-    point = face.nearest(aim * total / objective.C)
+    point, floor = face.nearest(target, objective.zero_face_floor)
+    objective.zero_face_floor = floor
     if point is None:
+        objective.zero_face_missed = max(objective.zero_face_missed, target)
         return None
     on_p = dual.feasible(*point)
     if on_p is None:
@@ -112,38 +133,75 @@ class _Face:
                                                     self.thresholds[1])
         return u, v
 
-    def nearest(self, target: float) -> tuple[np.ndarray, np.ndarray] | None:
-        """A point of the face with ``‖h‖² <= target``, or ``None``."""
+    def _floor(self, u: np.ndarray, v: np.ndarray, value: float, h: np.ndarray) -> float:
+        """A lower bound on the face's least ``‖h‖²`` from the point ``(u, v)`` (``value =
+        ‖h‖²``): ``value`` less its Frank–Wolfe gap, less a margin for rounding."""
+        pull = 2.0 * np.asarray(self.X @ h).ravel()  # the gradient of ‖h‖² in the scores
+        grad_u, grad_v = pull[self.neg], -pull[self.pos]
+        lowest = _lowest_fill(grad_u, 1.0, self.total) \
+            + _lowest_fill(grad_v, self.cap, self.total)
+        gap = float(grad_u @ u) + float(grad_v @ v) - lowest
+        size = float(np.abs(grad_u) @ u) + float(np.abs(grad_v) @ v) + abs(lowest) + value
+        return value - gap - 1e-12 * size
+
+    def nearest(self, target: float, floor: float
+                ) -> tuple[tuple[np.ndarray, np.ndarray] | None, float]:
+        """A point of the face with ``‖h‖² <= target`` (or ``None``), and the largest lower
+        bound on the face's least ``‖h‖²`` known (``floor`` at the start)."""
         step = 1.0 / self._lipschitz()
         u = np.full(len(self.neg), self.total / len(self.neg))
         v = np.full(len(self.pos), self.total / len(self.pos))
         h = self.residual(u, v)
         value = float(h @ h)
         history = [value]
-        ahead_u, ahead_v, momentum = u, v, 1.0
-        for _ in range(MAX_STEPS):
+        ahead_u, ahead_v, momentum, restarted = u, v, 1.0, False
+        for it in range(MAX_STEPS):
             if value <= target:
-                return u, v
+                return (u, v), floor
+            if it % FLOOR_EVERY == 0:
+                floor = max(floor, self._floor(u, v, value, h))
+                if floor > target or (it >= RATE_SPAN and _out_of_reach(
+                        history[-RATE_SPAN - 1], value, target)):
+                    return None, floor
             h_ahead = self.residual(ahead_u, ahead_v)
             pull = np.asarray(self.X @ h_ahead).ravel()
             new_u, new_v = self._project(ahead_u - step * pull[self.neg],
                                          ahead_v + step * pull[self.pos])
-            h = self.residual(new_u, new_v)
-            new_value = float(h @ h)
+            h_new = self.residual(new_u, new_v)
+            new_value = float(h_new @ h_new)
             if new_value > value:
-                # a restart: the next step is a plain projected gradient step from here
-                ahead_u, ahead_v, momentum = u, v, 1.0
-                history.append(value)
+                # a restart: the next step is a plain projected gradient step from here;
+                # if that one rises too, the step is too long for the estimate of ‖X‖₂²
+                step = 0.5 * step if restarted else step
+                ahead_u, ahead_v, momentum, restarted = u, v, 1.0, True
             else:
                 following = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * momentum * momentum))
                 share = (momentum - 1.0) / following
                 ahead_u = new_u + share * (new_u - u)
                 ahead_v = new_v + share * (new_v - v)
-                u, v, value, momentum = new_u, new_v, new_value, following
-                history.append(value)
-            if len(history) > STALL_STEPS and value > 0.5 * history[-STALL_STEPS - 1]:
-                return None
-        return (u, v) if value <= target else None
+                u, v, h, value, momentum = new_u, new_v, h_new, new_value, following
+                restarted = False
+            history.append(value)
+        return ((u, v) if value <= target else None), floor
+
+
+def _out_of_reach(earlier: float, value: float, target: float) -> bool:
+    """Whether ``‖h‖²``, having fallen from ``earlier`` to ``value`` over
+    :data:`RATE_SPAN` steps, would at that pace need more than :data:`REACH_STEPS` more
+    to reach ``target`` (below ``value``)."""
+    fallen = math.log(earlier / value)
+    return fallen <= 0.0 or math.log(value / target) * RATE_SPAN > REACH_STEPS * fallen
+
+
+def _lowest_fill(q: np.ndarray, cap: float, total: float) -> float:
+    """``min q·x`` over ``{0 <= x <= cap, Σx = total}``: ``cap`` on the lowest entries of
+    ``q`` until the sum is reached."""
+    full = min(int(total // cap), len(q))
+    rest = total - full * cap
+    taken = min(full + 1, len(q))
+    lowest = np.sort(q[np.argpartition(q, taken - 1)[:taken]])
+    return cap * float(lowest[:full].sum()) + (rest * float(lowest[full]) if full < taken
+                                               else 0.0)
 
 
 def onto_capped_simplex(x: np.ndarray, cap: float, total: float, start: float = 0.0
