@@ -46,8 +46,9 @@ For prec@k-avg and -max on many features the rounds alone are slow (each adds on
 of the optimum's face, which has about d of them); after :data:`DUAL_SOLVE_ROUNDS` rounds
 the dual is also solved over the items (:mod:`.selection_dual`), and its answer joins the
 store as one more valid cut, with its weights as a candidate best point. Where the best
-point is still no better than the zero model, whether that model is optimal is asked
-first (:mod:`.zero_model`): its certificate must shrink like ``1/√C``, which the rounds
+point is still no better than the zero model and the lower bound is above zero, whether
+that model is optimal is asked first (:mod:`.zero_model`): its certificate must shrink
+like ``1/√C``, which the rounds
 reach ever more slowly as ``C`` grows, and at the zero model every item is tied, which the
 dual over the items gives up on. The same holds
 for prec@k-svmperf where the best point's labeling predicts no relevant item: its hinge
