@@ -48,10 +48,9 @@ the dual is also solved over the items (:mod:`.selection_dual`), and its answer 
 store as one more valid cut, with its weights as a candidate best point. Where the best
 point is still no better than the zero model and the lower bound is above zero, whether
 that model is optimal is asked first (:mod:`.zero_model`): its certificate must shrink
-like ``1/√C``, which the rounds
-reach ever more slowly as ``C`` grows, and at the zero model every item is tied, which the
-dual over the items gives up on. The same holds
-for prec@k-svmperf where the best point's labeling predicts no relevant item: its hinge
+like ``1/√C``, which the rounds reach ever more slowly as ``C`` grows, and at the zero
+model every item is tied, which the dual over the items gives up on. The same holds for
+prec@k-svmperf where the best point's labeling predicts no relevant item: its hinge
 part is solved over the irrelevant items, and prec@k-struct's dual over the items
 (:mod:`.box_dual`). From round 150 on, prec@k-svmperf's loss restricted to a few counts
 of relevant items is also solved, by an interior point (:mod:`.count_dual`), on lists with
