@@ -37,6 +37,21 @@ def zero_optimal(seed: int, n_pos: int = 12, extra: int = 30, d: int = 40):
     return X[order], y[order]
 
 
+@pytest.fixture
+def residuals(monkeypatch) -> list[int]:
+    """A list that grows by one with every product ``h = X₋ᵀu − X₊ᵀv`` of the face's solve:
+    its work."""
+    calls: list[int] = []
+    original = zero_model._Face.residual
+
+    def counted(self, u, v):
+        calls.append(1)
+        return original(self, u, v)
+
+    monkeypatch.setattr(zero_model._Face, "residual", counted)
+    return calls
+
+
 @pytest.mark.parametrize("seed", range(30))
 def test_the_projection_onto_a_capped_simplex_is_euclidean(seed):
     rng = np.random.default_rng(seed)
@@ -121,7 +136,7 @@ def test_a_zero_model_optimum_is_certified_at_the_first_dual_round(name, C):
     assert model.n_iter_ <= min(cutting.DUAL_SOLVE_ROUNDS)
 
 
-def test_where_the_zero_model_is_not_optimal_a_proven_floor_ends_the_solve(monkeypatch):
+def test_where_the_zero_model_is_not_optimal_a_proven_floor_ends_the_solve(residuals):
     # the face's least ‖h‖² is positive: a lower bound above what the aim allows ends the
     # steps well before their budget, the bound is below the least ‖h‖² (an independent
     # cvxpy program over the face), and a second try on the same objective does no work
@@ -129,14 +144,6 @@ def test_where_the_zero_model_is_not_optimal_a_proven_floor_ends_the_solve(monke
     X = rng.standard_normal((80, 50))
     y = (X[:, 0] > 0.6).astype(np.int64)
     objective = RankingObjective(X, y, surrogates.get("prec@k-avg", 0.5), 1.0)
-    residuals = []
-    original = zero_model._Face.residual
-
-    def counted(self, u, v):
-        residuals.append(1)
-        return original(self, u, v)
-
-    monkeypatch.setattr(zero_model._Face, "residual", counted)
     assert zero_model_cut(objective, 1e-6) is None
     assert 0 < len(residuals) < zero_model.MAX_STEPS
     dual = SelectionDual(X, y, objective.ks[0], 1.0, objective.surrogate)
@@ -152,18 +159,10 @@ def test_where_the_zero_model_is_not_optimal_a_proven_floor_ends_the_solve(monke
     assert not residuals
 
 
-def test_a_try_given_up_is_not_repeated_at_an_aim_no_looser(monkeypatch):
+def test_a_try_given_up_is_not_repeated_at_an_aim_no_looser(monkeypatch, residuals):
     X, y = zero_optimal(5)
     objective = RankingObjective(X, y, surrogates.get("prec@k-avg", 0.5), 1e6)
     monkeypatch.setattr(zero_model, "REACH_STEPS", 1)  # give up at the first pace check
-    residuals = []
-    original = zero_model._Face.residual
-
-    def counted(self, u, v):
-        residuals.append(1)
-        return original(self, u, v)
-
-    monkeypatch.setattr(zero_model._Face, "residual", counted)
     assert zero_model_cut(objective, 1e-8) is None
     assert residuals and objective.zero_face_missed > 0
     residuals.clear()
