@@ -53,7 +53,8 @@ SUITE = (
     Benchmark("certificate_cost", "SGD's certified gap: its cost and its truth against the "
               "exact optimum"),
     Benchmark("grouped_exact", "grouped exact solves against users and items per user"),
-    Benchmark("c_path", "a regularization path over C: cold fits against warm-started paths"),
+    Benchmark("c_path", "a regularization path over C: cold fits against fit_path and "
+              "warm-started fits"),
     Benchmark("rescaling", "X times a with C / a^2: the same certified answer, or a clear error"),
     Benchmark("sparse_defaults", "the exact engine's defaults on sparse lists of many shapes, "
               "the uncertified cells first"),

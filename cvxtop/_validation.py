@@ -399,6 +399,16 @@ def check_positive(value: Any, name: str) -> float:
     return value
 
 
+def check_positive_values(value: Any, name: str) -> np.ndarray:
+    """A non-empty sequence of finite real numbers > 0 (values of ``C``), as floats."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of numbers > 0, got {value!r}")
+    values = [check_positive(c, f"{name}[{i}]") for i, c in enumerate(value)]
+    if not values:
+        raise ValueError(f"{name} must hold at least one value")
+    return np.asarray(values, dtype=np.float64)
+
+
 def require_classes(y: np.ndarray, name: str = "y_true", *, positive: bool = True,
                     negative: bool = True, context: str = "") -> tuple[int, int]:
     """Check that the required classes are present; return ``(n_pos, n_neg)``."""

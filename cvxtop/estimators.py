@@ -10,11 +10,13 @@ scored on the same full-data objective, so their distance to the optimum can be 
 
 from __future__ import annotations
 
+import copy
+import time
 import warnings
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 from sklearn.utils import ClassifierTags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -23,13 +25,15 @@ from . import _cvxpy, metrics, surrogates
 from ._threads import single_threaded_blas
 from ._validation import (check_bool, check_count_or_auto, check_options_mapping,
                           check_random_state, check_features, check_labels, check_matrix,
-                          check_positive, check_same_length)
+                          check_positive, check_positive_values, check_same_length)
 from .parameters import Param, ParameterTable, choice, keyword_only, optional, positive_int
 from .gram import check_gram_matrix
 from .groups import Groups
+from .exceptions import SolverError
 from .solvers import RankingObjective, SolveResult, Stream, check_method, minimize
 from .solvers.gd import STEP_RULES
 from .solvers.minimize import APPROXIMATE_TOL
+from .solvers.path import solve_path
 
 __all__ = ["TopRanker", "EXPECTED_FAILED_CHECKS", "expected_failed_checks",
            "documented_failed_checks"]
@@ -118,6 +122,16 @@ def expected_failed_checks(estimator: "TopRanker") -> dict[str, str]:
     or ``parametrize_with_checks``)."""
     return documented_failed_checks(estimator.kernel, EXPECTED_FAILED_CHECKS,
                                     PRECOMPUTED_EXPECTED_FAILED_CHECKS)
+
+
+def _warn_zero_model(which: str) -> None:
+    """``which``: "the fit of <surrogate> is", or the fits of a path that are."""
+    warnings.warn(
+        f"{which} the zero model (every coefficient is zero, or the zero "
+        "model is optimal within the certified gap): every score ties, so the ranking "
+        "carries no information. A smaller or larger C does not change this; a larger k, "
+        "prec@k-struct or a pAp@k surrogate, or other features may (docs: 'When the optimum "
+        "is the zero model')", UserWarning, stacklevel=3)
 
 
 class TopRanker(BaseEstimator):
@@ -441,6 +455,91 @@ class TopRanker(BaseEstimator):
             A list id per item (user, query): the loss becomes the mean over lists.
         """
         self.check_params()
+        objective, dual_map = self._objective(X, y, groups)
+        method, options = self._method_and_options(objective.surrogate, objective.Z.shape[1])
+        check_method(objective.surrogate, method, options)
+        with single_threaded_blas():
+            result = minimize(objective, method, options=options)
+            self._store(result, objective, dual_map)
+        if self.zero_model_:
+            _warn_zero_model(f"the fit of {objective.surrogate.name} is")
+        return self
+
+    def fit_path(self, X: Any, y: Any, Cs: Any, groups: Any = None) -> list["TopRanker"]:
+        """Fit at every ``C`` of ``Cs`` along one certified regularization path.
+
+        The solves run from the smallest ``C`` up, each starting from the last one's cuts
+        of the loss and its point, as ``warm_start=True`` does between fits; the data are
+        checked, factored (``kernel="precomputed"``), scaled and digested once for the
+        whole path instead of once per ``C`` (:func:`cvxtop.solvers.path.solve_path`).
+        Every point is certified to ``tol``; a point that is not raises
+        :class:`~cvxtop.SolverError` naming its ``C`` (with ``accept_inaccurate=True`` it
+        is returned with a warning, as by :meth:`fit`).
+
+        Parameters
+        ----------
+        X, y, groups : as :meth:`fit`
+        Cs : sequence of float
+            The values of ``C`` (each > 0), in any order.
+
+        Returns
+        -------
+        list of TopRanker
+            Fitted copies of this estimator, one per value of ``Cs`` in the order given,
+            each with its ``C`` set; this estimator itself is not changed.
+        """
+        values = check_positive_values(Cs, "Cs")
+        fitted: list[TopRanker | None] = [None] * len(values)
+        zero = []
+        for i, model, _ in self._path_fits(X, y, values, groups):
+            if isinstance(model, SolverError):
+                raise SolverError(f"the path's fit at C={values[i]:g} failed: {model}",
+                                  model.status)
+            fitted[i] = model
+            if model.zero_model_:
+                zero.append(f"{model.C:g}")
+        if zero:
+            _warn_zero_model(f"the fit{'s' * (len(zero) > 1)} of {self.surrogate} at "
+                             f"C = {', '.join(zero)} {'are' if len(zero) > 1 else 'is'}")
+        return fitted
+
+    def _path_fits(self, X: Any, y: Any, Cs: Any, groups: Any = None
+                   ) -> Iterator[tuple[int, "TopRanker | SolverError", float]]:
+        """The fits of :meth:`fit_path` from the smallest ``C`` up: for each, its index in
+        ``Cs``, the fitted copy or the :class:`~cvxtop.SolverError` of its solve, and the
+        solve's seconds."""
+        self.check_params()
+        if self.solver != "exact" or self.engine == "direct":
+            raise ValueError("fit_path needs solver='exact' with engine 'auto' or "
+                             f"'cutting-plane', got solver={self.solver!r}, "
+                             f"engine={self.engine!r}")
+        values = check_positive_values(Cs, "Cs")
+        template = clone(self)
+        objective, dual_map = template._objective(X, y, groups)
+        if not objective.surrogate.convex:
+            raise ValueError(f"fit_path needs a convex surrogate: {objective.surrogate.name} "
+                             "is solved by the convex-concave procedure, one C at a time")
+        _, options = template._method_and_options(objective.surrogate, 0)
+        options = {key: value for key, value in options.items()
+                   if key not in ("cuts", "keep_cuts", "w0")}
+        order = np.argsort(values, kind="stable")
+        solves = solve_path(objective, values[order], options)
+        for i in order:
+            started = time.perf_counter()
+            result = next(solves)
+            seconds = time.perf_counter() - started
+            if isinstance(result, SolverError):
+                yield int(i), result, seconds
+                continue
+            model = copy.copy(template)
+            model.C = float(values[i])
+            model._store(result, objective, dual_map)
+            yield int(i), model, seconds
+
+    def _objective(self, X: Any, y: Any, groups: Any) -> tuple[RankingObjective,
+                                                               np.ndarray | None]:
+        """The training objective of ``(X, y, groups)`` at this ``C`` and the kernel's map
+        β ↦ a; records the features' count and names."""
         # a later partial_fit starts a new stream; attributes of another solver's fit go
         for stale in ("_stream", "mistakes_", "n_batches_skipped_", "epoch_times_", "gram_rank_"):
             self.__dict__.pop(stale, None)
@@ -453,23 +552,9 @@ class TopRanker(BaseEstimator):
             surrogate.require_classes(y, "y")
         else:
             groups = Groups.of(groups, len(y))
-        method, options = self._method_and_options(surrogate, Z.shape[1])
-        check_method(surrogate, method, options)
         objective = RankingObjective(Z, y, surrogate, float(self.C), groups,
                                      self.skip_degenerate_groups)
-        with single_threaded_blas():
-            result = minimize(objective, method, options=options)
-            self._store(result, objective, dual_map)
-            self.zero_model_ = self._is_zero_model(result, objective)
-        if self.zero_model_:
-            warnings.warn(
-                f"the fit of {objective.surrogate.name} is the zero model (every coefficient "
-                "is zero, or the zero model is optimal within the certified gap): every score "
-                "ties, so the ranking carries no information. A smaller or larger C does not "
-                "change this; a larger k, prec@k-struct or a pAp@k surrogate, or other "
-                "features may (docs: 'When the optimum is the zero model')",
-                UserWarning, stacklevel=2)
-        return self
+        return objective, dual_map
 
     def _is_zero_model(self, result: SolveResult, objective: RankingObjective) -> bool:
         """Every coefficient zero, or the zero model certified optimal within tol."""
@@ -549,6 +634,7 @@ class TopRanker(BaseEstimator):
         self.n_groups_ = objective.n_groups
         self.n_groups_skipped_ = objective.n_skipped
         self._path_cuts = result.cuts  # for the next fit of a path (warm_start)
+        self.zero_model_ = self._is_zero_model(result, objective)
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Scores ``X @ coef_`` (or ``K_test_train @ dual_coef_`` for a precomputed kernel)."""

@@ -12,7 +12,6 @@ score is refitted on all the data.
 
 from __future__ import annotations
 
-import time
 import warnings
 from typing import Any, Callable
 
@@ -24,7 +23,7 @@ from sklearn.model_selection import GroupKFold, StratifiedKFold, check_cv
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import (check_bool, check_features, check_labels, check_n_jobs,
-                          check_positive, check_same_length)
+                          check_positive, check_positive_values, check_same_length)
 from .estimators import TopRanker
 from .exceptions import SolverError
 from .groups import Groups
@@ -37,14 +36,9 @@ def _check_Cs(value: Any, name: str) -> Any:
     """An int (that many values of C, log-spaced from 1e-4 to 1e4) or positive numbers."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return positive_int(value, name)
-    try:
-        values = [float(c) for c in value]
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be an int or a sequence of numbers > 0, "
-                        f"got {value!r}") from None
-    if not values:
-        raise ValueError(f"{name} must hold at least one value of C")
-    return [check_positive(c, f"{name}[{i}]") for i, c in enumerate(values)]
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name} must be an int or a sequence of numbers > 0, got {value!r}")
+    return list(check_positive_values(value, name))
 
 
 def _check_cv(value: Any, name: str) -> Any:
@@ -87,27 +81,23 @@ def _fold_path(surrogate: str, k: Any, Cs: np.ndarray, tol: float | None, max_it
                X: Any, y: np.ndarray, groups: np.ndarray | None, train: np.ndarray,
                test: np.ndarray, scoring: Callable[..., float] | None, error_score: float
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
-    """One fold: the path over ``Cs`` (ascending) on ``train``, each point scored on
-    ``test``. Returns the scores, the fit seconds, the rounds, and the failures."""
-    model = TopRanker(surrogate, k=k, tol=tol, max_iter=max_iter, warm_start=True)
-    X_train, X_test = X[train], X[test]
+    """One fold: the path over ``Cs`` (ascending) on ``train`` (:meth:`TopRanker.fit_path`),
+    each point scored on ``test``. Returns the scores, the fit seconds, the rounds, and the
+    failures."""
+    model = TopRanker(surrogate, k=k, tol=tol, max_iter=max_iter)
+    X_test = X[test]
     g_train = None if groups is None else groups[train]
     g_test = None if groups is None else groups[test]
     scores, seconds, rounds, failures = (np.full(len(Cs), float(error_score)),
                                          np.zeros(len(Cs)), np.zeros(len(Cs), int), [])
-    for j, C in enumerate(Cs):
-        start = time.perf_counter()
-        try:
-            model.set_params(C=float(C)).fit(X_train, y[train], groups=g_train)
-        except SolverError as exc:
-            failures.append(f"C={C:g}: {exc}")
-            model = TopRanker(surrogate, k=k, tol=tol, max_iter=max_iter, warm_start=True)
+    for j, fitted, fit_seconds in model._path_fits(X[train], y[train], Cs, g_train):
+        seconds[j] = fit_seconds
+        if isinstance(fitted, SolverError):
+            failures.append(f"C={Cs[j]:g}: {fitted}")
             continue
-        finally:
-            seconds[j] = time.perf_counter() - start
-        rounds[j] = model.n_iter_
-        scores[j] = model.score(X_test, y[test], groups=g_test) if scoring is None \
-            else scoring(model, X_test, y[test])
+        rounds[j] = fitted.n_iter_
+        scores[j] = fitted.score(X_test, y[test], groups=g_test) if scoring is None \
+            else scoring(fitted, X_test, y[test])
     return scores, seconds, rounds, failures
 
 

@@ -619,7 +619,7 @@ def test_cut_rounding_bounds_the_error_of_the_intercept_and_of_h():
     at scores from 1 to 1e20."""
     from fractions import Fraction
 
-    from cvxtop.solvers.cut_store import cut_rounding, frobenius
+    from cvxtop.solvers.cut_store import cut_rounding
 
     rng = np.random.default_rng(0)
     for scale in (1.0, 1e6, 1e12, 1e20):
@@ -627,8 +627,10 @@ def test_cut_rounding_bounds_the_error_of_the_intercept_and_of_h():
         w = rng.standard_normal(4) * scale
         s = Z @ w
         y = np.r_[np.ones(10, int), np.zeros(30, int)]
-        loss, g = surrogates.get("prec@k-avg", 3).bind(y).value_and_subgradient(s)
-        intercept_margin, h_error = cut_rounding(loss, g, s, frobenius(Z))
+        surrogate = surrogates.get("prec@k-avg", 3)
+        loss, g = surrogate.bind(y).value_and_subgradient(s)
+        norm_Z = RankingObjective(Z, y, surrogate, 1.0).frobenius_norm()
+        intercept_margin, h_error = cut_rounding(loss, g, s, norm_Z)
         exact = Fraction(loss) - sum(Fraction(gi) * Fraction(si) for gi, si in zip(g, s))
         assert abs(Fraction(loss - float(g @ s)) - exact) <= Fraction(intercept_margin)
         h_exact = [sum(Fraction(Z[i, j]) * Fraction(g[i]) for i in range(40)) for j in range(4)]

@@ -488,8 +488,9 @@ def hinge_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: fl
     bound = objective.parts[0].bound
     pos, neg = bound.pos, bound.neg
     tie = TIE_SHARE * float(np.max(np.abs(best_scores), initial=0.0))
-    problem = _BoxProblem(Z[neg], np.zeros(len(neg)), np.asarray(Z[pos].sum(axis=0)).ravel(),
-                          bound.k, objective.C, False)
+    rows = objective.derived("irrelevant rows", lambda: Z[neg])
+    fixed = objective.derived("relevant rows' sum", lambda: np.asarray(Z[pos].sum(axis=0)).ravel())
+    problem = _BoxProblem(rows, np.zeros(len(neg)), fixed, bound.k, objective.C, False)
 
     def cut_of(v: np.ndarray) -> DualCut:
         g = np.zeros(bound.n)
@@ -518,7 +519,8 @@ def struct_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: f
     centre = float(np.partition(augmented, len(augmented) - k)[len(augmented) - k])
     # the scale of the scores themselves (the augmented ones are 1 apart by class)
     tie = TIE_SHARE * float(np.max(np.abs(best_scores), initial=0.0))
-    problem = _BoxProblem(Z, c, np.asarray(Z.T @ y).ravel(), k, objective.C, True)
+    fixed = objective.derived("relevant rows' sum", lambda: np.asarray(Z.T @ y).ravel())
+    problem = _BoxProblem(Z, c, fixed, k, objective.C, True)
 
     def cut_of(v: np.ndarray) -> DualCut:
         v = _onto_box_sum(v, k, equality=True)
@@ -544,8 +546,11 @@ def pap_avg_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: 
     Z = sp.csr_matrix(Z) if sp.issparse(Z) else np.asarray(Z)
     bound = objective.parts[0].bound
     pos, neg, k = bound.pos, bound.neg, bound.k
-    mean = np.asarray(Z[pos].mean(axis=0)).ravel()
-    rows = _ShiftedRows(Z[neg], mean, 1.0 / k) if sp.issparse(Z) else (Z[neg] - mean) / k
+    def shifted() -> Any:
+        mean = np.asarray(Z[pos].mean(axis=0)).ravel()
+        return _ShiftedRows(Z[neg], mean, 1.0 / k) if sp.issparse(Z) else (Z[neg] - mean) / k
+
+    rows = objective.derived(f"irrelevant rows shifted, over {k}", shifted)
     problem = _BoxProblem(rows, np.full(len(neg), 1.0 / k), np.zeros(Z.shape[1]), k,
                           objective.C, False, at_most=True)
     augmented = (1.0 + best_scores[neg] - best_scores[pos].mean()) / k

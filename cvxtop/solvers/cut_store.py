@@ -21,7 +21,7 @@ from .objective import RankingObjective
 from .parallel_products import ProductThreads
 from ..qp import FaceCache
 
-__all__ = ["CutStore", "Cuts", "STORE_BYTES", "cut_rounding", "frobenius", "in_score_space",
+__all__ = ["CutStore", "Cuts", "STORE_BYTES", "cut_rounding", "in_score_space",
            "loss_key", "numbers_per_item"]
 
 
@@ -296,12 +296,6 @@ class CutStore:
         its intercept and slope in ``τ``. Its ``Σ λ_c h_c`` is ``−w_c/C``: no product with
         the cuts."""
         return float(self.b @ self.lam) - float(w @ w_c) / C, -float(d @ w_c) / C
-
-
-def frobenius(Z: Any) -> float:
-    """``‖Z‖_F`` (of the stored values, for a sparse ``Z``)."""
-    data = Z.data if sp.issparse(Z) else np.asarray(Z)
-    return float(np.sqrt(np.sum(np.square(data, dtype=np.float64))))
 
 
 def cut_rounding(intercept: float, g: np.ndarray, scores: np.ndarray | None,

@@ -82,7 +82,7 @@ from .._validation import check_fraction
 from ..exceptions import SolverError
 from ..parameters import renamed_keyword
 from . import box_dual, count_dual, size_dual
-from .cut_store import CutStore, Cuts, cut_rounding, frobenius, loss_key, numbers_per_item
+from .cut_store import CutStore, Cuts, cut_rounding, loss_key, numbers_per_item
 from .line_search import line_search as segment_minimum
 from .master import solve_master
 from .objective import RankingObjective
@@ -398,7 +398,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     bundle = CutStore(Z, capacity, patience, master, solver, solver_options, threads)
     if cuts is not None:  # (seeded at round 1: which cuts to keep needs its objective)
         bundle.dual_point = cuts.dual_point
-    norm_Z = frobenius(objective.Z)
+    norm_Z = objective.frobenius_norm()
     if w0 is None:  # the zero model's scores need no product
         best, best_s = np.zeros(d), np.zeros(Z.shape[0])
     else:

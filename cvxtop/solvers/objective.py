@@ -11,11 +11,13 @@ resolved, index sets cached), so that solvers call the bound faces in their inne
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..groups import Groups
 from ..surrogates.base import Bound, Surrogate
@@ -79,6 +81,9 @@ class RankingObjective:
     # they depend on Z and the loss, not on C
     zero_face_floor: float = field(init=False, default=0.0, repr=False, compare=False)
     zero_face_missed: float = field(init=False, default=0.0, repr=False, compare=False)
+    # quantities of Z and the labels alone, by name, once computed (derived)
+    derived_values: dict[str, Any] = field(init=False, default_factory=dict, repr=False,
+                                           compare=False)
 
     def __post_init__(self) -> None:
         if self.groups is None:
@@ -157,6 +162,23 @@ class RankingObjective:
     def value(self, w: np.ndarray) -> float:
         """The objective ``P(w)``."""
         return self.value_at_scores(w, self.Z @ w)
+
+    def derived(self, name: str, compute: Callable[[], Any]) -> Any:
+        """``compute()``, kept under ``name`` for later calls: for quantities of ``Z`` and
+        the labels alone, not of ``C``, which the solves of a path over ``C`` share
+        (:mod:`.path`). A rescaled copy starts without them (:func:`.scaling.rescaled`)."""
+        if name not in self.derived_values:
+            self.derived_values[name] = compute()
+        return self.derived_values[name]
+
+    def frobenius_norm(self) -> float:
+        """``‖Z‖_F`` (of the stored values, for a sparse ``Z``): it bounds the rounding of
+        the cuts' products with ``Z`` (:func:`.cut_store.cut_rounding`)."""
+        def norm() -> float:
+            data = self.Z.data if sp.issparse(self.Z) else np.asarray(self.Z)
+            subscripts = "i,i->" if data.ndim == 1 else "ij,ij->"  # (no squared copy)
+            return math.sqrt(float(np.einsum(subscripts, data, data, dtype=np.float64)))
+        return self.derived("frobenius", norm)
 
     def zero_value(self) -> float:
         """``P(0) = C·L(0)``: the zero model's objective, its loss computed once."""

@@ -56,6 +56,7 @@ def rescaled(objective: RankingObjective, scale: float) -> RankingObjective:
     other.Z = objective.Z / scale
     other.C = objective.C * scale * scale
     other.loss_digest = None  # the features changed
+    other.derived_values = {}
     other.zero_face_floor = other.zero_face_missed = 0.0
     return other
 
