@@ -496,13 +496,18 @@ def test_loose_first_systems_reach_the_optimum_of_full_residuals(monkeypatch, na
     X, y = make_sparse_ranking_data(1000, 3000, density=0.01, noise=0.5, random_state=0)
     objective = RankingObjective(X, y, surrogates.get(name, k), 1.0)
     residuals = []
-    solve = box_dual._TiedSystem.solve
+    solve, solve_with_sum = box_dual._TiedSystem.solve, box_dual._TiedSystem.solve_with_sum
 
-    def recorded(self, rhs, start):
+    def recorded(self, *args):
         residuals.append(self.rtol)
-        return solve(self, rhs, start)
+        return solve(self, *args)
+
+    def recorded_with_sum(self, *args):
+        residuals.append(self.rtol)
+        return solve_with_sum(self, *args)
 
     monkeypatch.setattr(box_dual._TiedSystem, "solve", recorded)
+    monkeypatch.setattr(box_dual._TiedSystem, "solve_with_sum", recorded_with_sum)
     loose = solve_cutting_plane(objective, tol=1e-6)
     assert ridge_cg.CG_LOOSE_RTOL in residuals and min(residuals) <= 1e-6
     monkeypatch.setattr(ridge_cg, "CG_LOOSE_RTOL", 0.0)
@@ -613,3 +618,25 @@ def test_pap_avg_weights_are_moved_under_the_cap(seed):
     assert np.all((moved >= 0) & (moved <= 1)) and math.fsum(moved) <= k
     if math.fsum(np.clip(v, 0, 1)) <= k - 1e-12 * len(v):
         np.testing.assert_array_equal(moved, np.clip(v, 0, 1))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_tied_system_with_its_sum_is_one_run_of_projected_gradients(seed):
+    """Σv = total with M v = rhs − (θ/C)·1: conjugate gradients on that plane (sparse rows)
+    give the v and θ of the two factored solves (M⁻¹rhs shifted along M⁻¹1)."""
+    from scipy import sparse
+    rng = np.random.default_rng(seed)
+    Z_T = sparse.random(40, 300, density=0.05, random_state=seed, format="csr")
+    rhs, total, C = rng.standard_normal(40), 10.0 + seed, 0.5 + seed
+    for ridge in (0.0, 1e-3):
+        system = box_dual._TiedSystem(Z_T, ridge, 1e-12)
+        v, theta = system.solve_with_sum(rhs, rng.random(40), total, C)
+        exact, exact_theta = box_dual._TiedSystem(Z_T.toarray(), ridge, 1e-12).solve_with_sum(
+            rhs, np.zeros(40), total, C)
+        M = (Z_T @ Z_T.T).toarray() + ridge * np.eye(40)
+        assert v.sum() == pytest.approx(total, rel=1e-12)
+        np.testing.assert_allclose(M @ v, rhs - theta / C, atol=1e-9 * np.abs(rhs).max())
+        np.testing.assert_allclose(v, exact, rtol=1e-7, atol=1e-8)
+        assert theta == pytest.approx(exact_theta, rel=1e-7)
+    singular = box_dual._TiedSystem(sparse.csr_matrix((5, 3)), 0.0, 1e-9)  # M = 0
+    assert singular.solve_with_sum(np.arange(5.0), np.zeros(5), 1.0, 1.0) is None

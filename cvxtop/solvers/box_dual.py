@@ -211,6 +211,9 @@ class _TiedSystem:
                                              check_finite=False)) / ridge
         return sl.cho_solve(self._factor, rhs, check_finite=False)
 
+    def _times(self, p: np.ndarray) -> np.ndarray:
+        return np.asarray(self.Z_T @ (self.Z_T.T @ np.ravel(p))).ravel() + self.ridge * p
+
     def solve(self, rhs: np.ndarray, start: np.ndarray) -> np.ndarray | None:
         """``v``, or ``None`` (a singular factor, or gradients that did not converge)."""
         if _factored(self.Z_T):
@@ -218,11 +221,46 @@ class _TiedSystem:
                 return self._dense(rhs)
             except np.linalg.LinAlgError:
                 return None
-        Z_T, ridge, m = self.Z_T, self.ridge, self.Z_T.shape[0]
-        gram = LinearOperator((m, m), matvec=lambda p: Z_T @ (Z_T.T @ np.ravel(p))
-                              + ridge * np.ravel(p), dtype=np.float64)
+        m = self.Z_T.shape[0]
+        gram = LinearOperator((m, m), matvec=self._times, dtype=np.float64)
         solution, info = cg(gram, rhs, x0=start, rtol=self.rtol, maxiter=CG_ITERATIONS)
         return solution if info == 0 else None
+
+    def solve_with_sum(self, rhs: np.ndarray, start: np.ndarray, total: float, C: float
+                       ) -> tuple[np.ndarray, float] | None:
+        """``v`` with ``Σv = total`` and the threshold ``θ`` of ``M v = rhs − (θ/C)·1``
+        (``M`` this system's matrix), or ``None``. Factored rows: ``M⁻¹rhs`` shifted along
+        ``M⁻¹1``. Sparse rows: one run of conjugate gradients on the plane ``Σv = total``
+        (the residual projected onto ``1⊥``: Gould, Hribar & Nocedal 2001), where two runs
+        would be needed for ``M⁻¹rhs`` and ``M⁻¹1``; ``θ`` is then ``C`` times the mean
+        of the residual ``rhs − M v``."""
+        if _factored(self.Z_T):
+            free = self.solve(rhs, start)
+            shift = None if free is None else self.solve(np.full(len(rhs), 1.0 / C), start)
+            if shift is None or not shift.sum() > 0:
+                return None
+            threshold = (float(free.sum()) - total) / float(shift.sum())
+            return free - threshold * shift, threshold
+        m = len(rhs)
+        v = start + (total - float(start.sum())) / m
+        residual = rhs - self._times(v)
+        projected = residual - residual.mean()
+        direction, norm2 = projected.copy(), float(projected @ projected)
+        target = (self.rtol * float(np.linalg.norm(rhs))) ** 2
+        for _ in range(CG_ITERATIONS):
+            if norm2 <= target:
+                return v, C * float(residual.mean())
+            product = self._times(direction)
+            curvature = float(direction @ product)
+            if not curvature > 0:
+                return None
+            step = norm2 / curvature
+            v = v + step * direction
+            residual = residual - step * product
+            projected = residual - residual.mean()
+            previous, norm2 = norm2, float(projected @ projected)
+            direction = projected + (norm2 / previous) * direction
+        return None
 
 
 class _ShiftedRows:
@@ -342,17 +380,17 @@ def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
             Z_T = Z_items[tied]
             system = _TiedSystem(Z_T, ridge, residual.rtol)
             rhs = np.asarray(Z_T @ base).ravel() + c[tied] / C + ridge * centre[tied]
-            v_tied = system.solve(rhs, v[tied])
+            total = k - int(at_one.sum())
+            v_tied = v[tied] if problem.equality else system.solve(rhs, v[tied])
             if v_tied is None:
                 return None
-            short = k - int(at_one.sum()) - float(v_tied.sum())
+            short = total - float(v_tied.sum())
             # θ with Σv = k: below 0 for Σv >= k, above 0 for Σv <= k, free for Σv = k
             if problem.equality or (short < 0 if problem.at_most else short > 0):
-                shift = system.solve(np.full(len(rhs), 1.0 / C), np.zeros(len(rhs)))
-                if shift is None or not shift.sum() > 0:
+                found = system.solve_with_sum(rhs, v_tied, total, C)
+                if found is None:
                     return None
-                threshold = -short / float(shift.sum())
-                v_tied = v_tied - threshold * shift
+                v_tied, threshold = found
             v[tied] = v_tied
             base = base - np.asarray(Z_T.T @ v_tied).ravel()
         elif (at_one.sum() > k if problem.at_most else at_one.sum() < k) \
