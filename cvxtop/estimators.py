@@ -235,6 +235,7 @@ class TopRanker(BaseEstimator):
         previous solution, each point still certified. Cuts of other data (features,
         labels, surrogate, ``k`` or lists changed) are not used; the previous solution is
         still the start when the number of features is the same (linear kernel).
+        :meth:`fit_path` runs a whole path in one call, reading the data once.
     verbose : bool
         Show a tqdm progress bar.
     gram_rtol : float or None
@@ -534,6 +535,8 @@ class TopRanker(BaseEstimator):
             model = copy.copy(template)
             model.C = float(values[i])
             model._store(result, objective, dual_map)
+            if not self.warm_start:
+                model._path_cuts = None  # (kept for a later fit only with warm_start)
             yield int(i), model, seconds
 
     def _objective(self, X: Any, y: Any, groups: Any) -> tuple[RankingObjective,

@@ -187,3 +187,34 @@ def test_the_struct_dual_reads_the_relevant_rows_once_along_a_path(monkeypatch):
     monkeypatch.setattr(box_dual, "SOLVE_ROUNDS", frozenset({1, 2, 3}))
     solves = [r for r in solve_path(objective, [0.1, 1.0, 10.0]) if r.stats["dual_solves"]]
     assert len(solves) >= 2 and names.count("relevant rows' sum") == 1
+
+
+def test_the_fits_keep_their_cuts_only_for_a_warm_start():
+    plain = TopRanker("pap@k-avg", k=20).fit_path(X, Y, [0.1, 1.0])
+    assert all(m._path_cuts is None for m in plain)
+    warm = TopRanker("pap@k-avg", k=20, warm_start=True).fit_path(X, Y, [0.1, 1.0])
+    objective = warm[1].objective_
+    warm[1].fit(X, Y)  # the same C from its own cuts: certified at once
+    assert warm[1].n_iter_ == 1 and warm[1].status_ == "optimal"
+    assert warm[1].objective_ == pytest.approx(objective, rel=2e-6)
+
+
+def test_the_next_point_starts_from_the_last_points_scores_never_from_stale_ones():
+    """A solve keeps its returned point and scores with its cuts; the next solve of the
+    path that starts there takes the scores instead of a product with Z. A start that is
+    not that point (a coefficient changed in place) gets its own product."""
+    from cvxtop.solvers import cutting_plane
+    surrogate = surrogates.get("pap@k-avg", 20)
+    objective = RankingObjective(X, Y, surrogate, 1.0)
+    first = cutting_plane.solve_cutting_plane(objective, keep_cuts=True)
+    w, s = first.cuts.last_point
+    np.testing.assert_array_equal(w, first.coef)
+    np.testing.assert_allclose(s, X @ w, rtol=1e-12, atol=1e-12)
+    model = TopRanker("pap@k-avg", k=20, C=1.0, warm_start=True).fit(X, Y)
+    model.coef_ *= 0.5  # in place: the kept point is a copy
+    model.set_params(C=2.0).fit(X, Y)
+    value = 0.5 * model.coef_ @ model.coef_ + 2.0 * RankingObjective(
+        X, Y, surrogate, 2.0).loss(X @ model.coef_)
+    assert model.objective_ == pytest.approx(value, rel=1e-12)
+    assert model.objective_ == pytest.approx(_cold("pap@k-avg", 20, 2.0).objective_,
+                                             rel=2e-6)

@@ -71,6 +71,9 @@ class Cuts:
     #: The loss of the zero model (:meth:`RankingObjective.zero_value`), which every solve
     #: of the loss checks its lower bound against, whatever ``C``.
     zero_loss: float | None = None
+    #: The point ``w`` the solve returned and its scores ``Z w``: the next solve of a path
+    #: starts there (``w0``) and takes the scores from here instead of a product with ``Z``.
+    last_point: tuple[np.ndarray, np.ndarray] | None = None
 
     def __len__(self) -> int:
         return len(self.intercepts)
@@ -119,6 +122,7 @@ class CutStore:
         self.solver, self.options = solver, options
         self.faces = FaceCache()  # the master's last factored face, for the next master
         self.dual_point: np.ndarray | None = None  # the last dual solve's point, if any
+        self.last_point: tuple[np.ndarray, np.ndarray] | None = None  # (Cuts.last_point)
         # Cuts are kept (the store doubling as needed) up to room for a full active set,
         # 2(rank + 2) with rank <= min(n, d), within a memory budget; past that, stale cuts
         # are aggregated.
@@ -234,7 +238,7 @@ class CutStore:
         active = np.flatnonzero(self.active & (self.lam > 0))
         return Cuts(key, self.scores, self.cuts[active].copy(), self.b[active].copy(),
                     self.margin[active].copy(), self.h_error[active].copy(), self.dual_point,
-                    zero_loss)
+                    zero_loss, self.last_point)
 
     def seed(self, cuts: Cuts, max_rounding: float = np.inf, norm_w: float = 0.0) -> int:
         """Add the cuts of an earlier solve of the same loss (their rows, intercepts and

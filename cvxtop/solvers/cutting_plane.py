@@ -159,18 +159,22 @@ STALL_ROUNDS, CONTINUATION_FACTOR, CONTINUATION_TOL = 100, 10.0, 1e-2
 CONTINUATION_LEVELS = 8
 
 
-def _final_bounds(objective: RankingObjective, best: np.ndarray, lower: float,
-                  upper: float, exact_scores: bool) -> tuple[float, float, float]:
+def _final_bounds(objective: RankingObjective, bundle: CutStore, best: np.ndarray,
+                  best_s: np.ndarray, lower: float, upper: float, exact_scores: bool
+                  ) -> tuple[float, float, float]:
     """Upper bound at ``best``: ``upper`` when it was computed on the scores ``Z @ best``
     themselves (``exact_scores``), else recomputed from scratch (the scores were updated
-    incrementally along the line searches); the lower bound; and the relative gap.
+    incrementally along the line searches); the lower bound; and the relative gap. The
+    point and its scores go to the store (:attr:`.cut_store.Cuts.last_point`).
 
     Both bounds carry floating-point rounding; a lower bound above the objective of a
     feasible point (the best one, or the zero model) by more than that would be a failed
     certificate, and is reported as such.
     """
     if not exact_scores:
-        upper = objective.value(best)
+        best_s = np.asarray(objective.Z @ best).ravel()
+        upper = objective.value_at_scores(best, best_s)
+    bundle.last_point = (best.copy(), best_s.copy())  # (the caller may change its coef)
     zero = objective.zero_value()  # a feasible objective the bound must not pass
     slack = 1e-12 * max(abs(upper), 1.0)
     if lower > min(upper, zero) + slack:
@@ -401,6 +405,9 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     norm_Z = objective.frobenius_norm()
     if w0 is None:  # the zero model's scores need no product
         best, best_s = np.zeros(d), np.zeros(Z.shape[0])
+    elif cuts is not None and cuts.last_point is not None \
+            and np.array_equal(cuts.last_point[0], w0):  # a path's last point: no product
+        best, best_s = cuts.last_point[0].copy(), cuts.last_point[1].copy()
     else:
         best = np.asarray(w0, dtype=np.float64).copy()
         best_s = np.asarray(Z @ best).ravel()
@@ -535,13 +542,15 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
         if callback is not None:
             callback(it, upper, lower)
         if gap <= tol:
-            upper, lower, gap = _final_bounds(objective, best, lower, upper, exact_scores)
+            upper, lower, gap = _final_bounds(objective, bundle, best, best_s, lower, upper,
+                                              exact_scores)
             return bundle, SolveResult(
                 coef=best, objective=upper, status="optimal", method="cutting-plane",
                 n_iter=it, lower_bound=lower, gap=gap,
                 message=f"certified relative gap {gap:.2e} after {it} rounds", stats=stats)
         if stop is not None and stop(upper, lower):
-            upper, lower, gap = _final_bounds(objective, best, lower, upper, exact_scores)
+            upper, lower, gap = _final_bounds(objective, bundle, best, best_s, lower, upper,
+                                              exact_scores)
             return bundle, SolveResult(
                 coef=best, objective=upper, status="converged", method="cutting-plane",
                 n_iter=it, lower_bound=lower, gap=gap,
@@ -552,7 +561,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
         mu = step_fraction if new_cut else 1.0
         query = best + mu * (w_c - best)
         query_s = best_s + mu * (s_c - best_s)
-    upper, lower, gap = _final_bounds(objective, best, lower, upper, exact_scores)
+    upper, lower, gap = _final_bounds(objective, bundle, best, best_s, lower, upper,
+                                      exact_scores)
     message = f"cutting plane stopped after {max_iter} rounds with relative gap {gap:.2e}"
     rounding = C * float((bundle.margin + bundle.h_error) @ bundle.lam) / max(abs(upper),
                                                                              1e-300)
