@@ -91,7 +91,10 @@ def test_a_precomputed_kernel_is_factored_once(monkeypatch):
                                    atol=1e-5 * np.abs(cold.decision_function(K)).max())
 
 
-def test_a_path_over_lists():
+def test_a_path_over_lists_and_over_sparse_features():
+    from scipy import sparse
+
+    from cvxtop.datasets import make_sparse_ranking_data
     groups = np.arange(len(Y)) // 50
     fits = TopRanker("pap@k-avg", k=3, tol=1e-8).fit_path(X, Y, CS, groups=groups)
     for fit, C in zip(fits, CS):
@@ -99,6 +102,14 @@ def test_a_path_over_lists():
                          tol=1e-8).fit(X, Y, groups=groups)
         assert fit.n_groups_ == 8
         assert fit.objective_ == pytest.approx(cold.objective_, rel=3e-8)
+    Xs, Ys = make_sparse_ranking_data(300, 500, density=0.02, noise=0.3, random_state=0)
+    Xs = sparse.csr_matrix(Xs)
+    for surrogate in ("prec@k-struct", "prec@k-avg"):
+        fits = TopRanker(surrogate, k=0.25, tol=1e-8).fit_path(Xs, Ys, CS)
+        for fit, C in zip(fits, CS):
+            cold = _cold(surrogate, 0.25, C, Xs, Ys)
+            assert fit.status_ == "optimal" and fit.gap_ <= 1e-8
+            assert fit.objective_ == pytest.approx(cold.objective_, rel=3e-8)
 
 
 def test_a_point_that_fails_names_its_C_and_accept_inaccurate_returns_it():

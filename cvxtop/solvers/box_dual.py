@@ -584,6 +584,7 @@ def pap_avg_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: 
     Z = sp.csr_matrix(Z) if sp.issparse(Z) else np.asarray(Z)
     bound = objective.parts[0].bound
     pos, neg, k = bound.pos, bound.neg, bound.k
+
     def shifted() -> Any:
         mean = np.asarray(Z[pos].mean(axis=0)).ravel()
         return _ShiftedRows(Z[neg], mean, 1.0 / k) if sp.issparse(Z) else (Z[neg] - mean) / k
