@@ -491,14 +491,12 @@ class TopRanker(BaseEstimator):
         """
         values = check_positive_values(Cs, "Cs")
         fitted: list[TopRanker | None] = [None] * len(values)
-        zero = []
         for i, model, _ in self._path_fits(X, y, values, groups):
             if isinstance(model, SolverError):
                 raise SolverError(f"the path's fit at C={values[i]:g} failed: {model}",
                                   model.status)
             fitted[i] = model
-            if model.zero_model_:
-                zero.append(f"{model.C:g}")
+        zero = [f"{C:g}" for C in sorted({m.C for m in fitted if m.zero_model_})]
         if zero:
             _warn_zero_model(f"the fit{'s' * (len(zero) > 1)} of {self.surrogate} at "
                              f"C = {', '.join(zero)} {'are' if len(zero) > 1 else 'is'}")
