@@ -399,10 +399,12 @@ def check_positive(value: Any, name: str) -> float:
     return value
 
 
-def check_positive_values(value: Any, name: str) -> np.ndarray:
-    """A non-empty sequence of finite real numbers > 0 (values of ``C``), as floats."""
+def check_positive_values(value: Any, name: str,
+                          expected: str = "a sequence of numbers > 0") -> np.ndarray:
+    """A non-empty sequence of finite real numbers > 0 (values of ``C``), as floats;
+    ``expected`` names what else was accepted in the ``TypeError``."""
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise TypeError(f"{name} must be a sequence of numbers > 0, got {value!r}")
+        raise TypeError(f"{name} must be {expected}, got {value!r}")
     values = [check_positive(c, f"{name}[{i}]") for i, c in enumerate(value)]
     if not values:
         raise ValueError(f"{name} must hold at least one value")

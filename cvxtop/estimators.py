@@ -502,17 +502,16 @@ class TopRanker(BaseEstimator):
                              f"C = {', '.join(zero)} {'are' if len(zero) > 1 else 'is'}")
         return fitted
 
-    def _path_fits(self, X: Any, y: Any, Cs: Any, groups: Any = None
+    def _path_fits(self, X: Any, y: Any, values: np.ndarray, groups: Any = None
                    ) -> Iterator[tuple[int, "TopRanker | SolverError", float]]:
-        """The fits of :meth:`fit_path` from the smallest ``C`` up: for each, its index in
-        ``Cs``, the fitted copy or the :class:`~cvxtop.SolverError` of its solve, and the
-        solve's seconds."""
+        """The fits of :meth:`fit_path` over the checked values of C ``values``, from the
+        smallest up: for each, its index in ``values``, the fitted copy or the
+        :class:`~cvxtop.SolverError` of its solve, and the solve's seconds."""
         self.check_params()
         if self.solver != "exact" or self.engine == "direct":
             raise ValueError("fit_path needs solver='exact' with engine 'auto' or "
                              f"'cutting-plane', got solver={self.solver!r}, "
                              f"engine={self.engine!r}")
-        values = check_positive_values(Cs, "Cs")
         template = clone(self)
         objective, dual_map = template._objective(X, y, groups)
         if not objective.surrogate.convex:

@@ -36,9 +36,8 @@ def _check_Cs(value: Any, name: str) -> Any:
     """An int (that many values of C, log-spaced from 1e-4 to 1e4) or positive numbers."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return positive_int(value, name)
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise TypeError(f"{name} must be an int or a sequence of numbers > 0, got {value!r}")
-    return list(check_positive_values(value, name))
+    return list(check_positive_values(value, name,
+                                      "an int or a sequence of numbers > 0"))
 
 
 def _check_cv(value: Any, name: str) -> Any:

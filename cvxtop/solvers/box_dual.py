@@ -589,7 +589,7 @@ def pap_avg_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: 
         mean = np.asarray(Z[pos].mean(axis=0)).ravel()
         return _ShiftedRows(Z[neg], mean, 1.0 / k) if sp.issparse(Z) else (Z[neg] - mean) / k
 
-    rows = objective.derived(f"irrelevant rows shifted, over {k}", shifted)
+    rows = objective.derived("irrelevant rows shifted by the relevant mean, over k", shifted)
     problem = _BoxProblem(rows, np.full(len(neg), 1.0 / k), np.zeros(Z.shape[1]), k,
                           objective.C, False, at_most=True)
     augmented = (1.0 + best_scores[neg] - best_scores[pos].mean()) / k

@@ -29,9 +29,12 @@ def loss_key(objective: RankingObjective) -> str:
     """A digest of what the loss ``L(y, Zw)`` depends on (the features, the labels, the
     surrogate, and each list with its resolved cut-off), and not ``C``: cuts made for one
     key are valid for every problem with that key (:class:`Cuts`). Computed once per
-    objective (a fit checks it twice: its options, then the cutting plane)."""
-    if objective.loss_digest is not None:
-        return objective.loss_digest
+    objective (:meth:`RankingObjective.derived`; a fit checks it twice: its options, then
+    the cutting plane)."""
+    return objective.derived("loss digest", lambda: _digest(objective))
+
+
+def _digest(objective: RankingObjective) -> str:
     Z = objective.Z
     digest = hashlib.sha256()  # (hardware-accelerated on most CPUs)
     if sp.issparse(Z):
@@ -46,8 +49,7 @@ def loss_key(objective: RankingObjective) -> str:
         digest.update(repr((array.dtype.str, array.shape)).encode())
         digest.update(memoryview(array).cast("B"))
     digest.update(repr((objective.surrogate.name, Z.shape, objective.ks)).encode())
-    objective.loss_digest = digest.hexdigest()[:32]
-    return objective.loss_digest
+    return digest.hexdigest()[:32]
 
 
 @dataclass(frozen=True)

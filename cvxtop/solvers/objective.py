@@ -71,8 +71,6 @@ class RankingObjective:
     skip_degenerate: bool = False
     parts: list[Part] = field(init=False, repr=False)
     n_skipped: int = field(init=False, default=0)
-    # the digest of the loss's data (cvxtop.solvers.cut_store.loss_key), once computed
-    loss_digest: str | None = field(init=False, default=None, repr=False, compare=False)
     # L at the zero model's scores, once computed: it depends on the labels, the surrogate
     # and the lists, not on Z or C (a path's cuts carry it from one C to the next)
     zero_loss: float | None = field(init=False, default=None, repr=False, compare=False)
@@ -81,7 +79,8 @@ class RankingObjective:
     # they depend on Z and the loss, not on C
     zero_face_floor: float = field(init=False, default=0.0, repr=False, compare=False)
     zero_face_missed: float = field(init=False, default=0.0, repr=False, compare=False)
-    # quantities of Z and the labels alone, by name, once computed (derived)
+    # quantities of Z and the labels alone, by name, once computed (derived): the loss's
+    # digest (cvxtop.solvers.cut_store.loss_key), ‖Z‖_F, what the dual solves read
     derived_values: dict[str, Any] = field(init=False, default_factory=dict, repr=False,
                                            compare=False)
 

@@ -55,8 +55,7 @@ def rescaled(objective: RankingObjective, scale: float) -> RankingObjective:
     other = copy.copy(objective)
     other.Z = objective.Z / scale
     other.C = objective.C * scale * scale
-    other.loss_digest = None  # the features changed
-    other.derived_values = {}
+    other.derived_values = {}  # (of the features, which changed: the digest too)
     other.zero_face_floor = other.zero_face_missed = 0.0
     return other
 
