@@ -456,8 +456,8 @@ def test_pivots_that_give_up_hand_back_their_best_point_in_the_box(monkeypatch):
     given_up = 0
     original = FaceDescentSolver._pivots
 
-    def checked(self, anchor, point, live):
-        result, solved = original(self, anchor, point, live)
+    def checked(self, anchor, point, live, restart=None):
+        result, solved = original(self, anchor, point, live, restart)
         nonlocal given_up
         if not solved:
             given_up += 1
@@ -473,6 +473,43 @@ def test_pivots_that_give_up_hand_back_their_best_point_in_the_box(monkeypatch):
         assert_same_solutions(problem, reference,
                               FaceDescentSolver(problem, gram).solve_many(tour))
     assert given_up > 0
+
+
+@pytest.mark.parametrize("switches", [0, 4])
+def test_pivots_started_again_from_the_corrected_start_reach_the_optima(monkeypatch, switches):
+    """Where the first pivot asks for more switches than ``RESTART_SWITCHES``, the pivots
+    start again from the corrected start: the candidates reach the interior point's optima,
+    and a restart that gives up hands back a point in the box with no larger duality gap
+    than the warm start's."""
+    import cvxtop.aatp.face_descent as face_descent
+
+    monkeypatch.setattr(face_descent, "RESTART_SWITCHES", switches)
+    rng = np.random.default_rng(5)
+    restarts = 0
+    original = FaceDescentSolver._pivots
+
+    def checked(self, anchor, point, live, restart=None):
+        def counted(start):
+            nonlocal restarts
+            restarts += 1
+            return restart(start)
+
+        result, solved = original(self, anchor, point, live,
+                                  None if restart is None else counted)
+        if not solved:
+            assert np.all(result.alpha >= 0.0) and np.all(result.alpha <= self.u)
+            assert result.gap <= point.gap
+        return result, solved
+
+    monkeypatch.setattr(FaceDescentSolver, "_pivots", checked)
+    for kind in ("gauss", "grid", "repeated"):
+        for _ in range(3):
+            problem, gram = instance(rng, kind, n_max=40)
+            tour = nearest_neighbour_tour(gram, problem.candidates)
+            reference = FastDualSolver(problem).solve_many(tour)
+            assert_same_solutions(problem, reference,
+                                  FaceDescentSolver(problem, gram).solve_many(tour))
+    assert restarts > 0
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -65,6 +65,7 @@ whole.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, Iterator, Sequence
@@ -118,6 +119,12 @@ CORRECTIONS, CORRECTION_SLOTS, CORRECTION_PROBE = 3, 150, 16
 
 #: Block principal pivots a candidate starts with (:meth:`FaceDescentSolver._pivots`).
 PIVOTS = 8
+#: Switches asked for by the first pivot above which the pivots start again, once, from
+#: the start corrected by :meth:`FaceDescentSolver._shifted` and
+#: :meth:`FaceDescentSolver._local`: so many switches mean that the start's partition is
+#: far from the optimum's, and block pivots from it overshoot (docs/aatp.md, "Solvers and
+#: certificates").
+RESTART_SWITCHES = 64
 #: Candidates that skip the pivots after pivoting failed on one: the pause doubles with
 #: every failure in a row, up to this many, and ends at the first success.
 PIVOT_PAUSE = 16
@@ -787,7 +794,8 @@ class FaceDescentSolver:
         return tau_cutoff(self.tau, total)
 
     # ---- one candidate ---------------------------------------------------------------------
-    def _pivots(self, anchor: _Anchor, point: _Iterate, live: np.ndarray
+    def _pivots(self, anchor: _Anchor, point: _Iterate, live: np.ndarray,
+                restart: Callable[[_Iterate], _Iterate] | None = None
                 ) -> tuple[_Iterate, bool]:
         """Block principal pivoting (Júdice & Pires 1994) from the point's partition: the
         face equations of the free slots with the others at their bounds, then every slot
@@ -797,14 +805,16 @@ class FaceDescentSolver:
         :data:`PIVOTS` pivots, or two in a row that do not reduce the number of slots to
         switch, it gives up. Returns the optimum and ``True``, or on giving up the point
         of smallest duality gap among ``point`` and the pivots' points clipped to the box
-        (the rounds start there) and ``False``."""
+        (the rounds start there) and ``False``. Where the first pivot asks for more than
+        :data:`RESTART_SWITCHES` switches, the pivots start again from ``restart(point)``
+        (if given) instead."""
         u = self.u
         a, v = point.alpha.copy(), point.v
         free = live & (a > 0.0) & (a < u)
         upper = ~live | (~free & (a >= u))
         G = 1.0 - point.margins
         fewest, stalls = len(u) + 1, 0
-        best = point
+        trials = []  # clipped to the box only if the pivots give up
         for _ in range(PIVOTS):
             base = np.where(free, a, np.where(upper, u, 0.0))
             moved = np.flatnonzero(base != a)
@@ -825,14 +835,19 @@ class FaceDescentSolver:
             count = int(low.sum() + high.sum() + rises.sum() + falls.sum())
             if count == 0:
                 return trial, True
-            best = min(best, self._clipped(anchor, trial), key=lambda p: p.gap)
+            if count > RESTART_SWITCHES and not trials and restart is not None:
+                found, solved = self._pivots(anchor, restart(point), live)
+                return (found, True) if solved \
+                    else (min(point, found, key=lambda p: p.gap), False)
+            trials.append(trial)
             stalls = 0 if count < fewest else stalls + 1
             fewest = min(fewest, count)
             if stalls >= 2:
                 break
             free = (free & ~low & ~high) | rises | falls
             upper = (upper & ~falls) | high
-        return best, False
+        clipped = (self._clipped(anchor, trial) for trial in trials)
+        return min(itertools.chain([point], clipped), key=lambda p: p.gap), False
 
     def _excluded(self, anchor: _Anchor, point: _Iterate, bound: ScreenBounds,
                   by_gap: bool = True) -> tuple[_Iterate, bool]:
@@ -984,7 +999,8 @@ class FaceDescentSolver:
                 return self._screened(anchor, from_libsvm, 0)
         solved = False
         if self._pivot_pause.ready():
-            point, solved = self._pivots(anchor, point, live)
+            point, solved = self._pivots(anchor, point, live, lambda start: self._local(
+                anchor, self._shifted(anchor, start, live), live, inverse))
             self._pivot_pause.record(solved, PIVOT_PAUSE)
         if not solved and libsvm and self._start_pause.ready():
             if from_libsvm is None:
