@@ -814,7 +814,7 @@ class FaceDescentSolver:
         upper = ~live | (~free & (a >= u))
         G = 1.0 - point.margins
         fewest, stalls = len(u) + 1, 0
-        trials = []  # clipped to the box only if the pivots give up
+        trials: list[_Iterate] = []  # clipped to the box only if the pivots give up
         for _ in range(PIVOTS):
             base = np.where(free, a, np.where(upper, u, 0.0))
             moved = np.flatnonzero(base != a)
