@@ -185,6 +185,13 @@ def _final_bounds(objective: RankingObjective, bundle: CutStore, best: np.ndarra
     return upper, lower, (upper - lower) / max(abs(upper), 1e-12)
 
 
+def _add_query_cut(bundle: CutStore, query_cut: tuple, refuse_repeat: bool) -> bool:
+    """Stores the cut of a query, ``(Z, g, intercept, rounding)`` with its row ``Zᵀg``;
+    whether it was new (:meth:`.cut_store.CutStore.add`)."""
+    Z, g, intercept, rounding = query_cut
+    return bundle.add(Z.T @ g, g, intercept, rounding, refuse_repeat=refuse_repeat)
+
+
 def _take_cut(bundle: CutStore, cut: DualCut, norm_Z: float, best_state: tuple) -> tuple:
     """Stores a dual solve's cut and its point as the path's dual point, and returns the best
     point's state ``(upper, best, best_s, best_oracle, exact_scores)``, moved to the cut's
@@ -446,13 +453,6 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             # gap aimed at here (SEED_ROUNDING of it): made at a larger scale
             stats["seeded_cuts_left_out"] = bundle.seed(
                 cuts, _seed_rounding(aim, value, C), float(np.linalg.norm(query)))
-        h = Z.T @ g
-        # a cut the store holds already is refused, and the master's point is queried next;
-        # a repeat there too means the model is exact at that point, and only the master's
-        # own inaccuracy (the cvxpy master's interior-point answer) leaves a gap: that cut
-        # is stored again, which changes the master's problem
-        new_cut = bundle.add(h, g, loss - float(g @ query_s),
-                             cut_rounding(loss, g, query_s, norm_Z), refuse_repeat=mu < 1.0)
         try_dual = it in dual_rounds and dual_solves \
             and (upper - lower) > tol * max(abs(upper), 1e-12) \
             and not (failed_at_zero and not best.any())
@@ -464,10 +464,18 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             applies = box and box_dual.applies(objective, best_oracle[1])
             by_sizes = sizes_suit and proximal and not applies
             try_dual = not box or applies or by_sizes
+        warm = try_dual and it == warm_round and bundle.dual_point is not None
+        # a cut the store holds already is refused, and the master's point is queried next;
+        # a repeat there too means the model is exact at that point, and only the master's
+        # own inaccuracy (the cvxpy master's interior-point answer) leaves a gap: that cut
+        # is stored again, which changes the master's problem. A path's warm dual solve
+        # comes first: where its cut alone is within the aim, the master certifies with it
+        # and the query's cut (a product with Z) is not made
+        query_cut = (Z, g, loss - float(g @ query_s), cut_rounding(loss, g, query_s, norm_Z))
+        new_cut = True if warm else _add_query_cut(bundle, query_cut, mu < 1.0)
         mastered = None  # the master's answer, when this round needed it before its end
         hinge_cut = False  # whether this round's first solve gave a cut
         if try_dual:
-            warm = it == warm_round and bundle.dual_point is not None
             started = time.perf_counter()
             if by_sizes:
                 cut = size_dual.size_dual_cut(objective, best_s, best_oracle[1], upper, lower,
@@ -501,6 +509,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                 hinge_cut = True
                 upper, best, best_s, best_oracle, exact_scores = _take_cut(
                     bundle, cut, norm_Z, (upper, best, best_s, best_oracle, exact_scores))
+            if warm and (cut is None or cut.gap(C) > aim):
+                new_cut = _add_query_cut(bundle, query_cut, mu < 1.0)
         count_round = counts_suit and count_solves and it in dual_rounds \
             and it >= box_dual.PROXIMAL_ROUND
         if count_round and hinge_cut:
@@ -523,10 +533,12 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                     bundle, cut, norm_Z, (upper, best, best_s, best_oracle, exact_scores))
         w_c, bound = solve_master(bundle, C) if mastered is None else mastered
         lower = max(lower, bound)
-        s_c = Z @ w_c
+        # once the bound certifies the best point, the master's point is not needed
+        certified = (upper - lower) <= tol * max(abs(upper), 1e-12)
+        s_c = None if certified else Z @ w_c
         if search_later and bundle.used * bundle.row >= SEARCH_STORE_RATIO * Z.shape[0]:
             searched, search_later = True, False
-        if searched:
+        if searched and not certified:
             step = segment_minimum(objective, best, best_s, w_c - best, s_c - best_s,
                                    tolerance=share * (upper - lower),
                                    start=best_oracle,
