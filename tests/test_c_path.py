@@ -182,12 +182,41 @@ def test_a_cold_solve_at_a_large_C_hands_over_to_a_smaller_C_and_certifies(monke
                                 keep_cuts=True)
     path = solve_cutting_plane(RankingObjective(X, y, surrogate, 1e5), tol=1e-6,
                                cuts=start.cuts, w0=start.coef)
-    assert "continued_at_C" not in path.stats  # a start with cuts is never handed over
+    assert "continued_at_C" not in path.stats  # (its best point moves: no stall)
     assert cold.objective == pytest.approx(path.objective, rel=2e-6)
     assert cold.lower_bound <= path.objective * (1 + 1e-12)
     monkeypatch.setattr(cutting_plane, "CONTINUATION_LEVELS", 0)
     with pytest.raises(SolverError, match="500 rounds"):
         solve_cutting_plane(RankingObjective(X, y, surrogate, 1e5), tol=1e-6, max_iter=500)
+
+
+def test_a_warm_start_whose_best_point_never_moves_hands_over_too(monkeypatch):
+    """A start that is not the zero model stalls too when the rounds leave the best point
+    there with a gap above CONTINUATION_TOL (a path up to C = 1e4 on
+    make_ranking_data(10⁴, 1,000) from C = 464, prec@k-max: the start's objective never
+    improved in 2,000 rounds, which ended at a gap of 4e-4). Started at the optimum itself
+    with no cuts, the best point cannot move: after STALL_ROUNDS (here 2) the solve hands
+    over to C / 10 and certifies the same objective as a cold fit; a start that certifies
+    first is not handed over, nor one whose best point moved."""
+    import cvxtop.solvers.cutting_plane as cutting_plane
+    X, y = _spambase_rows(800)
+    surrogate = surrogates.get("prec@k-max", 0.25)
+    cold = solve_cutting_plane(RankingObjective(X, y, surrogate, 10.0), tol=1e-6)
+    monkeypatch.setattr(cutting_plane, "STALL_ROUNDS", 2)
+    handed = solve_cutting_plane(RankingObjective(X, y, surrogate, 10.0), tol=1e-6,
+                                 w0=cold.coef)
+    assert handed.status == "optimal" and handed.gap <= 1e-6
+    assert handed.stats["continued_at_C"] == pytest.approx(1.0)
+    assert handed.objective == pytest.approx(cold.objective, rel=2e-6)
+    assert handed.lower_bound <= cold.objective * (1 + 1e-12)
+    kept = solve_cutting_plane(RankingObjective(X, y, surrogate, 10.0), tol=1e-6,
+                               keep_cuts=True)
+    again = solve_cutting_plane(RankingObjective(X, y, surrogate, 10.0), tol=1e-6,
+                                cuts=kept.cuts, w0=kept.coef)
+    assert again.n_iter == 1 and "continued_at_C" not in again.stats
+    assert not cutting_plane._stalled(cold.coef, cold.coef, cutting_plane.CONTINUATION_TOL)
+    assert cutting_plane._stalled(cold.coef, cold.coef, 2 * cutting_plane.CONTINUATION_TOL)
+    assert not cutting_plane._stalled(cold.coef.copy(), cold.coef, 1.0)
 
 
 @pytest.mark.parametrize("seed_rounding", [None, 1e-5])

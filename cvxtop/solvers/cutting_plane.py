@@ -141,15 +141,18 @@ WARM_DUAL_ROUND = 10
 SEED_ROUNDING = 0.1
 #: The relative gap the dual solve aims at when the rounds' own ``tol`` is zero.
 DUAL_SOLVE_TOL = 1e-8
-#: A solve from the zero model with no cuts whose best point is still the zero model after
-#: this many rounds, with its lower bound still below zero (a relative gap above 1), hands
-#: over to a solve at ``C / CONTINUATION_FACTOR`` to ``CONTINUATION_TOL`` (the same rule
-#: applies there), whose cuts and point start the rest of it: at a large ``C`` the
+#: A solve whose best point is still its start after this many rounds (from the zero
+#: model, with its lower bound still below zero; from another start, with a relative gap
+#: above ``CONTINUATION_TOL``: :func:`_stalled`) hands over to a solve at
+#: ``C / CONTINUATION_FACTOR`` to ``CONTINUATION_TOL`` (the same rule applies there),
+#: whose cuts and point start the rest of it: at a large ``C`` the
 #: master's points lie far out (norms of 10³ to 10⁴ where the optimum's is 15, spambase
 #: prec@k-max at C = 2,154), so queries between them and the zero model never improve on it
 #: and its 2,000 rounds ended at a relative gap of 0.32; handed over, it certifies in 1,340
-#: rounds in all, and the rounds of C = 100 and 464 fall by a fifth and a third
-#: (``benchmarks/c_path.py``; docs/solvers.md, "A cold solve at a large C").
+#: rounds in all, and the rounds of C = 100 and 464 fall by a fifth and a third. A path
+#: from C = 2,154 to 1e4 (prec@k-max, ``make_ranking_data(10⁴, 1,000)``) never moved from
+#: its start in 2,000 rounds, where handed over it certifies in 166 (``benchmarks/c_path.py``;
+#: docs/solvers.md, "A cold solve at a large C").
 STALL_ROUNDS, CONTINUATION_FACTOR, CONTINUATION_TOL = 100, 10.0, 1e-2
 #: Hand-overs at most in one solve (down to ``C / 10⁸``). Where the larger C would leave
 #: out cuts of the smaller C's rough solve for their rounding (pAp@k-avg on
@@ -312,11 +315,11 @@ def _continued(rounds: Callable[..., tuple[CutStore, SolveResult | None]],
                callback: Callable[[int, float, float], None] | None,
                stop: Callable[[float, float], bool] | None, levels: int
                ) -> tuple[CutStore, SolveResult]:
-    """The rounds of ``objective``; from the zero model with no cuts, handed over to a
-    solve at ``C / CONTINUATION_FACTOR`` once they stall (:data:`STALL_ROUNDS`), whose
-    cuts (valid at every ``C``) and point then start them again. ``n_iter`` counts the
-    rounds of every solve; ``max_iter`` bounds each."""
-    stall = STALL_ROUNDS if cuts is None and w0 is None and levels > 0 else None
+    """The rounds of ``objective``, handed over to a solve at ``C / CONTINUATION_FACTOR``
+    once they stall (:data:`STALL_ROUNDS`, :func:`_stalled`), whose cuts (valid at every
+    ``C``) and point then start them again. ``n_iter`` counts the rounds of every solve;
+    ``max_iter`` bounds each."""
+    stall = STALL_ROUNDS if levels > 0 else None
     store, result = rounds(objective, tol=tol, w0=w0, cuts=cuts,
                            accept_inaccurate=accept_inaccurate, callback=callback, stop=stop,
                            stall=stall)
@@ -359,6 +362,17 @@ def _continued(rounds: Callable[..., tuple[CutStore, SolveResult | None]],
     return store, replace(result, n_iter=result.n_iter + spent, stats=stats)
 
 
+def _stalled(best: np.ndarray, start: np.ndarray, gap: float) -> bool:
+    """Whether rounds whose best point is ``best`` after :data:`STALL_ROUNDS` have stalled:
+    from the zero model, the best point is still zero and the lower bound below zero (a
+    relative gap above 1); from another start (a path's last point, a warm start, ``w0``),
+    the best point is still the start and the relative gap above
+    :data:`CONTINUATION_TOL`."""
+    if not start.any():
+        return not best.any() and gap > 1.0
+    return best is start and gap > CONTINUATION_TOL
+
+
 def _aim(tol: float) -> float:
     """The gap the dual solves aim at, and the seeded cuts' rounding is weighed against:
     ``tol``, or :data:`DUAL_SOLVE_TOL` for a caller that stops the rounds itself
@@ -393,8 +407,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                    stall: int | None = None) -> tuple[CutStore, SolveResult | None]:
     """The rounds, with the large products over ``threads`` (:mod:`.parallel_products`);
     returns the store of cuts with the result, or with ``None`` once ``stall`` rounds
-    (when given; from the zero model) have left the best point there with a lower bound
-    below zero."""
+    (when given) have left the best point where it started, with the gap of
+    :func:`_stalled`."""
     Z, C = threads.operator(objective.Z), objective.C
     d = Z.shape[1]
     if step_fraction is None:
@@ -418,6 +432,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     else:
         best = np.asarray(w0, dtype=np.float64).copy()
         best_s = np.asarray(Z @ best).ravel()
+    start = best  # (a solve whose best point stays there stalls: _stalled)
     # whether best_s is Z @ best itself, not updated along line searches (then the value
     # seen at best is already the final one)
     exact_scores = True
@@ -533,12 +548,10 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                     bundle, cut, norm_Z, (upper, best, best_s, best_oracle, exact_scores))
         w_c, bound = solve_master(bundle, C) if mastered is None else mastered
         lower = max(lower, bound)
-        # once the bound certifies the best point, the master's point is not needed
-        certified = (upper - lower) <= tol * max(abs(upper), 1e-12)
-        s_c = None if certified else Z @ w_c
+        s_c = Z @ w_c
         if search_later and bundle.used * bundle.row >= SEARCH_STORE_RATIO * Z.shape[0]:
             searched, search_later = True, False
-        if searched and not certified:
+        if searched:
             step = segment_minimum(objective, best, best_s, w_c - best, s_c - best_s,
                                    tolerance=share * (upper - lower),
                                    start=best_oracle,
@@ -568,7 +581,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                 n_iter=it, lower_bound=lower, gap=gap,
                 message=f"the caller's rule stopped after {it} rounds, relative gap "
                         f"{gap:.2e}", stats=stats)
-        if it == stall and not best.any() and gap > 1.0:  # (a stall starts at zero)
+        if it == stall and _stalled(best, start, gap):
             return bundle, None
         mu = step_fraction if new_cut else 1.0
         query = best + mu * (w_c - best)
