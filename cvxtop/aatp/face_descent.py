@@ -65,7 +65,6 @@ whole.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, Iterator, Sequence
@@ -846,8 +845,8 @@ class FaceDescentSolver:
                 break
             free = (free & ~low & ~high) | rises | falls
             upper = (upper & ~falls) | high
-        clipped = (self._clipped(anchor, trial) for trial in trials)
-        return min(itertools.chain([point], clipped), key=lambda p: p.gap), False
+        clipped = [self._clipped(anchor, trial) for trial in trials]
+        return min([point, *clipped], key=lambda p: p.gap), False
 
     def _excluded(self, anchor: _Anchor, point: _Iterate, bound: ScreenBounds,
                   by_gap: bool = True) -> tuple[_Iterate, bool]:
