@@ -233,7 +233,11 @@ class _TiedSystem:
         ``M⁻¹1``. Sparse rows: one run of conjugate gradients on the plane ``Σv = total``
         (the residual projected onto ``1⊥``: Gould, Hribar & Nocedal 2001), where two runs
         would be needed for ``M⁻¹rhs`` and ``M⁻¹1``; ``θ`` is then ``C`` times the mean
-        of the residual ``rhs − M v``."""
+        of the residual ``rhs − M v``. The run ends at ``rtol`` times the norm of its own
+        right-hand side, ``rhs − M·(total/m)·1`` less its mean (the system of the step off
+        the plane's point nearest 0), not of ``rhs``: where ``rhs`` is nearly constant (at
+        a small ``C`` it holds ``c/C``, and at the zero model ``Z_T``'s part vanishes) the
+        norm of ``rhs`` would end the run at its start, far from the solution."""
         if _factored(self.Z_T):
             free = self.solve(rhs, start)
             shift = None if free is None else self.solve(np.full(len(rhs), 1.0 / C), start)
@@ -242,11 +246,14 @@ class _TiedSystem:
             threshold = (float(free.sum()) - total) / float(shift.sum())
             return free - threshold * shift, threshold
         m = len(rhs)
+        reduced = rhs - self._times(np.full(m, total / m))
+        scale = max(float(np.linalg.norm(reduced - reduced.mean())),
+                    np.finfo(np.float64).eps * float(np.linalg.norm(rhs)))
+        target = (self.rtol * scale) ** 2
         v = start + (total - float(start.sum())) / m
         residual = rhs - self._times(v)
         projected = residual - residual.mean()
         direction, norm2 = projected.copy(), float(projected @ projected)
-        target = (self.rtol * float(np.linalg.norm(rhs))) ** 2
         for _ in range(CG_ITERATIONS):
             if norm2 <= target:
                 return v, C * float(residual.mean())
