@@ -689,3 +689,28 @@ def test_a_tied_system_whose_right_hand_side_is_nearly_constant_is_still_solved(
         rhs, np.zeros(40), total, C)
     assert np.abs(v - exact).max() <= 1e-2 * np.abs(exact).max()
     assert theta == pytest.approx(exact_theta, rel=1e-5)
+
+
+@pytest.mark.parametrize("at_most", [True, False])
+@pytest.mark.parametrize("seed", range(3))
+def test_the_tied_weights_are_the_same_whichever_system_is_solved_first(at_most, seed):
+    """With a bound on the sum (``Σv <= k`` or ``>= k``), the plane first or the free
+    system first give the same weights and threshold: the plane's answer where the free
+    solution breaks the bound (``θ`` of the bound's sign), the free one with ``θ = 0``
+    where it does not."""
+    from scipy import sparse
+    rng = np.random.default_rng(seed)
+    Z_T = sparse.random(40, 300, density=0.05, random_state=seed, format="csr")
+    rhs, C = rng.standard_normal(40), 0.7
+    free = np.linalg.solve((Z_T @ Z_T.T).toarray(), rhs)
+    exact = box_dual._TiedSystem(Z_T.toarray(), 0.0, 1e-12)
+    problem = box_dual._BoxProblem(Z_T, np.zeros(40), np.zeros(300), 1, C, False, at_most)
+    for total in (free.sum() - 1.0, free.sum() + 1.0):
+        broken = free.sum() > total if at_most else free.sum() < total
+        expected = exact.solve_with_sum(rhs, np.zeros(40), total, C) if broken else (free, 0.0)
+        assert (expected[1] > 0 if at_most else expected[1] < 0) or not broken
+        for plane_first in (True, False):
+            v, theta = box_dual._tied_weights(problem, box_dual._TiedSystem(Z_T, 0.0, 1e-12),
+                                              rhs, np.zeros(40), total, plane_first)
+            np.testing.assert_allclose(v, expected[0], rtol=1e-7, atol=1e-8)
+            assert theta == pytest.approx(expected[1], rel=1e-7, abs=1e-12)

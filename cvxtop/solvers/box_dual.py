@@ -356,6 +356,33 @@ class _BoxProblem:
     at_most: bool = False
 
 
+def _tied_weights(problem: _BoxProblem, system: _TiedSystem, rhs: np.ndarray,
+                  start: np.ndarray, total: float, plane_first: bool
+                  ) -> tuple[np.ndarray, float] | None:
+    """The tied items' weights ``v_T = M⁻¹(rhs − (θ/C)·1)`` and their threshold ``θ``, or
+    ``None``. ``θ`` is free where ``Σv_T = total`` (``equality``); else it is 0 unless the
+    free solution ``M⁻¹rhs`` breaks the sum's bound, and then the solution on the plane
+    ``Σv_T = total`` has ``θ`` of the bound's sign (above 0 for ``Σv <= k``, below 0 for
+    ``Σv >= k``: ``Σ M⁻¹(rhs − (θ/C)·1)`` falls as ``θ`` rises). So where the last step's
+    sum was bound (``plane_first``) the plane is solved first, and the free system only if
+    its ``θ`` has the other sign (or the run fails): one run where the bound holds again,
+    instead of two."""
+    C = problem.C
+    if problem.equality:
+        return system.solve_with_sum(rhs, start, total, C)
+    if plane_first:
+        found = system.solve_with_sum(rhs, start, total, C)
+        if found is not None and (found[1] > 0 if problem.at_most else found[1] < 0):
+            return found
+    free = system.solve(rhs, start)
+    if free is None:
+        return None
+    short = total - float(free.sum())
+    if short < 0 if problem.at_most else short > 0:
+        return system.solve_with_sum(rhs, free, total, C)
+    return free, 0.0
+
+
 def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
                      tol: float, ridge: float = 0.0, centre: np.ndarray | None = None,
                      values: np.ndarray | None = None
@@ -376,6 +403,7 @@ def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
     v = at_one.astype(np.float64)
     v[tied] = 0.5 if values is None else values[tied]
     residual = StepResidual(tol, iterative=not _factored(Z_items))
+    plane_first = True
     for _ in range(MAX_STEPS if ridge <= 0 else PROXIMAL_INNER_STEPS):
         # v = 1 on A and v_T on T: s_T + c_T − ε(v_T − v̄_T) = θ fixes v_T, as
         # v_T = M⁻¹(X_T·base + c_T/C + ridge·v̄_T) − θ·M⁻¹1/C with M = X_T X_Tᵀ + ridge·I
@@ -387,17 +415,12 @@ def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
             Z_T = Z_items[tied]
             system = _TiedSystem(Z_T, ridge, residual.rtol)
             rhs = np.asarray(Z_T @ base).ravel() + c[tied] / C + ridge * centre[tied]
-            total = k - int(at_one.sum())
-            v_tied = v[tied] if problem.equality else system.solve(rhs, v[tied])
-            if v_tied is None:
+            found = _tied_weights(problem, system, rhs, v[tied], k - int(at_one.sum()),
+                                  plane_first)
+            if found is None:
                 return None
-            short = total - float(v_tied.sum())
-            # θ with Σv = k: below 0 for Σv >= k, above 0 for Σv <= k, free for Σv = k
-            if problem.equality or (short < 0 if problem.at_most else short > 0):
-                found = system.solve_with_sum(rhs, v_tied, total, C)
-                if found is None:
-                    return None
-                v_tied, threshold = found
+            v_tied, threshold = found
+            plane_first = threshold != 0.0
             v[tied] = v_tied
             base = base - np.asarray(Z_T.T @ v_tied).ravel()
         elif (at_one.sum() > k if problem.at_most else at_one.sum() < k) \
