@@ -6,6 +6,7 @@ the same optimum in fewer rounds, or, when it fails, runs exactly as without it.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -678,7 +679,6 @@ def test_a_tied_system_whose_right_hand_side_is_nearly_constant_is_still_solved(
     run on the plane ends at the loose residual of its own right-hand side there, not of
     ``rhs``, whose norm it met at the start from the free solution, 30% to 120% off the
     answer (pAp@k-avg on the sparse 50,000 × 50,000 set ended at max_iter at C = 0.002)."""
-    from scipy import sparse
     rng = np.random.default_rng(seed)
     Z_T = sparse.random(40, 300, density=0.05, random_state=seed, format="csr")
     C, total = 1e-3, 5.0
@@ -695,10 +695,9 @@ def test_a_tied_system_whose_right_hand_side_is_nearly_constant_is_still_solved(
 @pytest.mark.parametrize("seed", range(3))
 def test_the_tied_weights_are_the_same_whichever_system_is_solved_first(at_most, seed):
     """With a bound on the sum (``Σv <= k`` or ``>= k``), the plane first or the free
-    system first give the same weights and threshold: the plane's answer where the free
+    system first, on sparse or factored rows, give the same weights and threshold: the plane's answer where the free
     solution breaks the bound (``θ`` of the bound's sign), the free one with ``θ = 0``
     where it does not."""
-    from scipy import sparse
     rng = np.random.default_rng(seed)
     Z_T = sparse.random(40, 300, density=0.05, random_state=seed, format="csr")
     rhs, C = rng.standard_normal(40), 0.7
@@ -709,8 +708,8 @@ def test_the_tied_weights_are_the_same_whichever_system_is_solved_first(at_most,
         broken = free.sum() > total if at_most else free.sum() < total
         expected = exact.solve_with_sum(rhs, np.zeros(40), total, C) if broken else (free, 0.0)
         assert (expected[1] > 0 if at_most else expected[1] < 0) or not broken
-        for plane_first in (True, False):
-            v, theta = box_dual._tied_weights(problem, box_dual._TiedSystem(Z_T, 0.0, 1e-12),
+        for rows, plane_first in itertools.product((Z_T, Z_T.toarray()), (True, False)):
+            v, theta = box_dual._tied_weights(problem, box_dual._TiedSystem(rows, 0.0, 1e-12),
                                               rhs, np.zeros(40), total, plane_first)
             np.testing.assert_allclose(v, expected[0], rtol=1e-7, atol=1e-8)
             assert theta == pytest.approx(expected[1], rel=1e-7, abs=1e-12)

@@ -366,11 +366,12 @@ def _tied_weights(problem: _BoxProblem, system: _TiedSystem, rhs: np.ndarray,
     ``Σv >= k``: ``Σ M⁻¹(rhs − (θ/C)·1)`` falls as ``θ`` rises). So where the last step's
     sum was bound (``plane_first``) the plane is solved first, and the free system only if
     its ``θ`` has the other sign (or the run fails): one run where the bound holds again,
-    instead of two."""
+    instead of two. A factored system's plane solve makes the free solution anyway, so
+    there the free system always comes first."""
     C = problem.C
     if problem.equality:
         return system.solve_with_sum(rhs, start, total, C)
-    if plane_first:
+    if plane_first and not _factored(system.Z_T):
         found = system.solve_with_sum(rhs, start, total, C)
         if found is not None and (found[1] > 0 if problem.at_most else found[1] < 0):
             return found
