@@ -511,6 +511,19 @@ def test_pap_avg_at_small_c_is_certified_at_its_dual(C):
     assert solved.n_iter <= sorted(box_dual.SOLVE_ROUNDS)[1]
 
 
+@pytest.mark.parametrize("C", [1.0, 100.0])
+def test_pap_avg_at_the_zero_model_is_certified_at_its_proximal_round(C):
+    """Where the zero model is the optimum every irrelevant item starts tied, and the
+    proximal steps' tied sets swing while the plane's runs stop at the loose residual (185
+    and 346 rounds instead of 150): the runs on the plane solve to the tight residual."""
+    X, y = make_sparse_ranking_data(10_000, 1000, density=0.005, noise=0.5, random_state=1)
+    objective = RankingObjective(X, y, surrogates.get("pap@k-avg", 10), C)
+    solved = solve_cutting_plane(objective, tol=1e-6, max_iter=400)
+    assert solved.status == "optimal" and solved.gap <= 1e-6
+    assert not solved.coef.any()
+    assert solved.n_iter <= box_dual.PROXIMAL_ROUND
+
+
 @pytest.mark.parametrize("C", [100.0, 1e4])
 def test_pap_avg_at_large_c_is_certified_at_its_dual(C, monkeypatch):
     """At large C the gap of the conjugate gradients' answer is several times their residual

@@ -192,10 +192,13 @@ class _TiedSystem:
     the products over two threads, as the rounds do, gave no steady gain here (measured:
     docs/solvers.md, "Measurements behind the constants")). Dense rows: a Cholesky factor,
     taken once for every right side, of the smaller of ``Z_T Z_Tᵀ + ridge·I`` and, by the
-    Woodbury identity, ``Z_TᵀZ_T + ridge·I``."""
+    Woodbury identity, ``Z_TᵀZ_T + ridge·I``. ``plane_rtol`` (default ``rtol``) is the
+    residual of the runs on the plane of a sum (:meth:`solve_with_sum`)."""
 
-    def __init__(self, Z_T, ridge: float, rtol: float) -> None:
+    def __init__(self, Z_T, ridge: float, rtol: float, plane_rtol: float | None = None
+                 ) -> None:
         self.Z_T, self.ridge, self.rtol = Z_T, ridge, rtol
+        self.plane_rtol = rtol if plane_rtol is None else plane_rtol
         self._factor: tuple | None = None
 
     def _dense(self, rhs: np.ndarray) -> np.ndarray:
@@ -233,11 +236,15 @@ class _TiedSystem:
         ``M⁻¹1``. Sparse rows: one run of conjugate gradients on the plane ``Σv = total``
         (the residual projected onto ``1⊥``: Gould, Hribar & Nocedal 2001), where two runs
         would be needed for ``M⁻¹rhs`` and ``M⁻¹1``; ``θ`` is then ``C`` times the mean
-        of the residual ``rhs − M v``. The run ends at ``rtol`` times the norm of its own
-        right-hand side, ``rhs − M·(total/m)·1`` less its mean (the system of the step off
-        the plane's point nearest 0), not of ``rhs``: where ``rhs`` is nearly constant (at
-        a small ``C`` it holds ``c/C``, and at the zero model ``Z_T``'s part vanishes) the
-        norm of ``rhs`` would end the run at its start, far from the solution."""
+        of the residual ``rhs − M v``. The run ends at ``plane_rtol`` times the norm of its
+        own right-hand side, ``rhs − M·(total/m)·1`` less its mean (the system of the step
+        off the plane's point nearest 0), not of ``rhs``: where ``rhs`` is nearly constant
+        (at a small ``C`` it holds ``c/C``, and at the zero model ``Z_T``'s part vanishes)
+        the norm of ``rhs`` would end the run at its start, far from the solution. The
+        active-set steps give ``plane_rtol`` their tight residual even while their free
+        systems are loose: at the zero model, plane runs at the loose residual left the tied
+        sets swinging between steps (measured: docs/solvers.md, "SVMperf's loss on sparse
+        data")."""
         if _factored(self.Z_T):
             free = self.solve(rhs, start)
             shift = None if free is None else self.solve(np.full(len(rhs), 1.0 / C), start)
@@ -249,7 +256,7 @@ class _TiedSystem:
         reduced = rhs - self._times(np.full(m, total / m))
         scale = max(float(np.linalg.norm(reduced - reduced.mean())),
                     np.finfo(np.float64).eps * float(np.linalg.norm(rhs)))
-        target = (self.rtol * scale) ** 2
+        target = (self.plane_rtol * scale) ** 2
         v = start + (total - float(start.sum())) / m
         residual = rhs - self._times(v)
         projected = residual - residual.mean()
@@ -414,7 +421,7 @@ def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
             return None
         if tied.any():
             Z_T = Z_items[tied]
-            system = _TiedSystem(Z_T, ridge, residual.rtol)
+            system = _TiedSystem(Z_T, ridge, residual.rtol, residual.tight)
             rhs = np.asarray(Z_T @ base).ravel() + c[tied] / C + ridge * centre[tied]
             found = _tied_weights(problem, system, rhs, v[tied], k - int(at_one.sum()),
                                   plane_first)
