@@ -721,9 +721,9 @@ def test_a_tied_system_whose_right_hand_side_is_nearly_constant_is_still_solved(
 @pytest.mark.parametrize("seed", range(3))
 def test_the_tied_weights_are_the_same_whichever_system_is_solved_first(at_most, seed):
     """With a bound on the sum (``Σv <= k`` or ``>= k``), the plane first or the free
-    system first, on sparse or factored rows, give the same weights and threshold: the plane's answer where the free
-    solution breaks the bound (``θ`` of the bound's sign), the free one with ``θ = 0``
-    where it does not."""
+    system first, on sparse or factored rows, give the same weights and threshold: the
+    plane's answer where the free solution breaks the bound (``θ`` of the bound's sign),
+    the free one with ``θ = 0`` where it does not."""
     rng = np.random.default_rng(seed)
     Z_T = sparse.random(40, 300, density=0.05, random_state=seed, format="csr")
     rhs, C = rng.standard_normal(40), 0.7
