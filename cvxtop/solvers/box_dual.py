@@ -402,8 +402,9 @@ def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
     for ``equality``, where ``θ`` is free). ``values``: an earlier answer, whose tied
     weights start the conjugate gradients (else ½), which shortens a path's points
     (measured: docs/solvers.md, "Measurements behind the constants"). Conjugate gradients
-    solve to a loose residual first, and to ``tol`` before a guess is accepted
-    (:class:`.ridge_cg.StepResidual`)."""
+    solve the free systems to a loose residual first, and to ``tol`` before a guess is
+    accepted (:class:`.ridge_cg.StepResidual`); the runs on the plane of the sum solve to
+    ``tol`` throughout (:meth:`_TiedSystem.solve_with_sum`)."""
     Z_items, c, k, C = problem.Z_items, problem.c, problem.k, problem.C
     centre = np.zeros(len(c)) if centre is None else centre
     eps = C * ridge
