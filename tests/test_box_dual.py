@@ -739,3 +739,40 @@ def test_the_tied_weights_are_the_same_whichever_system_is_solved_first(at_most,
                                               rhs, np.zeros(40), total, plane_first)
             np.testing.assert_allclose(v, expected[0], rtol=1e-7, atol=1e-8)
             assert theta == pytest.approx(expected[1], rel=1e-7, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_equal_tied_rows_are_solved_as_one_row_each(seed):
+    """Dense tied rows with repeats (more rows than features, fewer distinct ones): the
+    solution of least norm, which shares each group's total equally; right sides that differ
+    on equal rows have no solution."""
+    rng = np.random.default_rng(seed)
+    distinct = rng.standard_normal((6, 9))
+    rows = distinct[rng.integers(0, 6, 14)]
+    rows[:6] = distinct  # every distinct row appears
+    system = box_dual._TiedSystem(rows, 0.0, 1e-12)
+    assert system.distinct_rows == 6
+    rhs = rows @ rng.standard_normal(9)  # in the range of rows·rowsᵀ
+    v = system.solve(rhs, np.zeros(14))
+    np.testing.assert_allclose(v, np.linalg.pinv(rows @ rows.T) @ rhs, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(rows @ (rows.T @ v), rhs, rtol=1e-8, atol=1e-10)
+    repeated = np.flatnonzero((rows == rows[0]).all(axis=1))
+    rhs[repeated[-1]] += 1.0  # an equal row asking for another score
+    assert box_dual._TiedSystem(rows, 0.0, 1e-12).solve(rhs, np.zeros(14)) is None
+
+
+def test_data_whose_rows_repeat_are_certified_at_the_dual_round(monkeypatch):
+    """Every row three times: the optimum ties items in threes, more of them than the 40
+    features though fewer distinct rows. Solved as distinct rows, prec@k-struct's dual
+    certifies at its first round (20); counted item by item, the tied system looked
+    singular and the rounds went on to 47."""
+    X, y = make_ranking_data(300, 40, noise=0.3, random_state=0)
+    X, y = np.repeat(X, 3, axis=0), np.repeat(y, 3)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-struct", 60), 10.0)
+    solved = solve_cutting_plane(objective, tol=1e-8)
+    alone = rounds_alone(objective, monkeypatch, tol=1e-8)
+    assert solved.status == alone.status == "optimal"
+    assert solved.n_iter == min(box_dual.SOLVE_ROUNDS) < alone.n_iter
+    assert solved.objective == pytest.approx(alone.objective, rel=1e-8)
+    for a, b in ((alone, solved), (solved, alone)):
+        assert a.lower_bound <= b.objective * (1 + 1e-12)
