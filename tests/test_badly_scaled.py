@@ -157,3 +157,17 @@ def test_inside_the_scale_band_the_rounds_do_not_depend_on_the_scale(name):
     scaled = _fit(name, a * X, y, 1.0 / a ** 2, engine="cutting-plane")
     _same_answer(scaled, a, base)
     assert scaled.n_iter_ == base.n_iter_
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_a_stopped_solve_names_columns_of_very_different_scales(sparse):
+    """Columns whose standard deviations differ 5,000-fold (spambase's as shipped: 7,950)
+    make a large C badly conditioned; a solve that stops at its round limit says so, and
+    one on columns of one scale does not."""
+    X, y = _data(n=200, d=6)
+    spread = X * np.array([5000.0, 1, 1, 1, 1, 1])
+    for features, named in ((spread, True), (X, False)):
+        features = sp.csr_matrix(features) if sparse else features
+        with pytest.raises(SolverError, match="max_iter|rounds") as raised:
+            _fit("prec@k-avg", features, y, 1e4, engine="cutting-plane", max_iter=3)
+        assert ("differ in scale by a factor of 5,0" in str(raised.value)) is named

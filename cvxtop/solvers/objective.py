@@ -179,6 +179,22 @@ class RankingObjective:
             return math.sqrt(float(np.einsum(subscripts, data, data, dtype=np.float64)))
         return self.derived("frobenius", norm)
 
+    def column_spread(self) -> float:
+        """The ratio of the largest to the smallest standard deviation of ``Z``'s columns
+        that vary (1 when fewer than two do): columns of very different scales make a
+        large ``C`` badly conditioned, and a failed solve says so."""
+        def spread() -> float:
+            Z = self.Z
+            if sp.issparse(Z):
+                mean = np.asarray(Z.mean(axis=0)).ravel()
+                variance = np.asarray(Z.multiply(Z).mean(axis=0)).ravel() - mean * mean
+            else:
+                variance = np.asarray(Z).var(axis=0)
+            deviations = np.sqrt(np.maximum(variance, 0.0))
+            varying = deviations[deviations > 1e-12 * deviations.max(initial=0.0)]
+            return float(varying.max() / varying.min()) if len(varying) >= 2 else 1.0
+        return self.derived("column spread", spread)
+
     def zero_value(self) -> float:
         """``P(0) = C·L(0)``: the zero model's objective, its loss computed once."""
         if self.zero_loss is None:
