@@ -159,6 +159,12 @@ STALL_ROUNDS, CONTINUATION_FACTOR, CONTINUATION_TOL = 100, 10.0, 1e-2
 #: (7,950) prec@k-avg at C = 1e4 and pAp@k-avg at C = 2,154 and 1e4 end there, where the
 #: standardized features certify at every C (``benchmarks/c_path.py``).
 COLUMN_SPREAD = 1e3
+#: Rounds that move neither bound after which a solve hands over as a stalled one does
+#: (a first solve only, not one started again after a hand-over): on spambase's features as
+#: shipped, pAp@k-avg at C = 2,154 kept both bounds from round 150 to its 2,000th at a
+#: relative gap of 5.7e-6, where a path up from C = 464 certifies it
+#: (``benchmarks/c_path.py``).
+FROZEN_ROUNDS = 100
 #: Hand-overs at most in one solve (down to ``C / 10⁸``). Where the larger C would leave
 #: out cuts of the smaller C's rough solve for their rounding (pAp@k-avg on
 #: ``make_ranking_data(10⁴, 1,000)`` at C = 1e4: 803 cuts, and 2,000 rounds to a gap of
@@ -198,6 +204,23 @@ def _add_query_cut(bundle: CutStore, query_cut: tuple, refuse_repeat: bool) -> b
     whether it was new (:meth:`.cut_store.CutStore.add`)."""
     Z, g, intercept, rounding = query_cut
     return bundle.add(Z.T @ g, g, intercept, rounding, refuse_repeat=refuse_repeat)
+
+
+def _along_ray(objective: RankingObjective, best_state: tuple) -> tuple:
+    """The best point's state ``(upper, best, best_s, best_oracle, exact_scores)``, moved to
+    the minimizer of the objective on its ray ``(1 + τ)·best``, ``τ >= 0``, where that is
+    lower (:mod:`.line_search`, no product with ``Z``: the scores scale too). Where the
+    optimum's loss is zero (a large ``C`` on separable data) a point whose margins fall
+    short by rounding alone pays ``C`` times that loss, and a slightly longer one none: on
+    spambase's features as shipped, pAp@k-avg at C = 2,154, a step of 2e-7 took the gap
+    from 5.7e-6, frozen for 100 rounds, to 5.7e-7."""
+    upper, best, best_s, best_oracle, _ = best_state
+    step = segment_minimum(objective, best, best_s, best, best_s, start=best_oracle)
+    scaled = (1.0 + step.tau) * best
+    value = 0.5 * float(scaled @ scaled) + objective.C * step.loss
+    if step.tau > 0 and value < upper - ROUNDING * max(1.0, abs(upper)):
+        return value, scaled, (1.0 + step.tau) * best_s, (step.loss, step.grad), False
+    return best_state
 
 
 def _take_cut(bundle: CutStore, cut: DualCut, norm_Z: float, best_state: tuple) -> tuple:
@@ -328,19 +351,20 @@ def _continued(rounds: Callable[..., tuple[CutStore, SolveResult | None]],
     store, result = rounds(objective, tol=tol, w0=w0, cuts=cuts,
                            accept_inaccurate=accept_inaccurate, callback=callback, stop=stop,
                            stall=stall)
-    if result is not None:
+    if not isinstance(result, int):
         return store, result
+    stalled_at = result
     easier = copy.copy(objective)  # the same loss (and digest) at a smaller C
     easier.C = objective.C / CONTINUATION_FACTOR
     easier_tol = max(tol, CONTINUATION_TOL)
     easier_store, start = _continued(rounds, easier, easier_tol, None, None, True, None,
                                      None, levels - 1)
-    told = stall  # the rounds of this C a callback was told of
+    told = stalled_at  # the rounds of this C a callback was told of
 
     def resumed(it: int, upper: float, lower: float) -> None:
         callback(told + it, upper, lower)
 
-    spent = stall + start.n_iter  # the rounds before the last start at this C
+    spent = stalled_at + start.n_iter  # the rounds before the last start at this C
     while True:
         # a rough solve of the smaller C whose cuts this C would leave out for their
         # rounding (made far out) goes on to tol first; a start from a rough solve that
@@ -409,11 +433,11 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                    accept_inaccurate: bool,
                    callback: Callable[[int, float, float], None] | None,
                    stop: Callable[[float, float], bool] | None, cuts: Cuts | None,
-                   stall: int | None = None) -> tuple[CutStore, SolveResult | None]:
+                   stall: int | None = None) -> tuple[CutStore, SolveResult | int]:
     """The rounds, with the large products over ``threads`` (:mod:`.parallel_products`);
-    returns the store of cuts with the result, or with ``None`` once ``stall`` rounds
-    (when given) have left the best point where it started, with the gap of
-    :func:`_stalled`."""
+    returns the store of cuts with the result, or with the round at which the rounds
+    stalled (``stall`` given): ``stall`` rounds have left the best point where it started,
+    with the gap of :func:`_stalled`, or have moved neither bound (:data:`FROZEN_ROUNDS`)."""
     Z, C = threads.operator(objective.Z), objective.C
     d = Z.shape[1]
     if step_fraction is None:
@@ -458,6 +482,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     aim = _aim(tol)
     query, query_s, mu = best, best_s, 0.0
     upper, lower, gap = np.inf, -np.inf, np.inf
+    moved = (0, upper, lower)  # the last round that moved a bound, and the bounds then
+    rayed = -1  # the frozen stretch (its first round) whose best point's ray was searched
     stats = {"dual_solves": 0, "dual_solve_seconds": 0.0, "dual_steps": 0}
     best_oracle = None  # L and a score subgradient at the best point, once known
     for it in range(1, max_iter + 1):
@@ -568,6 +594,15 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             if step.tau > 0 and cand_value < upper - ROUNDING * max(1.0, abs(upper)):
                 upper, best, best_s = cand_value, cand, best_s + step.tau * (s_c - best_s)
                 best_oracle, exact_scores = (step.loss, step.grad), False
+        if upper < moved[1] or lower > moved[2]:
+            moved = (it, upper, lower)
+        elif it - moved[0] >= FROZEN_ROUNDS and best.any() and rayed != moved[0]:
+            # both bounds frozen: the best point's own ray, once a frozen stretch
+            rayed = moved[0]
+            upper, best, best_s, best_oracle, exact_scores = _along_ray(
+                objective, (upper, best, best_s, best_oracle, exact_scores))
+            if upper < moved[1]:
+                moved = (it, upper, lower)
         gap = (upper - lower) / max(abs(upper), 1e-12)
         if callback is not None:
             callback(it, upper, lower)
@@ -587,7 +622,9 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                 message=f"the caller's rule stopped after {it} rounds, relative gap "
                         f"{gap:.2e}", stats=stats)
         if it == stall and _stalled(best, start, gap):
-            return bundle, None
+            return bundle, it
+        if stall is not None and it - moved[0] >= FROZEN_ROUNDS:
+            return bundle, it
         mu = step_fraction if new_cut else 1.0
         query = best + mu * (w_c - best)
         query_s = best_s + mu * (s_c - best_s)
