@@ -69,8 +69,9 @@ def _start(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None,
 def _rounding(roots: np.ndarray, lam: np.ndarray, F: np.ndarray, c: np.ndarray,
               nu: float) -> np.ndarray:
     """Each multiplier's tolerance: :data:`FACE_RTOL` times the size of the terms its
-    gradient entry ``(Qλ)_j − c_j − ν`` sums, with ``Σ_i |Q_ji| λ_i <= √Q_jj Σ_i √Q_ii λ_i``
-    (``Q`` is positive semidefinite; ``roots`` holds the ``√Q_ii``). Per entry, not
+    gradient entry ``(Qλ)_j − c_j − ν`` sums, with
+    ``Σ_i |Q_ji| λ_i <= √Q_jj Σ_i √Q_ii λ_i`` (``Q`` is positive semidefinite; ``roots``
+    holds the ``√Q_ii``). Per entry, not
     relative to the largest ``Q_ii``: a cutting plane's early cuts can be far longer
     than those at its optimum, where ``Qλ`` is small, and there a tolerance of the largest
     entry's size left the master's own relative gap at 4e-6 (spambase's raw features,

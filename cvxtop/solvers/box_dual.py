@@ -185,8 +185,13 @@ def box_dual_cut(objective: RankingObjective, best_scores: np.ndarray,
 
 def _equal_rows(Z_T: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """For rows some of which are equal: the first of each distinct row, each row's group
-    and the groups' sizes; ``None`` where every row differs."""
+    and the groups' sizes; ``None`` where every row differs. The rows are compared whole
+    only where their products with a random vector come close (one product, where sorting
+    the rows themselves would cost far more on thousands of long rows)."""
     if Z_T.shape[0] < 2:
+        return None
+    probe = np.sort(Z_T @ np.random.default_rng(0).standard_normal(Z_T.shape[1]))
+    if not np.any(np.diff(probe) <= MERGE_RTOL * np.abs(probe[1:])):
         return None
     _, first, group, sizes = np.unique(Z_T, axis=0, return_index=True, return_inverse=True,
                                        return_counts=True)
@@ -460,11 +465,13 @@ def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
         # v_T = M⁻¹(X_T·base + c_T/C + ridge·v̄_T) − θ·M⁻¹1/C with M = X_T X_Tᵀ + ridge·I
         base = problem.fixed - np.asarray(Z_items[at_one].sum(axis=0)).ravel()
         threshold = 0.0
+        if ridge <= 0 and tied.sum() >= Z_items.shape[1] and not _factored(Z_items):
+            return None  # M singular: give up
         if tied.any():
             Z_T = Z_items[tied]
             system = _TiedSystem(Z_T, ridge, residual.rtol, residual.tight)
             if ridge <= 0 and system.distinct_rows >= Z_items.shape[1]:
-                return None  # M singular: give up
+                return None  # (dense rows, of which equal ones count once)
             rhs = np.asarray(Z_T @ base).ravel() + c[tied] / C + ridge * centre[tied]
             found = _tied_weights(problem, system, rhs, v[tied], k - int(at_one.sum()),
                                   plane_first)

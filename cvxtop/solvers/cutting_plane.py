@@ -159,11 +159,12 @@ STALL_ROUNDS, CONTINUATION_FACTOR, CONTINUATION_TOL = 100, 10.0, 1e-2
 #: (7,950) prec@k-avg at C = 1e4 and pAp@k-avg at C = 2,154 and 1e4 end there, where the
 #: standardized features certify at every C (``benchmarks/c_path.py``).
 COLUMN_SPREAD = 1e3
-#: Rounds that move neither bound after which a solve hands over as a stalled one does
-#: (a first solve only, not one started again after a hand-over): on spambase's features as
+#: Rounds that move neither bound after which the best point moves along its own ray
+#: (:func:`_along_ray`), and, if that does not move it, a first solve (not one started
+#: again after a hand-over) hands over as a stalled one does: on spambase's features as
 #: shipped, pAp@k-avg at C = 2,154 kept both bounds from round 150 to its 2,000th at a
-#: relative gap of 5.7e-6, where a path up from C = 464 certifies it
-#: (``benchmarks/c_path.py``).
+#: relative gap of 5.7e-6; the ray certifies it at round 250 (docs/solvers.md, "Frozen
+#: bounds").
 FROZEN_ROUNDS = 100
 #: Hand-overs at most in one solve (down to ``C / 10⁸``). Where the larger C would leave
 #: out cuts of the smaller C's rough solve for their rounding (pAp@k-avg on
@@ -337,7 +338,7 @@ def solve_cutting_plane(
     return replace(result, cuts=store.export(key, objective.zero_loss)) if keep_cuts else result
 
 
-def _continued(rounds: Callable[..., tuple[CutStore, SolveResult | None]],
+def _continued(rounds: Callable[..., tuple[CutStore, SolveResult | int]],
                objective: RankingObjective, tol: float, w0: np.ndarray | None,
                cuts: Cuts | None, accept_inaccurate: bool,
                callback: Callable[[int, float, float], None] | None,
