@@ -156,8 +156,8 @@ DUAL_SOLVE_TOL = 1e-8
 STALL_ROUNDS, CONTINUATION_FACTOR, CONTINUATION_TOL = 100, 10.0, 1e-2
 #: The ratio of the columns' largest to smallest standard deviation from which a solve
 #: that ends at ``max_iter`` names it in its message: on spambase's features as shipped
-#: (7,950) prec@k-avg at C = 1e4 and pAp@k-avg at C = 2,154 and 1e4 end there, where the
-#: standardized features certify at every C (``benchmarks/c_path.py``).
+#: (7,950) prec@k-avg at C = 1e4 ends there, where the standardized features certify at
+#: every C (``benchmarks/c_path.py``).
 COLUMN_SPREAD = 1e3
 #: Rounds that move neither bound after which the best point moves along its own ray
 #: (:func:`_along_ray`), and, if that does not move it, a first solve (not one started
