@@ -656,7 +656,7 @@ def test_a_point_short_of_zero_loss_moves_along_its_ray():
     """On separable data at a large C the optimum's loss is zero, and a point whose
     margins fall short by a relative 1e-5 pays C times a positive loss; a step along its
     own ray removes it (no product with Z: the scores scale with the point)."""
-    from cvxtop.solvers.cutting_plane import _along_ray
+    from cvxtop.solvers.cutting_plane import _searched
 
     X, y = make_ranking_data(300, 10, noise=0.0, random_state=0)
     objective = RankingObjective(X, y, surrogates.get("pap@k-avg", 5), 1e4)
@@ -667,7 +667,7 @@ def test_a_point_short_of_zero_loss_moves_along_its_ray():
     oracle = objective.loss_and_score_gradient(scores)
     assert oracle[0] > 0.0
     value = objective.value_at_scores(short, scores)
-    moved = _along_ray(objective, (value, short, scores, oracle, True))
+    moved = _searched(objective, (value, short, scores, oracle, True), short, scores)
     assert moved[0] < value and moved[0] <= optimum.objective * (1 + 1e-6)
     np.testing.assert_allclose(moved[2], X @ moved[1], rtol=1e-12, atol=1e-12)
     assert moved[0] == pytest.approx(objective.value_at_scores(moved[1], X @ moved[1]),

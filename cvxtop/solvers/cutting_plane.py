@@ -160,11 +160,12 @@ STALL_ROUNDS, CONTINUATION_FACTOR, CONTINUATION_TOL = 100, 10.0, 1e-2
 #: every C (``benchmarks/c_path.py``).
 COLUMN_SPREAD = 1e3
 #: Rounds that move neither bound after which the best point moves along its own ray
-#: (:func:`_along_ray`), and, if that does not move it, a first solve (not one started
-#: again after a hand-over) hands over as a stalled one does: on spambase's features as
-#: shipped, pAp@k-avg at C = 2,154 kept both bounds from round 150 to its 2,000th at a
-#: relative gap of 5.7e-6; the ray certifies it at round 250 (docs/solvers.md, "Frozen
-#: bounds").
+#: ``(1 + τ)·best`` (where the optimum's loss is zero, at a large ``C``, a point whose
+#: margins fall short by rounding alone pays ``C`` times that loss), and, if that does not
+#: move it, a first solve (not one started again after a hand-over) hands over as a stalled
+#: one does: on spambase's features as shipped, pAp@k-avg at C = 2,154 kept both bounds
+#: from round 150 to its 2,000th at a relative gap of 5.7e-6; the ray certifies it at
+#: round 250 (docs/solvers.md, "Frozen bounds").
 FROZEN_ROUNDS = 100
 #: Hand-overs at most in one solve (down to ``C / 10⁸``). Where the larger C would leave
 #: out cuts of the smaller C's rough solve for their rounding (pAp@k-avg on
@@ -207,20 +208,19 @@ def _add_query_cut(bundle: CutStore, query_cut: tuple, refuse_repeat: bool) -> b
     return bundle.add(Z.T @ g, g, intercept, rounding, refuse_repeat=refuse_repeat)
 
 
-def _along_ray(objective: RankingObjective, best_state: tuple) -> tuple:
+def _searched(objective: RankingObjective, best_state: tuple, d: np.ndarray,
+              ds: np.ndarray, **search: Any) -> tuple:
     """The best point's state ``(upper, best, best_s, best_oracle, exact_scores)``, moved to
-    the minimizer of the objective on its ray ``(1 + τ)·best``, ``τ >= 0``, where that is
-    lower (:mod:`.line_search`, no product with ``Z``: the scores scale too). Where the
-    optimum's loss is zero (a large ``C`` on separable data) a point whose margins fall
-    short by rounding alone pays ``C`` times that loss, and a slightly longer one none: on
-    spambase's features as shipped, pAp@k-avg at C = 2,154, a step of 2e-7 took the gap
-    from 5.7e-6, frozen for 100 rounds, to 5.7e-7."""
+    the minimizer of the objective along ``best + τd`` (``τ >= 0``, scores ``best_s + τ·ds``;
+    ``search``: the options of :func:`.line_search.line_search`) where that is lower by
+    more than rounding: an exact step can land on the best point's own kink and "improve"
+    it by rounding only, and the point is kept then (an exact zero model stays exact)."""
     upper, best, best_s, best_oracle, _ = best_state
-    step = segment_minimum(objective, best, best_s, best, best_s, start=best_oracle)
-    scaled = (1.0 + step.tau) * best
-    value = 0.5 * float(scaled @ scaled) + objective.C * step.loss
+    step = segment_minimum(objective, best, best_s, d, ds, start=best_oracle, **search)
+    moved = best + step.tau * d
+    value = 0.5 * float(moved @ moved) + objective.C * step.loss
     if step.tau > 0 and value < upper - ROUNDING * max(1.0, abs(upper)):
-        return value, scaled, (1.0 + step.tau) * best_s, (step.loss, step.grad), False
+        return value, moved, best_s + step.tau * ds, (step.loss, step.grad), False
     return best_state
 
 
@@ -584,24 +584,18 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
         if search_later and bundle.used * bundle.row >= SEARCH_STORE_RATIO * Z.shape[0]:
             searched, search_later = True, False
         if searched:
-            step = segment_minimum(objective, best, best_s, w_c - best, s_c - best_s,
-                                   tolerance=share * (upper - lower),
-                                   start=best_oracle,
-                                   below=bundle.aggregate_line(best, w_c - best, w_c, C))
-            cand = best + step.tau * (w_c - best)
-            cand_value = 0.5 * float(cand @ cand) + C * step.loss
-            # an exact step can land on the best point's own kink and "improve" it by
-            # rounding only; keep the point then (e.g. an exact zero model stays exact)
-            if step.tau > 0 and cand_value < upper - ROUNDING * max(1.0, abs(upper)):
-                upper, best, best_s = cand_value, cand, best_s + step.tau * (s_c - best_s)
-                best_oracle, exact_scores = (step.loss, step.grad), False
+            upper, best, best_s, best_oracle, exact_scores = _searched(
+                objective, (upper, best, best_s, best_oracle, exact_scores), w_c - best,
+                s_c - best_s, tolerance=share * (upper - lower),
+                below=bundle.aggregate_line(best, w_c - best, w_c, C))
         if upper < moved[1] or lower > moved[2]:
             moved = (it, upper, lower)
         elif it - moved[0] >= FROZEN_ROUNDS and best.any() and rayed != moved[0]:
-            # both bounds frozen: the best point's own ray, once a frozen stretch
+            # both bounds frozen: the best point's own ray (its scores scale with it: no
+            # product with Z), once a frozen stretch (FROZEN_ROUNDS)
             rayed = moved[0]
-            upper, best, best_s, best_oracle, exact_scores = _along_ray(
-                objective, (upper, best, best_s, best_oracle, exact_scores))
+            upper, best, best_s, best_oracle, exact_scores = _searched(
+                objective, (upper, best, best_s, best_oracle, exact_scores), best, best_s)
             if upper < moved[1]:
                 moved = (it, upper, lower)
         gap = (upper - lower) / max(abs(upper), 1e-12)
