@@ -98,6 +98,31 @@ def test_solver_error_is_also_cvxpys():
         TopRanker(k=0.5, engine="cutting-plane", max_iter=2).fit(X, y)
 
 
+def test_a_gap_that_stopped_falling_is_not_sent_to_more_rounds(monkeypatch):
+    """A solve whose gap fell by less than STALLED_FALL over the second half of its rounds
+    says that more rounds are unlikely to certify it, and advises raising tol, not
+    max_iter; one whose gap is still falling advises both. The stall is made exactly: the
+    master's bound is held 1e-3 below its own (a valid, weaker bound)."""
+    import sys
+
+    rounds = sys.modules["cvxtop.solvers.cutting_plane"]
+    real = rounds.solve_master
+
+    def weaker(bundle, C):
+        w, bound = real(bundle, C)
+        return w, bound - 1e-3 * abs(bound)
+
+    X, y = _data(6)
+    with pytest.raises(SolverError, match="raise max_iter or tol") as falling:
+        TopRanker(k=0.5, engine="cutting-plane", max_iter=3).fit(X, y)
+    assert "unlikely" not in str(falling.value)
+    monkeypatch.setattr(rounds, "solve_master", weaker)
+    with pytest.raises(SolverError, match=r"its gap fell only from \S+ over the last 30 "
+                       r"rounds, so more rounds are unlikely to certify it: raise tol, ") as held:
+        TopRanker(k=0.5, engine="cutting-plane", max_iter=60).fit(X, y)
+    assert held.value.status == "max_iter" and "max_iter or tol" not in str(held.value)
+
+
 def test_accept_inaccurate_warns_with_the_status_and_the_certified_gap():
     X, y = _data(5)
     with pytest.warns(UserWarning, match=r"status max_iter and certified relative gap \d"):
