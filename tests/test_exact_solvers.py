@@ -670,5 +670,7 @@ def test_a_point_short_of_zero_loss_moves_along_its_ray():
     moved = _searched(objective, (value, short, scores, oracle, True), short, scores)
     assert moved[0] < value and moved[0] <= optimum.objective * (1 + 1e-6)
     np.testing.assert_allclose(moved[2], X @ moved[1], rtol=1e-12, atol=1e-12)
+    # the value at the returned point, up to the scores' rounding, which C = 1e4 multiplies
+    # (1.1e-12 with OpenBLAS's Nehalem kernels); the step itself gained 6%
     assert moved[0] == pytest.approx(objective.value_at_scores(moved[1], X @ moved[1]),
-                                     rel=1e-12)
+                                     rel=1e-9)
