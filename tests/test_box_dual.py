@@ -15,7 +15,7 @@ from scipy import sparse
 
 from cvxtop import reference, surrogates
 from cvxtop.datasets import make_ranking_data, make_sparse_ranking_data
-from cvxtop.solvers import box_dual, count_dual, ridge_cg, solve_cutting_plane
+from cvxtop.solvers import box_dual, count_dual, ridge_cg, size_dual, solve_cutting_plane
 from cvxtop.solvers import cutting_plane as cutting
 from cvxtop.solvers.objective import RankingObjective
 from cvxtop.solvers.selection_dual import DualCut, most_violating
@@ -112,8 +112,12 @@ def test_the_cutting_plane_with_the_solve_certifies_the_same_optimum_sooner(c_pe
 
 
 def test_a_failed_solve_leaves_the_rounds_as_they_were(monkeypatch):
+    """Where a round's best point predicts a relevant item, the solve over labeling sizes is
+    tried instead (and gives a cut): turned off too, with the count solve, so that the box
+    solve is the only one, whichever point the rounds reach."""
     objective, _ = hinge_regime(n=1000, d=2000, c_perf=1.0)
     monkeypatch.setattr(count_dual, "suits", lambda objective: False)  # the box solve alone
+    monkeypatch.setattr(size_dual, "suits", lambda objective: False)
     alone = rounds_alone(objective, monkeypatch, tol=1e-7)
     monkeypatch.setattr(box_dual, "MAX_STEPS", 0)  # every solve gives up,
     monkeypatch.setattr(box_dual, "PROXIMAL_INNER_STEPS", 0)  # its proximal points too

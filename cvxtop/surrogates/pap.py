@@ -38,6 +38,7 @@ import numpy as np
 from .. import reference
 from .registry import register
 from .base import Bound, DifferenceOfConvex, PapSurrogate
+from .top_indices import top_indices
 
 __all__ = ["PapAvg", "PapMax", "PapTightStruct", "PapRamp", "PapTightStructPaper",
            "PaucStruct"]
@@ -50,10 +51,11 @@ __all__ = ["PapAvg", "PapMax", "PapTightStruct", "PapRamp", "PapTightStructPaper
 def _top_negatives(b: Bound, s: np.ndarray) -> np.ndarray:
     """Indices of the k highest-scored negatives, in no particular order (O(n₋)).
 
-    Negatives tied at the cut are interchangeable: every face depends on their scores only.
+    Negatives tied at the cut are interchangeable: every face depends on their scores only;
+    the subgradient depends on which are taken, so they are taken by index
+    (:mod:`.top_indices`).
     """
-    neg, k = b.neg, b.k
-    return neg[np.argpartition(s[neg], len(neg) - k)[len(neg) - k:]]
+    return b.neg[top_indices(s[b.neg], b.k)]
 
 
 @dataclass(frozen=True)

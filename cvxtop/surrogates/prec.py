@@ -14,8 +14,9 @@ scores of the relevant/irrelevant items:
   with ``j = k − k'`` the number of negatives the labeling selects, ``c = n₊ − k``,
   ``J = min(k, n₋)`` and ``φ(j) = j / (c + j)`` (``φ(0) = 0``) (convex).
 
-Evaluation sorts only the top ``min(k, ·)`` entries of each class (``argpartition`` then a
-sort), so value and subgradient cost ``O(n + k log k)`` and share that one sort. The cvxpy
+Evaluation sorts only the top ``min(k, ·)`` entries of each class (a selection then a
+sort), so value and subgradient cost ``O(n + k log k)`` and share that one sort; items tied
+at a cut are chosen by index, on every CPU (:mod:`.top_indices`). The cvxpy
 forms live in :mod:`._prec_dcp`.
 """
 
@@ -31,6 +32,7 @@ from .. import reference
 from .base import Bound, DifferenceOfConvex, PrecSurrogate
 from .registry import register
 from .segment import Segment, SegmentPoint, reach
+from .top_indices import top_indices
 
 #: The scores of given items (of the list, or of a point on a segment).
 Scores = Callable[[np.ndarray], np.ndarray]
@@ -40,9 +42,7 @@ __all__ = ["SelectionSurrogate", "PrecStruct", "PrecRamp", "PrecMax", "PrecAvg"]
 
 def _largest(values: np.ndarray, m: int) -> np.ndarray:
     """Indices of the ``m`` largest entries of ``values``, in decreasing order of value."""
-    if m == 0:
-        return np.empty(0, dtype=np.intp)
-    top = np.argpartition(-values, m - 1)[:m]
+    top = top_indices(values, m)
     return top[np.argsort(-values[top], kind="stable")]
 
 
@@ -52,16 +52,14 @@ def _top_sorted(score: Scores, items: np.ndarray, m: int
     decreasing order (a sort of values, cheaper than ordering the items)."""
     values = score(items)
     if m < len(values):
-        part = np.argpartition(-values, m - 1)[:m] if m else np.empty(0, dtype=np.intp)
+        part = top_indices(values, m)
         items, values = items[part], values[part]
     return items, values, -np.sort(-values)
 
 
 def _highest(items: np.ndarray, values: np.ndarray, j: int) -> np.ndarray:
-    """The ``j`` of ``items`` with the highest ``values`` (ties broken arbitrarily)."""
-    if j >= len(items):
-        return items
-    return items[np.argpartition(-values, j - 1)[:j]] if j else items[:0]
+    """The ``j`` of ``items`` with the highest ``values`` (ties by position in ``items``)."""
+    return items if j >= len(items) else items[top_indices(values, j)]
 
 
 def _indicator(n: int, index: np.ndarray) -> np.ndarray:
