@@ -634,8 +634,12 @@ def test_a_step_ties_at_most_as_many_new_items_as_the_cap(monkeypatch):
     objective = RankingObjective(X, y, surrogates.get("pap@k-avg", 10), 1.0)
     solved = solve_cutting_plane(objective, tol=1e-8)
     guess = box_dual._start_guess
-    monkeypatch.setattr(box_dual, "_start_guess", lambda *args, **kw: (
-        lambda at_one, tied: (np.zeros_like(at_one), tied | at_one))(*guess(*args, **kw)))
+
+    def none_at_one(*args, **kw):
+        at_one, tied = guess(*args, **kw)
+        return np.zeros_like(at_one), tied | at_one
+
+    monkeypatch.setattr(box_dual, "_start_guess", none_at_one)
     calls = []
     solve, system = box_dual._box_sum_weights, box_dual._TiedSystem.__init__
     monkeypatch.setattr(box_dual, "_box_sum_weights", lambda problem, at_one, tied, *args, **kw:

@@ -465,13 +465,11 @@ def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
         # v_T = M⁻¹(X_T·base + c_T/C + ridge·v̄_T) − θ·M⁻¹1/C with M = X_T X_Tᵀ + ridge·I
         base = problem.fixed - np.asarray(Z_items[at_one].sum(axis=0)).ravel()
         threshold = 0.0
-        if ridge <= 0 and tied.sum() >= Z_items.shape[1] and not _factored(Z_items):
-            return None  # M singular: give up
         if tied.any():
             Z_T = Z_items[tied]
             system = _TiedSystem(Z_T, ridge, residual.rtol, residual.tight)
             if ridge <= 0 and system.distinct_rows >= Z_items.shape[1]:
-                return None  # (dense rows, of which equal ones count once)
+                return None  # M singular (equal dense rows count once): give up
             rhs = np.asarray(Z_T @ base).ravel() + c[tied] / C + ridge * centre[tied]
             found = _tied_weights(problem, system, rhs, v[tied], k - int(at_one.sum()),
                                   plane_first)

@@ -649,13 +649,13 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
         message += (f"; the columns of X differ in scale by a factor of {spread:,.0f} (their "
                     "standard deviations), which makes a large C badly conditioned: "
                     "standardized columns (a different problem) are easier to certify")
-    stalled = gap > (1.0 - STALLED_FALL) * half_gap
-    if stalled:
+    gap_stuck = gap > (1.0 - STALLED_FALL) * half_gap
+    if gap_stuck:
         message += (f"; its gap fell only from {half_gap:.2e} over the last "
                     f"{max_iter - max_iter // 2} rounds, so more rounds are unlikely to "
                     "certify it")
     if not accept_inaccurate:
-        more = "tol" if stalled else "max_iter or tol"
+        more = "tol" if gap_stuck else "max_iter or tol"
         raise SolverError(f"{message}: raise {more}, or pass accept_inaccurate=True to keep "
                           "this point with its certified gap", status="max_iter")
     warnings.warn(f"{message}: the point is returned with status max_iter and certified "
