@@ -774,6 +774,31 @@ def test_equal_tied_rows_are_solved_as_one_row_each(seed):
     assert box_dual._TiedSystem(rows, 0.0, 1e-12).solve(rhs, np.zeros(14)) is None
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_equal_rows_are_grouped_as_numpy_unique_groups_them(seed):
+    """The groups of equal rows (found among rows whose random products come close) are
+    those of ``np.unique(axis=0)``: every group's rows equal, rows of different groups
+    differ, ``first`` the first row of each group and the sizes its counts. Rows that agree
+    but for one entry, and rows of zeros (products exactly 0), are included."""
+    rng = np.random.default_rng(seed)
+    distinct = rng.integers(-2, 3, size=(7, 5)).astype(np.float64)
+    distinct[0] = 0.0
+    distinct[1] = distinct[2]
+    distinct[1, 4] += 1e-9  # near but not equal
+    rows = distinct[rng.integers(0, 7, 30)]
+    grouped = box_dual._equal_rows(rows)
+    assert grouped is not None
+    first, group, sizes = grouped
+    unique, counts = np.unique(rows, axis=0, return_counts=True)
+    assert len(first) == len(unique) and np.all(first == np.sort(first))
+    assert sorted(sizes) == sorted(counts.astype(float))
+    np.testing.assert_array_equal(rows, rows[first][group])  # each row equals its group's
+    assert len(np.unique(rows[first], axis=0)) == len(first)  # and the groups differ
+    assert np.all(first == [np.flatnonzero(group == g)[0] for g in range(len(first))])
+    np.testing.assert_array_equal(sizes, np.bincount(group))
+    assert box_dual._equal_rows(distinct[1:]) is None  # every row differs
+
+
 def test_data_whose_rows_repeat_are_certified_at_the_dual_round(monkeypatch):
     """Every row three times: the optimum ties items in threes, more of them than the 40
     features though fewer distinct rows. Solved as distinct rows, prec@k-struct's dual

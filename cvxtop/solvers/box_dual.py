@@ -184,20 +184,41 @@ def box_dual_cut(objective: RankingObjective, best_scores: np.ndarray,
 
 
 def _equal_rows(Z_T: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """For rows some of which are equal: the first of each distinct row, each row's group
-    and the groups' sizes; ``None`` where every row differs. The rows are compared whole
-    only where their products with a random vector come close (one product, where sorting
-    the rows themselves would cost far more on thousands of long rows)."""
-    if Z_T.shape[0] < 2:
+    """For rows some of which are equal: the first of each distinct row (ascending), each
+    row's group and the groups' sizes; ``None`` where every row differs. Rows are compared
+    whole only within runs of close products with a random vector (one product and one
+    sort, where sorting the rows themselves, as ``np.unique(axis=0)`` does, is far dearer:
+    measured in docs/solvers.md, "Equal rows")."""
+    m = Z_T.shape[0]
+    if m < 2:
         return None
-    probe = np.sort(Z_T @ np.random.default_rng(0).standard_normal(Z_T.shape[1]))
-    if not np.any(np.diff(probe) <= MERGE_RTOL * np.abs(probe[1:])):
+    probe = Z_T @ np.random.default_rng(0).standard_normal(Z_T.shape[1])
+    order = np.argsort(probe, kind="stable")
+    probe = probe[order]
+    close = np.diff(probe) <= MERGE_RTOL * np.abs(probe[1:])
+    if not close.any():
         return None
-    _, first, group, sizes = np.unique(Z_T, axis=0, return_index=True, return_inverse=True,
-                                       return_counts=True)
-    if len(first) == Z_T.shape[0]:
+    # runs of sorted probes that come close: only rows within one run can be equal, and
+    # each row of a run is compared with the run's distinct rows so far
+    group = np.arange(m)
+    starts = np.flatnonzero(np.r_[True, ~close])
+    for start, end in zip(starts, np.r_[starts[1:], m]):
+        if end - start < 2:
+            continue
+        heads: list[int] = []
+        for item in order[start:end]:
+            match = next((h for h in heads if np.array_equal(Z_T[h], Z_T[item])), None)
+            if match is None:
+                heads.append(int(item))
+            else:
+                group[item] = match
+    first = np.flatnonzero(group == np.arange(m))
+    if len(first) == m:
         return None
-    return first, group.ravel(), sizes.astype(np.float64)
+    index = np.full(m, -1)
+    index[first] = np.arange(len(first))
+    group = index[group]
+    return first, group, np.bincount(group, minlength=len(first)).astype(np.float64)
 
 
 def _factored(Z: Any) -> bool:
