@@ -81,7 +81,7 @@ from .._threads import single_threaded_blas
 from .._validation import check_fraction
 from ..exceptions import SolverError
 from ..parameters import renamed_keyword
-from . import box_dual, count_dual, size_dual
+from . import box_dual, count_dual, direct_program, size_dual
 from .cut_store import CutStore, Cuts, cut_rounding, loss_key, numbers_per_item
 from .line_search import line_search as segment_minimum
 from .master import solve_master
@@ -240,6 +240,24 @@ def _take_cut(bundle: CutStore, cut: DualCut, norm_Z: float, best_state: tuple) 
     bundle.add(cut.h, cut.g, cut.intercept, cut_rounding(cut.intercept, cut.g, None, norm_Z))
     if cut.value < best_state[0]:
         return cut.value, cut.weights, cut.scores, (cut.loss, cut.subgradient), True
+    return best_state
+
+
+def _direct_candidate(objective: RankingObjective, bundle: CutStore, norm_Z: float,
+                      best_state: tuple) -> tuple:
+    """Stores the cut at the direct program's answer (:mod:`.direct_program`), where it
+    has one, and returns the best point's state ``(upper, best, best_s, best_oracle,
+    exact_scores)``, moved to that answer where its objective is lower."""
+    w = direct_program.candidate_point(objective)
+    if w is None:
+        return best_state
+    scores = np.asarray(objective.Z @ w).ravel()
+    loss, g = objective.loss_and_score_gradient(scores)
+    bundle.add(np.asarray(objective.Z.T @ g).ravel(), g, loss - float(g @ scores),
+               cut_rounding(loss, g, scores, norm_Z))
+    value = 0.5 * float(w @ w) + objective.C * loss
+    if value < best_state[0]:
+        return value, w, scores, (loss, g), True
     return best_state
 
 
@@ -493,6 +511,9 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     upper, lower, gap = np.inf, -np.inf, np.inf
     moved = (0, upper, lower)  # the last round that moved a bound, and the bounds then
     rayed = -1  # the frozen stretch (its first round) whose best point's ray was searched
+    # whether the direct program's answer may still be tried, where the gap falls by less
+    # than STALLED_FALL over FROZEN_ROUNDS rounds (window_gap: the gap at their start)
+    direct_candidate, window_gap = direct_program.suits(objective), np.inf
     stats = {"dual_solves": 0, "dual_solve_seconds": 0.0, "dual_steps": 0}
     best_oracle = None  # L and a score subgradient at the best point, once known
     half_gap = np.inf  # the relative gap halfway through max_iter (STALLED_FALL)
@@ -608,6 +629,19 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             if upper < moved[1]:
                 moved = (it, upper, lower)
         gap = (upper - lower) / max(abs(upper), 1e-12)
+        if direct_candidate and it % FROZEN_ROUNDS == 0:
+            if it >= direct_program.FROM_ROUND and gap > tol \
+                    and gap > (1.0 - STALLED_FALL) * window_gap:
+                # the gap has stopped falling: the whole program's answer, once a solve
+                direct_candidate, started = False, time.perf_counter()
+                upper, best, best_s, best_oracle, exact_scores = _direct_candidate(
+                    objective, bundle, norm_Z, (upper, best, best_s, best_oracle,
+                                                exact_scores))
+                stats["direct_solve_seconds"] = time.perf_counter() - started
+                if upper < moved[1]:
+                    moved = (it, upper, lower)
+                gap = (upper - lower) / max(abs(upper), 1e-12)
+            window_gap = gap
         if it == max_iter // 2:
             half_gap = gap
         if callback is not None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 
 from .. import _cvxpy
 from ..exceptions import SolverError
 from ..parameters import renamed_keyword
 from .cutting_plane import solve_cutting_plane
+from .direct_program import program
 from .objective import RankingObjective
 from .result import EXACT_MAX_ITER, EXACT_TOL, SolveResult
 
@@ -36,10 +36,7 @@ def solve_direct(objective: RankingObjective, *, cvx_solver: str = "CLARABEL",
     holds the solver's optimal value); a status other than optimal then raises
     :class:`SolverError`, unless ``accept_inaccurate`` and the solver has a point.
     """
-    d = objective.Z.shape[1]
-    w = cp.Variable(d)
-    loss, constraints = objective.loss_expression(objective.Z @ w)
-    problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + objective.C * loss), constraints)
+    problem, w, _ = program(objective)
     try:
         # with a certificate to follow, any point the solver stops at is a start for it
         status = _cvxpy.solve(problem, cvx_solver, solver_options, what="the training problem",
