@@ -674,3 +674,27 @@ def test_a_point_short_of_zero_loss_moves_along_its_ray():
     # (1.1e-12 with OpenBLAS's Nehalem kernels); the step itself gained 6%
     assert moved[0] == pytest.approx(objective.value_at_scores(moved[1], X @ moved[1]),
                                      rel=1e-9)
+
+
+def test_the_rounding_allowance_counts_the_rows_errors_times_the_combinations_norm():
+    """The certificate's allowance for rounding at ``α`` (what a stalled solve's message
+    quotes) is the computed ``D(α)`` less the rigorous bound: the intercepts' margins, plus
+    about ``‖Hα‖`` times the rows' errors, not the errors alone."""
+    from cvxtop.solvers.cut_store import CutStore
+    from cvxtop.solvers.master import rounding_allowance
+    from cvxtop.solvers.parallel_products import ProductThreads
+
+    rng = np.random.default_rng(5)
+    Z = rng.standard_normal((30, 4)) * 100.0
+    bundle = CutStore(Z, capacity=8, patience=5, master="active-set", solver="CLARABEL",
+                      options=None, threads=ProductThreads(None))
+    for g_c in rng.standard_normal((5, 30)):
+        bundle.add(Z.T @ g_c, g_c, float(rng.standard_normal()), (1e-9, 1e-6))
+    alpha = np.zeros(8)
+    alpha[:5] = rng.random(5) * 10.0
+    Ha = bundle.combination(alpha)
+    norm, errors = float(np.linalg.norm(Ha)), 1e-6 * alpha.sum()
+    allowance = rounding_allowance(bundle, alpha)
+    assert allowance >= 1e-9 * alpha.sum() + norm * errors + 0.5 * errors ** 2
+    assert allowance <= 1.01 * (1e-9 * alpha.sum() + norm * errors + 0.5 * errors ** 2) + 1e-9
+    assert norm * errors > 100.0 * errors  # the old message's share missed this factor

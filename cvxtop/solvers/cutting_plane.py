@@ -84,7 +84,7 @@ from ..parameters import renamed_keyword
 from . import box_dual, count_dual, direct_program, size_dual
 from .cut_store import CutStore, Cuts, cut_rounding, loss_key, numbers_per_item
 from .line_search import line_search as segment_minimum
-from .master import solve_master
+from .master import rounding_allowance, solve_master
 from .objective import RankingObjective
 from .parallel_products import ProductThreads, product_threads
 from .result import EXACT_MAX_ITER, EXACT_TOL, SolveResult
@@ -671,10 +671,9 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     upper, lower, gap = _final_bounds(objective, bundle, best, best_s, lower, upper,
                                       exact_scores)
     message = f"cutting plane stopped after {max_iter} rounds with relative gap {gap:.2e}"
-    rounding = C * float((bundle.margin + bundle.h_error) @ bundle.lam) / max(abs(upper),
-                                                                             1e-300)
+    rounding = rounding_allowance(bundle, C * bundle.lam) / max(abs(upper), 1e-300)
     if rounding > 0.5 * tol:
-        message += (f"; the rounding margins of the cuts alone account for a relative gap of "
+        message += (f"; the rounding allowances of the cuts alone account for a relative gap of "
                     f"{rounding:.2e}: the problem is too badly conditioned to certify to tol "
                     f"(C = {C:.3g} once the features are scaled to about 1, so large that "
                     "float64 cannot certify its optimum's scores to tol)")

@@ -20,7 +20,7 @@ from ..exceptions import SolverError
 from .cut_store import CutStore
 from ..qp import solve_simplex_qp
 
-__all__ = ["solve_master", "cvxpy_master", "polish", "dual_value"]
+__all__ = ["solve_master", "cvxpy_master", "polish", "dual_value", "rounding_allowance"]
 
 
 def dual_value(lam: np.ndarray, G: np.ndarray, c: np.ndarray) -> float:
@@ -112,6 +112,15 @@ def solve_master(store: CutStore, C: float) -> tuple[np.ndarray, float]:
     below = values < model - 1e-9 * max(1.0, abs(model))
     store.idle = np.where(active & below, store.idle + 1, 0)
     return w_c, bound
+
+
+def rounding_allowance(store: CutStore, alpha: np.ndarray) -> float:
+    """How far the rigorous bound at ``α`` lies below the cuts' computed ``D(α)``: what the
+    rounding of the cuts (their intercepts' margins and their rows' errors, the latter
+    times ``‖Hα‖``) and of the bound's own sums costs the certificate there."""
+    Ha = store.combination(alpha)
+    exact = float(store.b @ alpha) - 0.5 * float(Ha @ Ha)
+    return exact - _rigorous_bound(store, alpha, Ha)
 
 
 def _rigorous_bound(store: CutStore, alpha: np.ndarray, Ha: np.ndarray) -> float:
