@@ -20,8 +20,9 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 @pytest.mark.parametrize("name, k", [("prec@k-avg", 0.25), ("pap@k-avg", 5)])
 def test_every_loss_weight_gives_the_same_problem(name, k):
     """``min ½‖v‖² + c·L(ρZv)`` with ``ρ² = C/c`` is the problem at every ``c``: the
-    answers at both weights, and the candidate kept, are the certified optimum to the
-    interior point's accuracy (a candidate's objective is evaluated, never assumed)."""
+    answers at both weights are the certified optimum to the interior point's accuracy (a
+    candidate's objective is evaluated, never assumed), and their multipliers of the
+    scores give cuts whose bounds are valid and as close."""
     X, y = make_ranking_data(300, 6, noise=0.5, random_state=1)
     objective = RankingObjective(X, y, surrogates.get(name, k), 3.0)
     optimum = solve_cutting_plane(objective, tol=1e-9)
@@ -32,9 +33,15 @@ def test_every_loss_weight_gives_the_same_problem(name, k):
             warnings.simplefilter("ignore", UserWarning)  # ECOS's "may be inaccurate"
             problem.solve(solver="ECOS", **direct_program.TIGHT)
         assert objective.value(rho * v.value) == pytest.approx(optimum.objective, rel=1e-5)
-    w = direct_program.candidate_point(objective)
-    assert objective.value(w) == pytest.approx(optimum.objective, rel=1e-5)
-    assert optimum.lower_bound <= objective.value(w) * (1 + 1e-12)
+    found = direct_program.answers(objective)
+    assert len(found) == len(direct_program.LOSS_WEIGHTS)
+    for w, g in found:
+        assert objective.value(w) == pytest.approx(optimum.objective, rel=1e-5)
+        assert optimum.lower_bound <= objective.value(w) * (1 + 1e-12)
+        # the multipliers' cut: a valid bound, near the optimum
+        cut = direct_program.cut_near(objective, g)
+        assert cut.dual_value(3.0) <= optimum.objective * (1 + 1e-12)
+        assert cut.dual_value(3.0) == pytest.approx(optimum.objective, rel=1e-5)
 
 
 def test_only_programs_that_grow_linearly_with_the_items_are_tried(monkeypatch):
@@ -66,7 +73,34 @@ def test_a_stalled_gap_on_raw_features_is_certified_by_the_program(monkeypatch):
     problem, v, _ = direct_program.program(objective)
     problem.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
     assert certified.lower_bound_ <= objective.value(v.value) * (1 + 1e-12)
-    monkeypatch.setattr(direct_program, "candidate_point", lambda objective: None)
+    monkeypatch.setattr(direct_program, "answers", lambda objective: [])
     with pytest.raises(SolverError, match="max_iter") as info:
         TopRanker("prec@k-avg", k=0.25, C=1e4, engine="cutting-plane").fit(X, y)
     assert info.value.status == "max_iter"
+
+
+@pytest.mark.parametrize("name, k", [("prec@k-avg", 0.25), ("prec@k-max", 0.25),
+                                     ("prec@k-struct", 0.25), ("pap@k-avg", 5)])
+def test_a_cut_near_any_vector_is_valid(name, k):
+    """Whatever the score vector (noise, or far from the polytope), a cut built from it is
+    a point of the dual form's polytope: its bound is below the loss at random scores (the
+    closed form, checked against the brute-force definition elsewhere) and below the
+    certified optimum. (The selection
+    polytope's move may give up on noise; it must not on the optimum's own point.)"""
+    X, y = make_ranking_data(60, 4, noise=0.5, random_state=2)
+    objective = RankingObjective(X, y, surrogates.get(name, k), 2.0)
+    optimum = solve_cutting_plane(objective, tol=1e-9)
+    rng = np.random.default_rng(0)
+    vectors = [scale * rng.standard_normal(60) for scale in (1e-3, 1.0, 30.0)]
+    exact = direct_program.answers(objective)[0][1]
+    assert direct_program.cut_near(objective, exact) is not None
+    for g in vectors + [exact]:
+        cut = direct_program.cut_near(objective, g)
+        if cut is None:
+            assert objective.surrogate.dual_form == "selection"
+            continue
+        assert cut.dual_value(2.0) <= optimum.objective * (1 + 1e-12)
+        for _ in range(5):
+            s = 3.0 * rng.standard_normal(60)
+            loss = objective.loss_and_score_gradient(s)[0]
+            assert cut.intercept + cut.g @ s <= loss + 1e-9 * max(1.0, abs(loss))

@@ -75,7 +75,7 @@ from .objective import RankingObjective
 from .ridge_cg import StepResidual
 from .selection_dual import MIN_FEATURES, DualCut, dual_cut, most_violating
 
-__all__ = ["SOLVE_ROUNDS", "PATH_ROUND", "applies", "box_dual_cut", "hinge_dual_cut",
+__all__ = ["SOLVE_ROUNDS", "PATH_ROUND", "applies", "box_dual_cut", "cut_near", "hinge_dual_cut",
            "struct_dual_cut", "suits"]
 
 #: Rounds of the cutting plane after which the solve is tried (while the gap is open): it
@@ -674,13 +674,18 @@ def struct_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: f
     tie = TIE_SHARE * float(np.max(np.abs(best_scores), initial=0.0))
     fixed = objective.derived("relevant rows' sum", lambda: np.asarray(Z.T @ y).ravel())
     problem = _BoxProblem(Z, c, fixed, k, objective.C, True)
-
-    def cut_of(v: np.ndarray) -> DualCut:
-        v = _onto_box_sum(v, k, equality=True)
-        return dual_cut(objective, v - y, float(c @ v))
-
-    return _solve_box(problem, augmented, centre, tie, tol, cut_of, proximal,
+    return _solve_box(problem, augmented, centre, tie, tol,
+                      lambda v: _struct_cut(objective, v), proximal,
                       None if start is None else start + y)
+
+
+def _struct_cut(objective: RankingObjective, v: np.ndarray) -> DualCut:
+    """prec@k-struct's cut ``L(s) >= (1 − y)·v + (v − y)·s`` of ``v`` moved onto
+    ``{0 <= v <= 1, Σv = k}``, with its weights."""
+    bound = objective.parts[0].bound
+    y = bound.y.astype(np.float64)
+    v = _onto_box_sum(v, bound.k, equality=True)
+    return dual_cut(objective, v - y, float((1.0 - y) @ v))
 
 
 def pap_avg_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: float,
@@ -710,16 +715,36 @@ def pap_avg_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: 
     augmented = (1.0 + best_scores[neg] - best_scores[pos].mean()) / k
     centre = max(0.0, float(np.partition(augmented, len(neg) - k)[len(neg) - k]))
     tie = TIE_SHARE * float(np.max(np.abs(best_scores), initial=0.0)) / k
-
-    def cut_of(v: np.ndarray) -> DualCut:
-        v = _onto_box_cap(v, k)
-        total = math.fsum(v)
-        g = np.zeros(bound.n)
-        g[neg], g[pos] = v / k, -total / (k * bound.n_pos)
-        return dual_cut(objective, g, total / k)
-
-    return _solve_box(problem, augmented, centre, tie, tol, cut_of, proximal,
+    return _solve_box(problem, augmented, centre, tie, tol,
+                      lambda v: _pap_avg_cut(objective, v), proximal,
                       None if start is None else k * start[neg])
+
+
+def _pap_avg_cut(objective: RankingObjective, v: np.ndarray) -> DualCut:
+    """pAp@k-avg's cut of ``v`` (over the irrelevant items) moved onto ``{0 <= v <= 1,
+    Σv <= k}``: ``g = v/k`` on the irrelevant items, ``−Σv/(k·n₊)`` on each relevant one and
+    the intercept ``Σv/k``, with its weights."""
+    bound = objective.parts[0].bound
+    v = _onto_box_cap(v, bound.k)
+    total = math.fsum(v)
+    g = np.zeros(bound.n)
+    g[bound.neg], g[bound.pos] = v / bound.k, -total / (bound.k * bound.n_pos)
+    return dual_cut(objective, g, total / bound.k)
+
+
+def cut_near(objective: RankingObjective, g: np.ndarray) -> DualCut | None:
+    """The cut of the point of prec@k-struct's or pAp@k-avg's polytope read off a score
+    vector ``g`` near one of its points (``g = v − y``; ``v/k`` on the irrelevant items),
+    such as an interior point's multipliers of the scores (:mod:`.direct_program`), moved
+    onto the polytope exactly up to rounding: valid whatever ``g``; ``None`` for another
+    objective (another dual form, or several lists)."""
+    form = objective.surrogate.dual_form
+    if len(objective.parts) != 1 or form not in ("box-struct", "box-pap"):
+        return None
+    bound = objective.parts[0].bound
+    if form == "box-struct":
+        return _struct_cut(objective, g + bound.y)
+    return _pap_avg_cut(objective, bound.k * g[bound.neg])
 
 
 def _onto_box_cap(v: np.ndarray, k: int) -> np.ndarray:

@@ -245,20 +245,24 @@ def _take_cut(bundle: CutStore, cut: DualCut, norm_Z: float, best_state: tuple) 
 
 def _direct_candidate(objective: RankingObjective, bundle: CutStore, norm_Z: float,
                       best_state: tuple) -> tuple:
-    """Stores the cut at the direct program's answer (:mod:`.direct_program`), where it
-    has one, and returns the best point's state ``(upper, best, best_s, best_oracle,
-    exact_scores)``, moved to that answer where its objective is lower."""
-    w = direct_program.candidate_point(objective)
-    if w is None:
-        return best_state
-    scores = np.asarray(objective.Z @ w).ravel()
-    loss, g = objective.loss_and_score_gradient(scores)
-    bundle.add(np.asarray(objective.Z.T @ g).ravel(), g, loss - float(g @ scores),
-               cut_rounding(loss, g, scores, norm_Z))
-    value = 0.5 * float(w @ w) + objective.C * loss
-    if value < best_state[0]:
-        return value, w, scores, (loss, g), True
-    return best_state
+    """Stores the cuts at the direct program's answers (:mod:`.direct_program`), and the
+    dual form's cut at the multipliers whose cut bounds highest; returns the best point's
+    state ``(upper, best, best_s, best_oracle, exact_scores)``, moved to an answer or to
+    that cut's weights where their objective is lower."""
+    dual = None
+    for w, multipliers in direct_program.answers(objective):
+        scores = np.asarray(objective.Z @ w).ravel()
+        loss, g = objective.loss_and_score_gradient(scores)
+        bundle.add(np.asarray(objective.Z.T @ g).ravel(), g, loss - float(g @ scores),
+                   cut_rounding(loss, g, scores, norm_Z))
+        value = 0.5 * float(w @ w) + objective.C * loss
+        if value < best_state[0]:
+            best_state = (value, w, scores, (loss, g), True)
+        cut = direct_program.cut_near(objective, multipliers)
+        if cut is not None and (dual is None
+                                or cut.dual_value(objective.C) > dual.dual_value(objective.C)):
+            dual = cut
+    return best_state if dual is None else _take_cut(bundle, dual, norm_Z, best_state)
 
 
 @renamed_keyword("solver", "cvx_solver")
