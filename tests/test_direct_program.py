@@ -104,3 +104,18 @@ def test_a_cut_near_any_vector_is_valid(name, k):
             s = 3.0 * rng.standard_normal(60)
             loss = objective.loss_and_score_gradient(s)[0]
             assert cut.intercept + cut.g @ s <= loss + 1e-9 * max(1.0, abs(loss))
+
+
+def test_a_grouped_objective_gets_answers_but_no_dual_cut():
+    """On several lists the program is the mean of their losses: its answers are the
+    certified optimum, and no dual form's cut is built (the duals over the items are those
+    of one list)."""
+    X, y = make_ranking_data(240, 5, noise=0.5, random_state=3)
+    groups = np.repeat(np.arange(4), 60)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-avg", 0.5), 2.0, groups=groups)
+    optimum = solve_cutting_plane(objective, tol=1e-9)
+    found = direct_program.answers(objective)
+    assert found and direct_program.suits(objective)
+    for w, g in found:
+        assert objective.value(w) == pytest.approx(optimum.objective, rel=1e-5)
+        assert direct_program.cut_near(objective, g) is None
