@@ -44,17 +44,23 @@ def test_every_loss_weight_gives_the_same_problem(name, k):
         assert cut.dual_value(3.0) == pytest.approx(optimum.objective, rel=1e-5)
 
 
-def test_only_programs_that_grow_linearly_with_the_items_are_tried(monkeypatch):
-    X, y = make_ranking_data(300, 6, noise=0.5, random_state=1)
+def test_only_programs_of_a_bounded_size_are_tried(monkeypatch):
+    """The program is tried up to MAX_SIZE auxiliary variables (the surrogates' own
+    ``dcp_size``) and MAX_ENTRIES items times features: on a list of spambase's length the
+    ``sum_largest`` forms are, the forms with a variable per pair of items or per labeling
+    size and item are not."""
+    X, y = make_ranking_data(4600, 3, noise=0.5, random_state=1)
+    quadratic = {"prec@k-svmperf", "pap@k-max", "pap@k-ts", "pauc-struct"}
     for name in surrogates.available():
         surrogate = surrogates.get(name, 5)
+        objective = RankingObjective(X, y, surrogate, 1.0)
         if not surrogate.convex:
+            assert not direct_program.suits(objective)
             continue
-        quadratic = name in ("prec@k-svmperf", "pap@k-max", "pap@k-ts", "pauc-struct")
-        assert surrogate.expression_size == ("quadratic" if quadratic else "linear")
-        assert direct_program.suits(RankingObjective(X, y, surrogate, 1.0)) is not quadratic
+        assert direct_program.suits(objective) is (name not in quadratic)
+        assert (objective.dcp_size() <= direct_program.MAX_SIZE) is (name not in quadratic)
     objective = RankingObjective(X, y, surrogates.get("prec@k-avg", 5), 1.0)
-    monkeypatch.setattr(direct_program, "MAX_ENTRIES", 300 * 6 - 1)
+    monkeypatch.setattr(direct_program, "MAX_ENTRIES", 4600 * 3 - 1)
     assert not direct_program.suits(objective)
 
 

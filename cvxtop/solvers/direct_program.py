@@ -30,10 +30,11 @@ UCI fits measured, the better of ECOS's answers at the two :data:`LOSS_WEIGHTS` 
 (docs/solvers.md, "The direct program as a candidate"). Both are solved: the lower
 objective is the candidate, the higher bound the dual cut.
 
-Only programs that grow linearly with the items are tried (``expression_size`` of
-:class:`~cvxtop.surrogates.base.Surrogate`; prec@k-svmperf's has a constraint per labeling
-size and item), on lists up to :data:`MAX_ITEMS` items and :data:`MAX_ENTRIES` items
-times features.
+Only programs of at most :data:`MAX_SIZE` auxiliary variables
+(:meth:`~cvxtop.solvers.objective.RankingObjective.dcp_size`: one an item for the
+``sum_largest`` forms, one a pair of items or a labeling size and an item for
+prec@k-svmperf, pAp@k-max and -ts and pAUC's struct) and :data:`MAX_ENTRIES` items times
+features are tried.
 """
 
 from __future__ import annotations
@@ -49,15 +50,15 @@ from . import box_dual, selection_dual
 from .objective import RankingObjective
 from .selection_dual import DualCut
 
-__all__ = ["FROM_ROUND", "LOSS_WEIGHTS", "MAX_ENTRIES", "MAX_ITEMS", "TIGHT", "answers",
+__all__ = ["FROM_ROUND", "LOSS_WEIGHTS", "MAX_ENTRIES", "MAX_SIZE", "TIGHT", "answers",
            "cut_near", "program", "suits"]
 
-#: Items, and items times features, up to which the program is tried as a candidate (its
-#: cost on spambase and MAGIC: docs/solvers.md, "The direct program as a candidate").
-#: Items times features, not stored entries: pAp@k-avg's program holds every irrelevant
-#: row less the relevant items' mean row, dense however sparse ``Z`` is (on sparse
-#: 1,000 × 3,000 data ECOS took minutes).
-MAX_ITEMS, MAX_ENTRIES = 20_000, 500_000
+#: Auxiliary variables, and items times features, up to which the program is tried as a
+#: candidate (its cost on spambase and MAGIC: docs/solvers.md, "The direct program as a
+#: candidate"). Items times features, not stored entries: pAp@k-avg's program holds every
+#: irrelevant row less the relevant items' mean row, dense however sparse ``Z`` is (on
+#: sparse 1,000 × 3,000 data ECOS took minutes).
+MAX_SIZE, MAX_ENTRIES = 20_000, 500_000
 #: Rounds of a solve before which the program is not tried: a gap that stalls earlier is
 #: a plateau the rounds usually leave, at a fraction of the program's cost.
 FROM_ROUND = 500
@@ -88,11 +89,11 @@ def _scaled(objective: RankingObjective, loss_weight: float | None
 
 def suits(objective: RankingObjective) -> bool:
     """Whether the cutting plane may try the program's answer as a candidate: a convex
-    surrogate whose program grows linearly with the items, on a list within
-    :data:`MAX_ITEMS` items and :data:`MAX_ENTRIES` items times features, at ``C > 0``."""
+    surrogate whose program has at most :data:`MAX_SIZE` auxiliary variables, on at most
+    :data:`MAX_ENTRIES` items times features, at ``C > 0``."""
     n, d = objective.Z.shape
-    return objective.surrogate.convex and objective.surrogate.expression_size == "linear" \
-        and n <= MAX_ITEMS and n * d <= MAX_ENTRIES and objective.C > 0
+    return objective.surrogate.convex and objective.dcp_size() <= MAX_SIZE \
+        and n * d <= MAX_ENTRIES and objective.C > 0
 
 
 def answers(objective: RankingObjective) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -125,8 +125,7 @@ def exact_method(objective: RankingObjective) -> str:
     surrogate = objective.surrogate
     if not surrogate.convex:
         return "dca"
-    size = sum(surrogate.dcp_size(p.bound.n_pos, p.bound.n_neg) for p in objective.parts)
-    small = len(objective.y) <= DIRECT_MAX_ITEMS and size <= DIRECT_MAX_SIZE
+    small = len(objective.y) <= DIRECT_MAX_ITEMS and objective.dcp_size() <= DIRECT_MAX_SIZE
     return "direct" if small else "cutting-plane"
 
 

@@ -179,6 +179,11 @@ class RankingObjective:
             return math.sqrt(float(np.einsum(subscripts, data, data, dtype=np.float64)))
         return self.derived("frobenius", norm)
 
+    def dcp_size(self) -> int:
+        """The auxiliary variables of the surrogate's cvxpy form over every list
+        (``Surrogate.dcp_size``): the size of the direct program."""
+        return sum(self.surrogate.dcp_size(p.bound.n_pos, p.bound.n_neg) for p in self.parts)
+
     def column_spread(self) -> float:
         """The ratio of the largest to the smallest standard deviation of ``Z``'s columns
         that vary (1 when fewer than two do): columns of very different scales make a

@@ -75,11 +75,6 @@ class Surrogate(ABC):
     #: :mod:`cvxtop.solvers.box_dual`), or ``None``.
     #: A subclass that changes the function must set it anew.
     dual_form: ClassVar[str | None] = None
-    #: How :meth:`expression`'s program grows with the items: ``"linear"`` (``sum_largest``
-    #: forms), or ``"quadratic"`` (a constraint per pair of items, or per labeling size and
-    #: item). The cutting plane tries a linear one whole as a candidate point where its
-    #: gap stops falling (:mod:`cvxtop.solvers.direct_program`).
-    expression_size: ClassVar[str] = "linear"
 
     def __init__(self, k: Any) -> None:
         self.k = k

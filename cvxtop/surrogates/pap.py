@@ -211,7 +211,6 @@ class PapMax(_PapFace):
 
     name: ClassVar[str] = "pap@k-max"
     convex: ClassVar[bool] = True
-    expression_size: ClassVar[str] = "quadratic"
     pairwise_dcp: ClassVar[bool] = True
     definition = staticmethod(reference.pap_max)
 
@@ -243,7 +242,6 @@ class PapTightStruct(_PapFace):
 
     name: ClassVar[str] = "pap@k-ts"
     convex: ClassVar[bool] = True
-    expression_size: ClassVar[str] = "quadratic"
     pairwise_dcp: ClassVar[bool] = True
     definition = staticmethod(reference.pap_ts)
 
@@ -279,7 +277,6 @@ class PaucStruct(_PapFace):
 
     name: ClassVar[str] = "pauc-struct"
     convex: ClassVar[bool] = True
-    expression_size: ClassVar[str] = "quadratic"
     metric: ClassVar[str] = "partial_auc"
     pairwise_dcp: ClassVar[bool] = True
     definition = staticmethod(reference.pauc_struct)

@@ -178,7 +178,6 @@ class PrecSvmperf(PrecSurrogate):
 
     name: ClassVar[str] = "prec@k-svmperf"
     convex: ClassVar[bool] = True
-    expression_size: ClassVar[str] = "quadratic"
     dual_form: ClassVar[str | None] = "box-hinge"
     definition = staticmethod(reference.prec_svmperf)
 
