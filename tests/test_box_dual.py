@@ -327,28 +327,31 @@ def test_struct_on_sparse_wide_data_is_certified_at_its_dual(monkeypatch):
 def test_a_path_starts_the_box_solve_from_the_last_dual_point(monkeypatch):
     """In a path the solve is tried at PATH_ROUND from the last C's dual point (its items at
     1 and between): each later C certifies there, at the cold fit's objective, and the
-    start is the earlier point's, not a guess from the scores."""
+    first guess solved (as a face for every C, or by the steps) is the earlier point's, not
+    a guess from the scores."""
     X, y = make_sparse_ranking_data(2000, 1000, density=0.02, noise=0.5, random_state=0)
     surrogate = surrogates.get("prec@k-struct", 0.25)
     starts = []
-    solve = box_dual._box_sum_weights
-    monkeypatch.setattr(box_dual, "_box_sum_weights",
-                        lambda problem, at_one, tied, *rest, **kw:
-                        starts.append((at_one.copy(), tied.copy()))
-                        or solve(problem, at_one, tied, *rest, **kw))
+    for name in ("_box_sum_weights", "_face_of"):
+        solve = getattr(box_dual, name)
+        monkeypatch.setattr(box_dual, name,
+                            lambda problem, at_one, tied, *rest, solve=solve, **kw:
+                            starts.append((at_one.copy(), tied.copy()))
+                            or solve(problem, at_one, tied, *rest, **kw))
     previous = None
     for C in (1e-3, 3e-3, 1e-2):
         objective = RankingObjective(X, y, surrogate, C)
         starts.clear()
         path = solve_cutting_plane(objective, tol=1e-8, keep_cuts=True, cuts=previous,
                                    w0=None if previous is None else path.coef)
+        first_guess = starts[0]
         cold = solve_cutting_plane(RankingObjective(X, y, surrogate, C), tol=1e-8)
         assert path.status == "optimal" and path.objective == pytest.approx(cold.objective,
                                                                             rel=2e-8)
         if previous is not None:
             assert path.n_iter == box_dual.PATH_ROUND
             v = previous.dual_point + y
-            at_one, tied = starts[0]
+            at_one, tied = first_guess
             assert np.array_equal(at_one, v >= 1 - 1e-9)
             assert np.array_equal(tied, (v > 1e-9) & (v < 1 - 1e-9))
         assert path.cuts.dual_point is not None
@@ -814,3 +817,68 @@ def test_data_whose_rows_repeat_are_certified_at_the_dual_round(monkeypatch):
     assert solved.objective == pytest.approx(alone.objective, rel=1e-8)
     for a, b in ((alone, solved), (solved, alone)):
         assert a.lower_bound <= b.objective * (1 + 1e-12)
+
+
+def _face_case(case: str) -> tuple[np.ndarray, np.ndarray, str, float, tuple[float, float]]:
+    """Data, surrogate, k and two values of C between which the optimum's guess (items at 1
+    and tied) stays the same."""
+    if case == "hinge":
+        objective, k = hinge_regime(c_perf=0.1)
+        C = objective.C
+        return objective.Z, objective.y, "prec@k-svmperf", k, (C, 3 * C)
+    X, y = make_sparse_ranking_data(1000, 3000, density=0.01, noise=0.5, random_state=0)
+    if case == "pap":
+        return X, y, "pap@k-avg", 10, (1.0, 100.0)
+    return X, y, "prec@k-struct", 0.25, (0.3, 1.0)
+
+
+@pytest.mark.parametrize("case", ["struct", "pap", "hinge"])
+def test_a_guess_solved_once_answers_every_c_where_it_stays_optimal(case, monkeypatch):
+    """From a path's last dual point, the guess's systems are solved once for every C
+    (p + q/C − (θ/C)·r): its cut at the next C is certified and equals the steps' answer,
+    and at a third C of the same objective it comes with no system solved at all."""
+    X, y, name, k, (C1, C2) = _face_case(case)
+    first = solve_cutting_plane(RankingObjective(X, y, surrogates.get(name, k), C1),
+                                tol=1e-10, keep_cuts=True)
+    start = first.cuts.dual_point
+    assert start is not None
+
+    def cut_at(objective):
+        return box_dual.box_dual_cut(objective, np.zeros(len(y)), start, 1e-8, False, start)
+
+    objective = RankingObjective(X, y, surrogates.get(name, k), C2)
+    by_face = cut_at(objective)
+    with monkeypatch.context() as patch:
+        patch.setattr(box_dual, "_face_cut", lambda *args: None)
+        by_steps = cut_at(RankingObjective(X, y, surrogates.get(name, k), C2))
+    assert by_face is not None and by_steps is not None
+    assert by_face.gap(C2) <= 1e-8 and by_steps.gap(C2) <= 1e-8
+    np.testing.assert_allclose(by_face.g, by_steps.g, atol=1e-6 * np.abs(by_face.g).max())
+    systems = []
+    solver = box_dual._TiedSystem
+    monkeypatch.setattr(box_dual, "_TiedSystem",
+                        lambda *args, **kw: systems.append(args) or solver(*args, **kw))
+    objective.C = 3 * C2
+    again = cut_at(objective)
+    assert again is not None and again.gap(objective.C) <= 1e-8 and not systems
+
+
+def test_a_guess_that_is_no_longer_optimal_falls_back_to_the_steps(monkeypatch):
+    """Where the last point's guess is not this C's, its face's cut is not taken (its gap
+    is above the aim) and the steps solve from the same guess, to the cold fit's optimum."""
+    X, y = make_sparse_ranking_data(2000, 1000, density=0.02, noise=0.5, random_state=0)
+    surrogate = surrogates.get("prec@k-struct", 0.25)
+    first = solve_cutting_plane(RankingObjective(X, y, surrogate, 1e-4), tol=1e-8,
+                                keep_cuts=True)
+    faces, steps = [], []
+    face_cut, solve = box_dual._face_cut, box_dual._box_sum_weights
+    monkeypatch.setattr(box_dual, "_face_cut",
+                        lambda *args: faces.append(face_cut(*args)) or faces[-1])
+    monkeypatch.setattr(box_dual, "_box_sum_weights",
+                        lambda *args, **kw: steps.append(1) or solve(*args, **kw))
+    path = solve_cutting_plane(RankingObjective(X, y, surrogate, 1e-1), tol=1e-8,
+                               cuts=first.cuts, w0=first.coef)
+    cold = solve_cutting_plane(RankingObjective(X, y, surrogate, 1e-1), tol=1e-8)
+    assert faces[0] is None and steps
+    assert path.status == "optimal"
+    assert path.objective == pytest.approx(cold.objective, rel=2e-8)

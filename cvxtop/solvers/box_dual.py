@@ -135,6 +135,11 @@ _START_ROUNDING = 1e-9  # an earlier answer's weight this close to 0 or 1 starts
 #: Equal tied rows are merged where their right sides agree to this share of the largest
 #: (they then differ by rounding only; by the ``c/C`` of items of both labels otherwise).
 MERGE_RTOL = 1e-12
+#: The relative residual to which a guess's systems are solved for every ``C`` at once
+#: (:class:`_Face`): a path's later points read their weights off these solutions, and the
+#: gap of such weights is their residual times a factor that grows with ``C`` (conjugate
+#: gradients; factored dense rows are solved as exactly as the floats allow).
+FACE_RESIDUAL = 1e-12
 
 
 def suits(objective: RankingObjective) -> bool:
@@ -429,6 +434,82 @@ class _BoxProblem:
     equality: bool
     #: ``Σv <= k`` instead of ``Σv >= k`` (``θ = 0`` while that leaves ``Σv <= k``)
     at_most: bool = False
+    #: where the last guess solved at every ``C`` is kept (:class:`_Face`): a dict that the
+    #: solves of one objective share (``RankingObjective.derived``), as a path's do
+    faces: dict | None = None
+
+
+@dataclass(frozen=True)
+class _Face:
+    """A guess (``A`` at 1, ``T`` tied) solved once for every ``C``: its tied weights are
+    ``v_T = M⁻¹(rhs − (θ/C)·1)`` with ``M = Z_T Z_Tᵀ`` and ``rhs = Z_T·base + c_T/C`` (``base``
+    the fixed sum less ``A``'s rows), so ``v_T = p + q/C − (θ/C)·r`` with ``p = M⁻¹Z_T·base``,
+    ``q = M⁻¹c_T`` and ``r = M⁻¹1``, none of which depends on ``C``."""
+
+    at_one: np.ndarray
+    tied: np.ndarray
+    p: np.ndarray
+    q: np.ndarray
+    r: np.ndarray
+
+    def weights(self, problem: _BoxProblem) -> np.ndarray | None:
+        """The guess's weights at ``problem.C``, ``θ`` chosen as :func:`_tied_weights`
+        chooses it; ``None`` where no ``θ`` meets the sum's bound."""
+        C, total = problem.C, problem.k - int(self.at_one.sum())
+        free, shift = self.p + self.q / C, self.r / C
+        short = total - float(free.sum())
+        threshold = 0.0
+        if problem.equality or (short < 0 if problem.at_most else short > 0):
+            if not float(shift.sum()) > 0:
+                return None
+            threshold = -short / float(shift.sum())
+        v = self.at_one.astype(np.float64)
+        v[self.tied] = free - threshold * shift
+        return v
+
+
+def _face_of(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray) -> _Face | None:
+    """The :class:`_Face` of a guess, the one kept in ``problem.faces`` if it is that
+    guess's, else solved (to :data:`FACE_RESIDUAL`) and kept in its place; ``None`` where
+    nothing is kept, nothing is tied, or a system is singular or its solve fails."""
+    if problem.faces is None or not tied.any():
+        return None
+    face = problem.faces.get("last")
+    if face is not None and np.array_equal(face.at_one, at_one) \
+            and np.array_equal(face.tied, tied):
+        return face
+    Z_items = problem.Z_items
+    Z_T = Z_items[tied]
+    system = _TiedSystem(Z_T, 0.0, FACE_RESIDUAL)
+    if system.distinct_rows >= Z_items.shape[1] and _factored(Z_T):
+        return None  # M singular (as for the steps)
+    base = problem.fixed - np.asarray(Z_items[at_one].sum(axis=0)).ravel()
+    m = int(tied.sum())
+    c_T, zero = problem.c[tied], np.zeros(m)
+    r = system.solve(np.ones(m), zero)
+    p = system.solve(np.asarray(Z_T @ base).ravel(), zero)
+    if r is None or p is None:
+        return None
+    # (the hinge's c is 0 and pAp@k-avg's constant: a multiple of r)
+    q = c_T[0] * r if np.all(c_T == c_T[0]) else system.solve(c_T, zero)
+    if q is None:
+        return None
+    face = _Face(at_one.copy(), tied.copy(), p, q, r)
+    problem.faces["last"] = face
+    return face
+
+
+def _face_cut(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray, tol: float,
+              cut_of: Callable[[np.ndarray], DualCut]) -> DualCut | None:
+    """The cut of a guess's weights at this ``C`` read off its :class:`_Face` (no system
+    solved where the face is kept from an earlier ``C``), if its gap is within ``tol``:
+    where the guess is this ``C``'s optimal one too. ``None`` otherwise."""
+    face = _face_of(problem, at_one, tied)
+    v = None if face is None else face.weights(problem)
+    if v is None:
+        return None
+    cut = cut_of(v)
+    return cut if cut.gap(problem.C) <= tol else None
 
 
 def _tied_weights(problem: _BoxProblem, system: _TiedSystem, rhs: np.ndarray,
@@ -548,8 +629,11 @@ def _solve_box(problem: _BoxProblem, scores: np.ndarray, centre: float, tie: flo
     :func:`_proximal_box_weights` if ``proximal``."""
     if start is not None:
         at_one = start >= 1.0 - _START_ROUNDING
-        found = _box_sum_weights(problem, at_one, ~at_one & (start > _START_ROUNDING), tol,
-                                 values=start)
+        tied = ~at_one & (start > _START_ROUNDING)
+        cut = _face_cut(problem, at_one, tied, tol, cut_of)
+        if cut is not None:
+            return cut
+        found = _box_sum_weights(problem, at_one, tied, tol, values=start)
         if found is not None:
             return _refined_cut(problem, found, tol, cut_of)
     at_one, tied = _start_guess(scores, centre, tie, problem.k, problem.at_most)
@@ -629,6 +713,11 @@ def _proximal_box_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.nda
     return best
 
 
+def _faces(objective: RankingObjective) -> dict:
+    """The dict where the solves of this objective keep their last :class:`_Face`."""
+    return objective.derived("box dual faces", dict)
+
+
 def hinge_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: float,
                    proximal: bool = True, start: np.ndarray | None = None
                    ) -> DualCut | None:
@@ -643,7 +732,8 @@ def hinge_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: fl
     tie = TIE_SHARE * float(np.max(np.abs(best_scores), initial=0.0))
     rows = objective.derived("irrelevant rows", lambda: Z[neg])
     fixed = objective.derived("relevant rows' sum", lambda: np.asarray(Z[pos].sum(axis=0)).ravel())
-    problem = _BoxProblem(rows, np.zeros(len(neg)), fixed, bound.k, objective.C, False)
+    problem = _BoxProblem(rows, np.zeros(len(neg)), fixed, bound.k, objective.C, False,
+                          faces=_faces(objective))
 
     def cut_of(v: np.ndarray) -> DualCut:
         g = np.zeros(bound.n)
@@ -673,7 +763,7 @@ def struct_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: f
     # the scale of the scores themselves (the augmented ones are 1 apart by class)
     tie = TIE_SHARE * float(np.max(np.abs(best_scores), initial=0.0))
     fixed = objective.derived("relevant rows' sum", lambda: np.asarray(Z.T @ y).ravel())
-    problem = _BoxProblem(Z, c, fixed, k, objective.C, True)
+    problem = _BoxProblem(Z, c, fixed, k, objective.C, True, faces=_faces(objective))
     return _solve_box(problem, augmented, centre, tie, tol,
                       lambda v: _struct_cut(objective, v), proximal,
                       None if start is None else start + y)
@@ -711,7 +801,7 @@ def pap_avg_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: 
 
     rows = objective.derived("irrelevant rows shifted by the relevant mean, over k", shifted)
     problem = _BoxProblem(rows, np.full(len(neg), 1.0 / k), np.zeros(Z.shape[1]), k,
-                          objective.C, False, at_most=True)
+                          objective.C, False, at_most=True, faces=_faces(objective))
     augmented = (1.0 + best_scores[neg] - best_scores[pos].mean()) / k
     centre = max(0.0, float(np.partition(augmented, len(neg) - k)[len(neg) - k]))
     tie = TIE_SHARE * float(np.max(np.abs(best_scores), initial=0.0)) / k
