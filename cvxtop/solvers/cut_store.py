@@ -76,6 +76,10 @@ class Cuts:
     #: The point ``w`` the solve returned and its scores ``Z w``: the next solve of a path
     #: starts there (``w0``) and takes the scores from here instead of a product with ``Z``.
     last_point: tuple[np.ndarray, np.ndarray] | None = None
+    #: The cuts' Gram matrix ``h_cᵀh_{c'}`` as the store computed it: it does not depend on
+    #: ``C`` either, so a store seeded with the cuts takes it instead of its products with
+    #: ``Z`` (two a cut where the rows are score subgradients).
+    gram: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.intercepts)
@@ -240,7 +244,7 @@ class CutStore:
         active = np.flatnonzero(self.active & (self.lam > 0))
         return Cuts(key, self.scores, self.cuts[active].copy(), self.b[active].copy(),
                     self.margin[active].copy(), self.h_error[active].copy(), self.dual_point,
-                    zero_loss, self.last_point)
+                    zero_loss, self.last_point, self.G[np.ix_(active, active)].copy())
 
     def seed(self, cuts: Cuts, max_rounding: float = np.inf, norm_w: float = 0.0) -> int:
         """Add the cuts of an earlier solve of the same loss (their rows, intercepts and
@@ -252,12 +256,28 @@ class CutStore:
         if cuts.scores != self.scores or cuts.rows.shape[1:] != (self.row,):
             raise ValueError("cuts: made for data of another shape")
         kept = cuts.kept(max_rounding, norm_w)
+        if cuts.gram is not None and not self.active.any():
+            self._seed_with_gram(cuts, np.flatnonzero(kept))
+            return int(len(cuts) - kept.sum())
         for row, offset, margin, h_error in zip(cuts.rows[kept], cuts.intercepts[kept],
                                                 cuts.margins[kept], cuts.h_errors[kept]):
             h = np.asarray(self.Z.T @ row).ravel() if self.scores else row
             self.add(h, row, float(offset), (float(margin), float(h_error)),
                      refuse_repeat=False)
         return int(len(cuts) - kept.sum())
+
+    def _seed_with_gram(self, cuts: Cuts, kept: np.ndarray) -> None:
+        """Fill an empty store with the ``kept`` cuts and their Gram block as exported: no
+        product with ``Z`` or with the rows."""
+        slots = np.empty(len(kept), dtype=np.int64)
+        for i, c in enumerate(kept):
+            slot = slots[i] = self._free_slot()
+            self.cuts[slot], self.b[slot] = cuts.rows[c], cuts.intercepts[c]
+            self.margin[slot], self.h_error[slot] = cuts.margins[c], cuts.h_errors[c]
+            self.faces.rewritten(int(slot))
+            self.active[slot], self.idle[slot] = True, 0
+            self._used = max(self._used, int(slot) + 1)
+        self.G[np.ix_(slots, slots)] = cuts.gram[np.ix_(kept, kept)]
 
     def add(self, h: np.ndarray, g: np.ndarray, offset: float, rounding: tuple[float, float],
             refuse_repeat: bool = True) -> bool:
