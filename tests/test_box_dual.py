@@ -332,7 +332,7 @@ def test_a_path_starts_the_box_solve_from_the_last_dual_point(monkeypatch):
     X, y = make_sparse_ranking_data(2000, 1000, density=0.02, noise=0.5, random_state=0)
     surrogate = surrogates.get("prec@k-struct", 0.25)
     starts = []
-    for name in ("_box_sum_weights", "_face_of"):
+    for name in ("_box_sum_weights", "_kept_face"):
         solve = getattr(box_dual, name)
         monkeypatch.setattr(box_dual, name,
                             lambda problem, at_one, tied, *rest, solve=solve, **kw:
@@ -833,10 +833,11 @@ def _face_case(case: str) -> tuple[np.ndarray, np.ndarray, str, float, tuple[flo
 
 
 @pytest.mark.parametrize("case", ["struct", "pap", "hinge"])
-def test_a_guess_solved_once_answers_every_c_where_it_stays_optimal(case, monkeypatch):
-    """From a path's last dual point, the guess's systems are solved once for every C
-    (p + q/C − (θ/C)·r): its cut at the next C is certified and equals the steps' answer,
-    and at a third C of the same objective it comes with no system solved at all."""
+def test_a_guess_that_holds_is_solved_once_for_every_c(case, monkeypatch):
+    """From a path's last dual point, a next C whose optimum keeps that guess has its
+    systems solved once for every C (p + q/C − (θ/C)·r): at a third C of the same objective
+    the cut comes off them, certified, with no system solved, and equals the steps' answer
+    there."""
     X, y, name, k, (C1, C2) = _face_case(case)
     first = solve_cutting_plane(RankingObjective(X, y, surrogates.get(name, k), C1),
                                 tol=1e-10, keep_cuts=True)
@@ -847,38 +848,40 @@ def test_a_guess_solved_once_answers_every_c_where_it_stays_optimal(case, monkey
         return box_dual.box_dual_cut(objective, np.zeros(len(y)), start, 1e-8, False, start)
 
     objective = RankingObjective(X, y, surrogates.get(name, k), C2)
-    by_face = cut_at(objective)
-    with monkeypatch.context() as patch:
-        patch.setattr(box_dual, "_face_cut", lambda *args: None)
-        by_steps = cut_at(RankingObjective(X, y, surrogates.get(name, k), C2))
-    assert by_face is not None and by_steps is not None
-    assert by_face.gap(C2) <= 1e-8 and by_steps.gap(C2) <= 1e-8
-    np.testing.assert_allclose(by_face.g, by_steps.g, atol=1e-6 * np.abs(by_face.g).max())
+    assert cut_at(objective).gap(C2) <= 1e-8
+    assert "last" in objective.derived("box dual faces", dict)
     systems = []
     solver = box_dual._TiedSystem
-    monkeypatch.setattr(box_dual, "_TiedSystem",
-                        lambda *args, **kw: systems.append(args) or solver(*args, **kw))
-    objective.C = 3 * C2
-    again = cut_at(objective)
-    assert again is not None and again.gap(objective.C) <= 1e-8 and not systems
+    with monkeypatch.context() as patch:
+        patch.setattr(box_dual, "_TiedSystem",
+                      lambda *args, **kw: systems.append(args) or solver(*args, **kw))
+        objective.C = 3 * C2
+        by_face = cut_at(objective)
+    assert by_face is not None and by_face.gap(objective.C) <= 1e-8 and not systems
+    by_steps = cut_at(RankingObjective(X, y, surrogates.get(name, k), 3 * C2))
+    np.testing.assert_allclose(by_face.g, by_steps.g, atol=1e-6 * np.abs(by_face.g).max())
 
 
-def test_a_guess_that_is_no_longer_optimal_falls_back_to_the_steps(monkeypatch):
-    """Where the last point's guess is not this C's, its face's cut is not taken (its gap
-    is above the aim) and the steps solve from the same guess, to the cold fit's optimum."""
-    X, y = make_sparse_ranking_data(2000, 1000, density=0.02, noise=0.5, random_state=0)
-    surrogate = surrogates.get("prec@k-struct", 0.25)
-    first = solve_cutting_plane(RankingObjective(X, y, surrogate, 1e-4), tol=1e-8,
-                                keep_cuts=True)
+def test_a_kept_guess_that_is_no_longer_optimal_falls_back_to_the_steps(monkeypatch):
+    """Where the kept face's guess is not this C's optimal one, its cut is not taken (its
+    gap is above the aim) and the steps solve from the same guess, to the cold fit's
+    optimum."""
+    X, y = make_sparse_ranking_data(1000, 3000, density=0.01, noise=0.5, random_state=0)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-struct", 0.25), 0.3)
+    result = solve_cutting_plane(objective, tol=1e-8, keep_cuts=True)
+    objective.C = 1.0  # the same guess: its face is kept
+    result = solve_cutting_plane(objective, tol=1e-8, keep_cuts=True, cuts=result.cuts,
+                                 w0=result.coef)
+    assert "last" in objective.derived("box dual faces", dict)
     faces, steps = [], []
     face_cut, solve = box_dual._face_cut, box_dual._box_sum_weights
     monkeypatch.setattr(box_dual, "_face_cut",
                         lambda *args: faces.append(face_cut(*args)) or faces[-1])
     monkeypatch.setattr(box_dual, "_box_sum_weights",
                         lambda *args, **kw: steps.append(1) or solve(*args, **kw))
-    path = solve_cutting_plane(RankingObjective(X, y, surrogate, 1e-1), tol=1e-8,
-                               cuts=first.cuts, w0=first.coef)
-    cold = solve_cutting_plane(RankingObjective(X, y, surrogate, 1e-1), tol=1e-8)
-    assert faces[0] is None and steps
+    objective.C = 0.01  # another guess (212 tied items instead of 78)
+    path = solve_cutting_plane(objective, tol=1e-8, cuts=result.cuts, w0=result.coef)
+    cold = solve_cutting_plane(RankingObjective(X, y, objective.surrogate, 0.01), tol=1e-8)
+    assert faces == [None] and steps
     assert path.status == "optimal"
     assert path.objective == pytest.approx(cold.objective, rel=2e-8)

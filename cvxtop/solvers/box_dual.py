@@ -468,44 +468,43 @@ class _Face:
         return v
 
 
-def _face_of(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray) -> _Face | None:
-    """The :class:`_Face` of a guess, the one kept in ``problem.faces`` if it is that
-    guess's, else solved (to :data:`FACE_RESIDUAL`) and kept in its place; ``None`` where
-    nothing is kept, nothing is tied, or a system is singular or its solve fails."""
-    if problem.faces is None or not tied.any():
-        return None
-    face = problem.faces.get("last")
+def _kept_face(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray) -> _Face | None:
+    """The :class:`_Face` kept in ``problem.faces``, if it is this guess's."""
+    face = None if problem.faces is None else problem.faces.get("last")
     if face is not None and np.array_equal(face.at_one, at_one) \
             and np.array_equal(face.tied, tied):
         return face
+    return None
+
+
+def _keep_face(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray) -> None:
+    """Solve a guess's systems for every ``C`` (to :data:`FACE_RESIDUAL`) and keep its
+    :class:`_Face` in ``problem.faces`` in place of the last; nothing where nothing is kept
+    or tied, or where a system is singular or its solve fails."""
+    if problem.faces is None or not tied.any():
+        return
     Z_items = problem.Z_items
     Z_T = Z_items[tied]
     system = _TiedSystem(Z_T, 0.0, FACE_RESIDUAL)
-    if system.distinct_rows >= Z_items.shape[1] and _factored(Z_T):
-        return None  # M singular (as for the steps)
+    if _factored(Z_T) and system.distinct_rows >= Z_items.shape[1]:
+        return  # M singular (as for the steps)
     base = problem.fixed - np.asarray(Z_items[at_one].sum(axis=0)).ravel()
     m = int(tied.sum())
     c_T, zero = problem.c[tied], np.zeros(m)
     r = system.solve(np.ones(m), zero)
-    p = system.solve(np.asarray(Z_T @ base).ravel(), zero)
-    if r is None or p is None:
-        return None
+    p = None if r is None else system.solve(np.asarray(Z_T @ base).ravel(), zero)
     # (the hinge's c is 0 and pAp@k-avg's constant: a multiple of r)
-    q = c_T[0] * r if np.all(c_T == c_T[0]) else system.solve(c_T, zero)
-    if q is None:
-        return None
-    face = _Face(at_one.copy(), tied.copy(), p, q, r)
-    problem.faces["last"] = face
-    return face
+    q = None if p is None else c_T[0] * r if np.all(c_T == c_T[0]) \
+        else system.solve(c_T, zero)
+    if q is not None:
+        problem.faces["last"] = _Face(at_one.copy(), tied.copy(), p, q, r)
 
 
-def _face_cut(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray, tol: float,
+def _face_cut(problem: _BoxProblem, face: _Face, tol: float,
               cut_of: Callable[[np.ndarray], DualCut]) -> DualCut | None:
-    """The cut of a guess's weights at this ``C`` read off its :class:`_Face` (no system
-    solved where the face is kept from an earlier ``C``), if its gap is within ``tol``:
-    where the guess is this ``C``'s optimal one too. ``None`` otherwise."""
-    face = _face_of(problem, at_one, tied)
-    v = None if face is None else face.weights(problem)
+    """The cut of a face's weights at this ``C`` (no system solved), if its gap is within
+    ``tol``: where the face's guess is this ``C``'s optimal one too. ``None`` otherwise."""
+    v = face.weights(problem)
     if v is None:
         return None
     cut = cut_of(v)
@@ -630,11 +629,16 @@ def _solve_box(problem: _BoxProblem, scores: np.ndarray, centre: float, tie: flo
     if start is not None:
         at_one = start >= 1.0 - _START_ROUNDING
         tied = ~at_one & (start > _START_ROUNDING)
-        cut = _face_cut(problem, at_one, tied, tol, cut_of)
+        face = _kept_face(problem, at_one, tied)
+        cut = None if face is None else _face_cut(problem, face, tol, cut_of)
         if cut is not None:
             return cut
         found = _box_sum_weights(problem, at_one, tied, tol, values=start)
         if found is not None:
+            if face is None and np.array_equal(found[1], at_one) \
+                    and np.array_equal(found[2], tied):
+                # the last C's guess is this C's too: solved for every C, for the next
+                _keep_face(problem, at_one, tied)
             return _refined_cut(problem, found, tol, cut_of)
     at_one, tied = _start_guess(scores, centre, tie, problem.k, problem.at_most)
     found = _box_sum_weights(problem, at_one, tied, tol)
