@@ -844,21 +844,22 @@ def test_a_guess_that_holds_is_solved_once_for_every_c(case, monkeypatch):
     start = first.cuts.dual_point
     assert start is not None
 
-    def cut_at(objective):
-        return box_dual.box_dual_cut(objective, np.zeros(len(y)), start, 1e-8, False, start)
+    def cut_at(objective, faces):
+        return box_dual.box_dual_cut(objective, np.zeros(len(y)), start, 1e-8, False, start,
+                                     faces)
 
-    objective = RankingObjective(X, y, surrogates.get(name, k), C2)
-    assert cut_at(objective).gap(C2) <= 1e-8
-    assert "last" in objective.derived("box dual faces", dict)
+    objective, faces = RankingObjective(X, y, surrogates.get(name, k), C2), {}
+    assert cut_at(objective, faces).gap(C2) <= 1e-8
+    assert "last" in faces
     systems = []
     solver = box_dual._TiedSystem
     with monkeypatch.context() as patch:
         patch.setattr(box_dual, "_TiedSystem",
                       lambda *args, **kw: systems.append(args) or solver(*args, **kw))
         objective.C = 3 * C2
-        by_face = cut_at(objective)
+        by_face = cut_at(objective, faces)
     assert by_face is not None and by_face.gap(objective.C) <= 1e-8 and not systems
-    by_steps = cut_at(RankingObjective(X, y, surrogates.get(name, k), 3 * C2))
+    by_steps = cut_at(RankingObjective(X, y, surrogates.get(name, k), 3 * C2), {})
     np.testing.assert_allclose(by_face.g, by_steps.g, atol=1e-6 * np.abs(by_face.g).max())
 
 
@@ -872,7 +873,7 @@ def test_a_kept_guess_that_is_no_longer_optimal_falls_back_to_the_steps(monkeypa
     objective.C = 1.0  # the same guess: its face is kept
     result = solve_cutting_plane(objective, tol=1e-8, keep_cuts=True, cuts=result.cuts,
                                  w0=result.coef)
-    assert "last" in objective.derived("box dual faces", dict)
+    assert "last" in result.cuts.box_faces
     faces, steps = [], []
     face_cut, solve = box_dual._face_cut, box_dual._box_sum_weights
     monkeypatch.setattr(box_dual, "_face_cut",

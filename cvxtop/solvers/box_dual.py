@@ -173,19 +173,22 @@ def applies(objective: RankingObjective, subgradient: np.ndarray) -> bool:
 
 def box_dual_cut(objective: RankingObjective, best_scores: np.ndarray,
                  subgradient: np.ndarray, tol: float, proximal: bool = True,
-                 start: np.ndarray | None = None) -> DualCut | None:
-    """The cut of :func:`struct_dual_cut` or :func:`hinge_dual_cut` for an objective that
-    :func:`suits` this module, at a best point with these scores and score subgradient
-    (``proximal``: whether proximal points take over where the steps fail; ``start``: the
-    ``g`` of an earlier cut of this loss, whose items at 1 and between are tried first);
-    ``None`` where the solve does not apply there or fails."""
+                 start: np.ndarray | None = None, faces: dict | None = None
+                 ) -> DualCut | None:
+    """The cut of :func:`struct_dual_cut`, :func:`hinge_dual_cut` or
+    :func:`pap_avg_dual_cut` for an objective that :func:`suits` this module, at a best
+    point with these scores and score subgradient (``proximal``: whether proximal points
+    take over where the steps fail; ``start``: the ``g`` of an earlier cut of this loss,
+    whose items at 1 and between are tried first; ``faces``: where a start's guess solved
+    for every ``C`` is kept, :class:`_Face`); ``None`` where the solve does not apply there
+    or fails."""
     if not applies(objective, subgradient):
         return None
     if objective.surrogate.dual_form == "box-struct":
-        return struct_dual_cut(objective, best_scores, tol, proximal, start)
+        return struct_dual_cut(objective, best_scores, tol, proximal, start, faces)
     if objective.surrogate.dual_form == "box-pap":
-        return pap_avg_dual_cut(objective, best_scores, tol, proximal, start)
-    return hinge_dual_cut(objective, best_scores, tol, proximal, start)
+        return pap_avg_dual_cut(objective, best_scores, tol, proximal, start, faces)
+    return hinge_dual_cut(objective, best_scores, tol, proximal, start, faces)
 
 
 def _equal_rows(Z_T: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -434,8 +437,8 @@ class _BoxProblem:
     equality: bool
     #: ``Σv <= k`` instead of ``Σv >= k`` (``θ = 0`` while that leaves ``Σv <= k``)
     at_most: bool = False
-    #: where the last guess solved at every ``C`` is kept (:class:`_Face`): a dict that the
-    #: solves of one objective share (``RankingObjective.derived``), as a path's do
+    #: where the last guess solved at every ``C`` is kept (:class:`_Face`, under ``"last"``):
+    #: the cut store's, which a path's cuts carry to its next ``C``
     faces: dict | None = None
 
 
@@ -717,18 +720,14 @@ def _proximal_box_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.nda
     return best
 
 
-def _faces(objective: RankingObjective) -> dict:
-    """The dict where the solves of this objective keep their last :class:`_Face`."""
-    return objective.derived("box dual faces", dict)
-
-
 def hinge_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: float,
-                   proximal: bool = True, start: np.ndarray | None = None
-                   ) -> DualCut | None:
+                   proximal: bool = True, start: np.ndarray | None = None,
+                   faces: dict | None = None) -> DualCut | None:
     """The dual point of ``½‖w‖² + C·L₀(Zw)`` found from ``best_scores`` (see the module
     docstring), aiming at the relative gap ``tol``, as a cut of ``L``, with its weights;
     ``None`` if the solve fails (``proximal``: after the proximal points too). ``start``:
-    an earlier cut's ``g``, tried first (:func:`_solve_box`)."""
+    an earlier cut's ``g``, tried first, with ``faces`` as for :func:`box_dual_cut`
+    (:func:`_solve_box`)."""
     Z = objective.Z
     Z = sp.csr_matrix(Z) if sp.issparse(Z) else np.asarray(Z)
     bound = objective.parts[0].bound
@@ -737,7 +736,7 @@ def hinge_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: fl
     rows = objective.derived("irrelevant rows", lambda: Z[neg])
     fixed = objective.derived("relevant rows' sum", lambda: np.asarray(Z[pos].sum(axis=0)).ravel())
     problem = _BoxProblem(rows, np.zeros(len(neg)), fixed, bound.k, objective.C, False,
-                          faces=_faces(objective))
+                          faces=faces)
 
     def cut_of(v: np.ndarray) -> DualCut:
         g = np.zeros(bound.n)
@@ -749,14 +748,15 @@ def hinge_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: fl
 
 
 def struct_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: float,
-                    proximal: bool = True, start: np.ndarray | None = None
-                    ) -> DualCut | None:
+                    proximal: bool = True, start: np.ndarray | None = None,
+                    faces: dict | None = None) -> DualCut | None:
     """For prec@k-struct, ``sum_largest(s + 1 − y, k) − y·s`` (Kar et al. 2015 eq. (3)), the
     maximum of ``v·(s + 1 − y) − y·s`` over ``{0 <= v <= 1, Σv = k}``: the dual of
     ``½‖w‖² + C·L(Zw)`` over the items, solved as the hinge part's is (``θ`` free), from
     ``best_scores``. Its cut is ``L(s) >= (1 − y)·v + (v − y)·s``, with its weights;
     ``None`` if the solve fails (``proximal``: after the proximal points too). ``start``:
-    an earlier cut's ``g = v − y``, tried first (:func:`_solve_box`)."""
+    an earlier cut's ``g = v − y``, tried first, with ``faces`` as for
+    :func:`box_dual_cut` (:func:`_solve_box`)."""
     Z = objective.Z
     Z = sp.csr_matrix(Z) if sp.issparse(Z) else np.asarray(Z)
     bound = objective.parts[0].bound
@@ -767,7 +767,7 @@ def struct_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: f
     # the scale of the scores themselves (the augmented ones are 1 apart by class)
     tie = TIE_SHARE * float(np.max(np.abs(best_scores), initial=0.0))
     fixed = objective.derived("relevant rows' sum", lambda: np.asarray(Z.T @ y).ravel())
-    problem = _BoxProblem(Z, c, fixed, k, objective.C, True, faces=_faces(objective))
+    problem = _BoxProblem(Z, c, fixed, k, objective.C, True, faces=faces)
     return _solve_box(problem, augmented, centre, tie, tol,
                       lambda v: _struct_cut(objective, v), proximal,
                       None if start is None else start + y)
@@ -783,8 +783,8 @@ def _struct_cut(objective: RankingObjective, v: np.ndarray) -> DualCut:
 
 
 def pap_avg_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: float,
-                     proximal: bool = True, start: np.ndarray | None = None
-                     ) -> DualCut | None:
+                     proximal: bool = True, start: np.ndarray | None = None,
+                     faces: dict | None = None) -> DualCut | None:
     """For pAp@k-avg, ``(1/k) Σ_{top k} (1 + s⁻ − mean(s⁺))₊`` (Hiranandani et al. 2020 eq.
     (10)), the maximum of ``(1/k) v·(1 + s⁻ − mean(s⁺))`` over ``{v ∈ [0, 1]^{n₋} : Σv <= k}``:
     a box with a cap on its sum, over the irrelevant items' rows shifted by the relevant
@@ -805,7 +805,7 @@ def pap_avg_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: 
 
     rows = objective.derived("irrelevant rows shifted by the relevant mean, over k", shifted)
     problem = _BoxProblem(rows, np.full(len(neg), 1.0 / k), np.zeros(Z.shape[1]), k,
-                          objective.C, False, at_most=True, faces=_faces(objective))
+                          objective.C, False, at_most=True, faces=faces)
     augmented = (1.0 + best_scores[neg] - best_scores[pos].mean()) / k
     centre = max(0.0, float(np.partition(augmented, len(neg) - k)[len(neg) - k]))
     tie = TIE_SHARE * float(np.max(np.abs(best_scores), initial=0.0)) / k

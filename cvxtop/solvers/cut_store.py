@@ -80,6 +80,10 @@ class Cuts:
     #: ``C`` either, so a store seeded with the cuts takes it instead of its products with
     #: ``Z`` (two a cut where the rows are score subgradients).
     gram: np.ndarray | None = None
+    #: The box duals' kept face (:class:`.box_dual._Face`, under ``"last"``): a guess of
+    #: the dual over the items solved for every ``C``, from which the next ``C``'s dual
+    #: solve reads its weights where that guess still holds.
+    box_faces: dict | None = None
 
     def __len__(self) -> int:
         return len(self.intercepts)
@@ -128,6 +132,7 @@ class CutStore:
         self.solver, self.options = solver, options
         self.faces = FaceCache()  # the master's last factored face, for the next master
         self.dual_point: np.ndarray | None = None  # the last dual solve's point, if any
+        self.box_faces: dict = {}  # (Cuts.box_faces)
         self.last_point: tuple[np.ndarray, np.ndarray] | None = None  # (Cuts.last_point)
         # Cuts are kept (the store doubling as needed) up to room for a full active set,
         # 2(rank + 2) with rank <= min(n, d), within a memory budget; past that, stale cuts
@@ -244,7 +249,8 @@ class CutStore:
         active = np.flatnonzero(self.active & (self.lam > 0))
         return Cuts(key, self.scores, self.cuts[active].copy(), self.b[active].copy(),
                     self.margin[active].copy(), self.h_error[active].copy(), self.dual_point,
-                    zero_loss, self.last_point, self.G[np.ix_(active, active)].copy())
+                    zero_loss, self.last_point, self.G[np.ix_(active, active)].copy(),
+                    dict(self.box_faces))
 
     def seed(self, cuts: Cuts, max_rounding: float = np.inf, norm_w: float = 0.0) -> int:
         """Add the cuts of an earlier solve of the same loss (their rows, intercepts and

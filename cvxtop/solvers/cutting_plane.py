@@ -483,6 +483,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     bundle = CutStore(Z, capacity, patience, master, solver, solver_options, threads)
     if cuts is not None:  # (seeded at round 1: which cuts to keep needs its objective)
         bundle.dual_point = cuts.dual_point
+        bundle.box_faces = dict(cuts.box_faces or {})
     norm_Z = objective.frobenius_norm()
     if w0 is None:  # the zero model's scores need no product
         best, best_s = np.zeros(d), np.zeros(Z.shape[0])
@@ -563,7 +564,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                                               aim, solver)
             elif box:
                 cut = box_dual.box_dual_cut(objective, best_s, best_oracle[1], aim, proximal,
-                                            bundle.dual_point if warm else None)
+                                            bundle.dual_point if warm else None,
+                                            bundle.box_faces)
             else:
                 # at the zero model every item is tied: where the best point is no better
                 # than that model (up to the gap aimed at), first whether it is optimal;
