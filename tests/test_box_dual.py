@@ -883,6 +883,24 @@ def test_a_kept_guess_that_is_no_longer_optimal_falls_back_to_the_steps(monkeypa
     objective.C = 0.01  # another guess (212 tied items instead of 78)
     path = solve_cutting_plane(objective, tol=1e-8, cuts=result.cuts, w0=result.coef)
     cold = solve_cutting_plane(RankingObjective(X, y, objective.surrogate, 0.01), tol=1e-8)
-    assert faces == [None] and steps
+    assert [cut for cut, _ in faces] == [None] and steps
     assert path.status == "optimal"
     assert path.objective == pytest.approx(cold.objective, rel=2e-8)
+
+
+def test_a_face_starts_its_solves_from_the_last_faces_on_the_items_both_tie():
+    """The solves of a new guess start from the last face's solutions on the items both
+    guesses tie, at 0 on the others, and from 0 where the items at 1 differ."""
+    n = 6
+    at_one = np.zeros(n, bool)
+    old_tied, new_tied = np.isin(np.arange(n), [1, 3, 4]), np.isin(np.arange(n), [3, 4, 5])
+    last = box_dual._Face(at_one, old_tied, np.array([1.0, 2.0, 3.0]),
+                          np.array([4.0, 5.0, 6.0]), np.array([7.0, 8.0, 9.0]))
+    r, p, q = box_dual._face_starts(last, at_one, new_tied)
+    np.testing.assert_array_equal(r, [8.0, 9.0, 0.0])
+    np.testing.assert_array_equal(p, [2.0, 3.0, 0.0])
+    np.testing.assert_array_equal(q, [5.0, 6.0, 0.0])
+    other = at_one.copy()
+    other[0] = True
+    assert not np.any(box_dual._face_starts(last, other, new_tied))
+    assert not np.any(box_dual._face_starts(None, at_one, new_tied))

@@ -492,26 +492,46 @@ def _keep_face(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray) -> No
     if _factored(Z_T) and system.distinct_rows >= Z_items.shape[1]:
         return  # M singular (as for the steps)
     base = problem.fixed - np.asarray(Z_items[at_one].sum(axis=0)).ravel()
-    m = int(tied.sum())
-    c_T, zero = problem.c[tied], np.zeros(m)
-    r = system.solve(np.ones(m), zero)
-    p = None if r is None else system.solve(np.asarray(Z_T @ base).ravel(), zero)
+    c_T = problem.c[tied]
+    r_0, p_0, q_0 = _face_starts(problem.faces.get("last"), at_one, tied)
+    r = system.solve(np.ones(len(c_T)), r_0)
+    p = None if r is None else system.solve(np.asarray(Z_T @ base).ravel(), p_0)
     # (the hinge's c is 0 and pAp@k-avg's constant: a multiple of r)
     q = None if p is None else c_T[0] * r if np.all(c_T == c_T[0]) \
-        else system.solve(c_T, zero)
+        else system.solve(c_T, q_0)
     if q is not None:
         problem.faces["last"] = _Face(at_one.copy(), tied.copy(), p, q, r)
 
 
+def _face_starts(last: _Face | None, at_one: np.ndarray, tied: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Starts for a guess's three solves: the last face's solutions on the items both
+    guesses tie (where both put the same items at 1; zero elsewhere), whose systems differ
+    only by the items that changed."""
+    starts = np.zeros((3, int(tied.sum())))
+    if last is not None and np.array_equal(last.at_one, at_one):
+        position = np.full(len(tied), -1)
+        position[last.tied] = np.arange(int(last.tied.sum()))
+        common = position[tied]
+        shared = common >= 0
+        for start, solved in zip(starts, (last.r, last.p, last.q)):
+            start[shared] = solved[common[shared]]
+    return starts[0], starts[1], starts[2]
+
+
 def _face_cut(problem: _BoxProblem, face: _Face, tol: float,
-              cut_of: Callable[[np.ndarray], DualCut]) -> DualCut | None:
-    """The cut of a face's weights at this ``C`` (no system solved), if its gap is within
-    ``tol``: where the face's guess is this ``C``'s optimal one too. ``None`` otherwise."""
+              cut_of: Callable[[np.ndarray], DualCut]
+              ) -> tuple[DualCut | None, np.ndarray | None]:
+    """The cut of a face's weights at this ``C`` (no system solved) if its gap is within
+    ``tol`` (where the face's guess is this ``C``'s optimal one too), else ``None``; and
+    the weights, the exact answer of the face's guess at this ``C``, from which the steps
+    then start (their first system is that guess's: its conjugate gradients start at the
+    solution)."""
     v = face.weights(problem)
     if v is None:
-        return None
+        return None, None
     cut = cut_of(v)
-    return cut if cut.gap(problem.C) <= tol else None
+    return (cut if cut.gap(problem.C) <= tol else None), v
 
 
 def _tied_weights(problem: _BoxProblem, system: _TiedSystem, rhs: np.ndarray,
@@ -633,10 +653,11 @@ def _solve_box(problem: _BoxProblem, scores: np.ndarray, centre: float, tie: flo
         at_one = start >= 1.0 - _START_ROUNDING
         tied = ~at_one & (start > _START_ROUNDING)
         face = _kept_face(problem, at_one, tied)
-        cut = None if face is None else _face_cut(problem, face, tol, cut_of)
+        cut, weights = (None, None) if face is None else _face_cut(problem, face, tol, cut_of)
         if cut is not None:
             return cut
-        found = _box_sum_weights(problem, at_one, tied, tol, values=start)
+        found = _box_sum_weights(problem, at_one, tied, tol,
+                                 values=start if weights is None else weights)
         if found is not None:
             if face is None and np.array_equal(found[1], at_one) \
                     and np.array_equal(found[2], tied):
