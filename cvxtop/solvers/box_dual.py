@@ -324,10 +324,7 @@ class _TiedSystem:
         if _factored(self.Z_T):
             free = self.solve(rhs, start)
             shift = None if free is None else self.solve(np.full(len(rhs), 1.0 / C), start)
-            if shift is None or not shift.sum() > 0:
-                return None
-            threshold = (float(free.sum()) - total) / float(shift.sum())
-            return free - threshold * shift, threshold
+            return None if shift is None else _on_plane(free, shift, total)
         m = len(rhs)
         reduced = rhs - self._times(np.full(m, total / m))
         scale = max(float(np.linalg.norm(reduced - reduced.mean())),
@@ -459,15 +456,14 @@ class _Face:
         """The guess's weights at ``problem.C``, ``θ`` chosen as :func:`_tied_weights`
         chooses it; ``None`` where no ``θ`` meets the sum's bound."""
         C, total = problem.C, problem.k - int(self.at_one.sum())
-        free, shift = self.p + self.q / C, self.r / C
-        short = total - float(free.sum())
-        threshold = 0.0
-        if problem.equality or (short < 0 if problem.at_most else short > 0):
-            if not float(shift.sum()) > 0:
+        free = self.p + self.q / C
+        if _sum_binds(problem, total - float(free.sum())):
+            found = _on_plane(free, self.r / C, total)
+            if found is None:
                 return None
-            threshold = -short / float(shift.sum())
+            free = found[0]
         v = self.at_one.astype(np.float64)
-        v[self.tied] = free - threshold * shift
+        v[self.tied] = free
         return v
 
 
@@ -483,14 +479,13 @@ def _kept_face(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray) -> _F
 def _keep_face(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray) -> None:
     """Solve a guess's systems for every ``C`` (to :data:`FACE_RESIDUAL`) and keep its
     :class:`_Face` in ``problem.faces`` in place of the last; nothing where nothing is kept
-    or tied, or where a system is singular or its solve fails."""
+    or tied, or where a solve fails. (The steps have just solved this guess, so its system
+    is not singular.)"""
     if problem.faces is None or not tied.any():
         return
     Z_items = problem.Z_items
     Z_T = Z_items[tied]
     system = _TiedSystem(Z_T, 0.0, FACE_RESIDUAL)
-    if _factored(Z_T) and system.distinct_rows >= Z_items.shape[1]:
-        return  # M singular (as for the steps)
     base = problem.fixed - np.asarray(Z_items[at_one].sum(axis=0)).ravel()
     c_T = problem.c[tied]
     r_0, p_0, q_0 = _face_starts(problem.faces.get("last"), at_one, tied)
@@ -534,6 +529,23 @@ def _face_cut(problem: _BoxProblem, face: _Face, tol: float,
     return (cut if cut.gap(problem.C) <= tol else None), v
 
 
+def _on_plane(free: np.ndarray, shift: np.ndarray, total: float
+              ) -> tuple[np.ndarray, float] | None:
+    """``free − θ·shift`` with the ``θ`` that brings its sum to ``total`` (``free = M⁻¹rhs``,
+    ``shift = M⁻¹1/C``), and ``θ``; ``None`` where ``shift`` does not move the sum."""
+    if not float(shift.sum()) > 0:
+        return None
+    threshold = (float(free.sum()) - total) / float(shift.sum())
+    return free - threshold * shift, threshold
+
+
+def _sum_binds(problem: _BoxProblem, short: float) -> bool:
+    """Whether ``θ`` is set by the sum, where the free solution's sum falls ``short`` of the
+    bound's ``total``: always for ``Σv = k``; for ``Σv <= k`` where it exceeds it, for
+    ``Σv >= k`` where it falls below it (else ``θ = 0``)."""
+    return problem.equality or (short < 0 if problem.at_most else short > 0)
+
+
 def _tied_weights(problem: _BoxProblem, system: _TiedSystem, rhs: np.ndarray,
                   start: np.ndarray, total: float, plane_first: bool
                   ) -> tuple[np.ndarray, float] | None:
@@ -556,8 +568,7 @@ def _tied_weights(problem: _BoxProblem, system: _TiedSystem, rhs: np.ndarray,
     free = system.solve(rhs, start)
     if free is None:
         return None
-    short = total - float(free.sum())
-    if short < 0 if problem.at_most else short > 0:
+    if _sum_binds(problem, total - float(free.sum())):
         return system.solve_with_sum(rhs, free, total, C)
     return free, 0.0
 

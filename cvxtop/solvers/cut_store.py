@@ -262,6 +262,8 @@ class CutStore:
         if cuts.scores != self.scores or cuts.rows.shape[1:] != (self.row,):
             raise ValueError("cuts: made for data of another shape")
         kept = cuts.kept(max_rounding, norm_w)
+        # (cuts kept by an estimator pickled before they carried their Gram matrix have
+        # none: theirs is computed as each is added)
         if cuts.gram is not None and not self.active.any():
             self._seed_with_gram(cuts, np.flatnonzero(kept))
             return int(len(cuts) - kept.sum())
@@ -275,28 +277,29 @@ class CutStore:
     def _seed_with_gram(self, cuts: Cuts, kept: np.ndarray) -> None:
         """Fill an empty store with the ``kept`` cuts and their Gram block as exported: no
         product with ``Z`` or with the rows."""
-        slots = np.empty(len(kept), dtype=np.int64)
-        for i, c in enumerate(kept):
-            slot = slots[i] = self._free_slot()
-            self.cuts[slot], self.b[slot] = cuts.rows[c], cuts.intercepts[c]
-            self.margin[slot], self.h_error[slot] = cuts.margins[c], cuts.h_errors[c]
-            self.faces.rewritten(int(slot))
-            self.active[slot], self.idle[slot] = True, 0
-            self._used = max(self._used, int(slot) + 1)
+        slots = [self._occupy(cuts.rows[c], float(cuts.intercepts[c]),
+                              (float(cuts.margins[c]), float(cuts.h_errors[c]))) for c in kept]
         self.G[np.ix_(slots, slots)] = cuts.gram[np.ix_(kept, kept)]
+
+    def _occupy(self, row: np.ndarray, offset: float, rounding: tuple[float, float]) -> int:
+        """A free slot holding the cut's ``row`` (``h`` or, in score space, ``g``), intercept
+        and rounding, in use; its Gram column is the caller's to fill."""
+        slot = self._free_slot()
+        self.cuts[slot], self.b[slot] = row, offset
+        self.margin[slot], self.h_error[slot] = rounding
+        self.faces.rewritten(slot)
+        self.active[slot], self.idle[slot] = True, 0
+        self._used = max(self._used, slot + 1)
+        return slot
 
     def add(self, h: np.ndarray, g: np.ndarray, offset: float, rounding: tuple[float, float],
             refuse_repeat: bool = True) -> bool:
         """Add the cut ``b_c + h·w`` with ``h = Zᵀg`` and its ``rounding`` (the bounds on
         the errors of ``b_c`` and of ``h``, :func:`cut_rounding`), unless
         ``refuse_repeat`` and the store holds it already; whether it was added."""
-        slot = self._free_slot()
         row = g if self.scores else h
-        self.cuts[slot], self.b[slot] = row, offset
-        self.margin[slot], self.h_error[slot] = rounding
-        self.faces.rewritten(slot)
-        self.active[slot], self.idle[slot] = True, 0
-        used = self._used = max(self._used, slot + 1)
+        slot = self._occupy(row, offset, rounding)
+        used = self._used
         column = np.zeros(len(self.b))
         # h_cᵀh for every stored cut: O(row·slots), the one product with the rows
         column[:used] = self.threads.rows_times(

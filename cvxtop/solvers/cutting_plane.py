@@ -253,8 +253,8 @@ def _direct_candidate(objective: RankingObjective, bundle: CutStore, norm_Z: flo
     for w, multipliers in direct_program.answers(objective):
         scores = np.asarray(objective.Z @ w).ravel()
         loss, g = objective.loss_and_score_gradient(scores)
-        bundle.add(np.asarray(objective.Z.T @ g).ravel(), g, loss - float(g @ scores),
-                   cut_rounding(loss, g, scores, norm_Z))
+        _add_query_cut(bundle, (objective.Z, g, loss - float(g @ scores),
+                                cut_rounding(loss, g, scores, norm_Z)), True)
         value = 0.5 * float(w @ w) + objective.C * loss
         if value < best_state[0]:
             best_state = (value, w, scores, (loss, g), True)

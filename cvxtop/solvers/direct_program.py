@@ -40,6 +40,7 @@ features are tried.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import cvxpy as cp
 import numpy as np
@@ -76,8 +77,15 @@ def program(objective: RankingObjective, loss_weight: float | None = None
     where ``loss_weight`` ``c`` is not given)."""
     c, rho, v = _scaled(objective, loss_weight)
     Z = objective.Z if rho == 1.0 else rho * objective.Z
-    loss, constraints = objective.loss_expression(Z @ v)
-    return cp.Problem(cp.Minimize(0.5 * cp.sum_squares(v) + c * loss), constraints), v, rho
+    return _minimized(objective, v, c, Z @ v), v, rho
+
+
+def _minimized(objective: RankingObjective, v: cp.Variable, c: float, scores: Any,
+               link: list | None = None) -> cp.Problem:
+    """``min ½‖v‖² + c·L(scores)`` with the surrogate's constraints and ``link``'s."""
+    loss, constraints = objective.loss_expression(scores)
+    return cp.Problem(cp.Minimize(0.5 * cp.sum_squares(v) + c * loss),
+                      constraints + (link or []))
 
 
 def _scaled(objective: RankingObjective, loss_weight: float | None
@@ -107,10 +115,8 @@ def answers(objective: RankingObjective) -> list[tuple[np.ndarray, np.ndarray]]:
         c, rho, v = _scaled(objective, weight)
         # the scores as variables of their own, whose multipliers are −c·g
         scores = cp.Variable(objective.Z.shape[0])
-        loss, constraints = objective.loss_expression(scores)
         link = scores == (rho * objective.Z) @ v
-        problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(v) + c * loss),
-                             constraints + [link])
+        problem = _minimized(objective, v, c, scores, [link])
         try:
             _cvxpy.solve(problem, "ECOS", TIGHT, what="the training problem",
                          accept_inaccurate=True, warn=False)
