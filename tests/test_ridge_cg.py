@@ -66,23 +66,29 @@ def test_products_over_threads_equal_the_plain_products(monkeypatch):
 
 
 def test_a_step_residual_is_loose_for_a_bounded_number_of_steps():
-    """The steps solve to the loose residual while they move items, for at most
-    ``LOOSE_STEPS`` steps (inexact answers can move items to and fro), then to the full one."""
+    """The steps solve to the loose residual while they move more than ``FEW_MOVES`` items,
+    for at most ``LOOSE_STEPS`` steps (inexact answers can move items to and fro), then to
+    the full one."""
+    many = ridge_cg.FEW_MOVES + 1
     residual = ridge_cg.StepResidual(1e-8)
     assert residual.rtol == ridge_cg.CG_LOOSE_RTOL and residual.loose
     for _ in range(ridge_cg.LOOSE_STEPS - 1):
-        residual.after(8)
+        residual.after(many)
         assert residual.loose
-    residual.after(8)
+    residual.after(many)
     assert residual.rtol == 1e-8 and not residual.loose
     residual.after(3)  # once tight, tight for the rest of the guess's steps
     assert residual.rtol == 1e-8
 
 
-def test_a_step_residual_is_tight_after_a_step_that_moves_nothing():
+@pytest.mark.parametrize("moves", [0, 1, ridge_cg.FEW_MOVES])
+def test_a_step_residual_is_tight_after_a_step_that_moves_few_items(moves):
+    """The items a step moves at the loose residual once they are few are those within its
+    error of a threshold: the next steps solve to the full residual."""
     residual = ridge_cg.StepResidual(1e-8)
-    residual.after(12)
-    residual.after(0)
+    residual.after(ridge_cg.FEW_MOVES + 12)
+    assert residual.loose
+    residual.after(moves)
     assert residual.rtol == 1e-8
 
 

@@ -20,7 +20,7 @@ import scipy.sparse as sp
 
 from .parallel_products import PARALLEL_NONZEROS, ProductThreads, _added
 
-__all__ = ["CG_LOOSE_RTOL", "LOOSE_STEPS", "RidgedGram", "StepResidual", "solve"]
+__all__ = ["CG_LOOSE_RTOL", "FEW_MOVES", "LOOSE_STEPS", "RidgedGram", "StepResidual", "solve"]
 
 #: The relative residual of an active-set method's first systems (:class:`StepResidual`).
 CG_LOOSE_RTOL = 1e-3
@@ -29,6 +29,12 @@ CG_LOOSE_RTOL = 1e-3
 #: (pAp@k-avg on the sparse 50,000 × 50,000 set at C = 100 moved the same eight items back
 #: and forth until the solve gave up).
 LOOSE_STEPS = 10
+#: A step that moves at most this many items ends the loose steps too: the items it moves
+#: are those whose reduced gradients lie within the loose answers' error of a threshold,
+#: and further loose steps move such items to and fro (prec@k-avg's path on the sparse
+#: 50,000 × 50,000 set: its solves' steps moved 0 to 7 items each for up to six steps;
+#: measured: docs/solvers.md, "Measurements behind the constants").
+FEW_MOVES = 16
 
 
 class RidgedGram:
@@ -97,10 +103,10 @@ class StepResidual:
     """The residual to which an active-set method's steps solve their systems by conjugate
     gradients. A step that moves items needs only the signs of their reduced gradients, so
     the steps first solve to :data:`CG_LOOSE_RTOL`, then to ``tight`` (the method's own)
-    after the first step that moves no item or after :data:`LOOSE_STEPS` steps; a guess is
-    accepted only from an answer at ``tight``, whose step moves none (measured:
-    docs/solvers.md, "Measurements behind the constants"). ``iterative=False`` (a factored
-    system) is ``tight`` throughout."""
+    after the first step that moves at most :data:`FEW_MOVES` items or after
+    :data:`LOOSE_STEPS` steps; a guess is accepted only from an answer at ``tight``, whose
+    step moves none (measured: docs/solvers.md, "Measurements behind the constants").
+    ``iterative=False`` (a factored system) is ``tight`` throughout."""
 
     def __init__(self, tight: float, iterative: bool = True) -> None:
         self.tight = tight
@@ -115,5 +121,5 @@ class StepResidual:
     def after(self, moves: int) -> None:
         """Record a step that moved ``moves`` items."""
         self._steps += 1
-        if moves == 0 or self._steps >= LOOSE_STEPS:
+        if moves <= FEW_MOVES or self._steps >= LOOSE_STEPS:
             self.rtol = self.tight
