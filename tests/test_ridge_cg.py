@@ -92,6 +92,17 @@ def test_a_step_residual_is_tight_after_a_step_that_moves_few_items(moves):
     assert residual.rtol == 1e-8
 
 
+def test_a_step_that_moves_more_than_its_items_keeps_the_residual_loose():
+    """A step that moves few items but also a part of the guess many weights depend on (the
+    selection dual's cap) has not settled: the next step still solves loosely; a step that
+    moves nothing at all ends the loose steps whatever else."""
+    residual = ridge_cg.StepResidual(1e-8)
+    residual.after(1, settled=False)
+    assert residual.loose and residual.rtol == ridge_cg.CG_LOOSE_RTOL
+    residual.after(0, settled=False)
+    assert residual.rtol == 1e-8
+
+
 @pytest.mark.parametrize("tight", [1e-2, 1e-8])
 def test_a_factored_or_already_loose_residual_is_the_tight_one(tight):
     assert ridge_cg.StepResidual(1e-8, iterative=False).rtol == 1e-8

@@ -118,8 +118,11 @@ class StepResidual:
         """Whether the steps still solve above ``tight``."""
         return self.rtol > self.tight
 
-    def after(self, moves: int) -> None:
-        """Record a step that moved ``moves`` items."""
+    def after(self, moves: int, settled: bool = True) -> None:
+        """Record a step that moved ``moves`` items; ``settled``: whether it moved nothing
+        else (a step that also moves a part of the guess on which many items' weights
+        depend, as the selection dual's cap, has not settled however few items it moved,
+        and its few moves do not end the loose steps)."""
         self._steps += 1
-        if moves <= FEW_MOVES or self._steps >= LOOSE_STEPS:
+        if moves == 0 or (settled and moves <= FEW_MOVES) or self._steps >= LOOSE_STEPS:
             self.rtol = self.tight

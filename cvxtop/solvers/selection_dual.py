@@ -524,10 +524,8 @@ class SelectionDual:
                        + int(leave_zero_pos.sum()) + (nxt.mode != guess.mode))
             if not changed and not p.inexact:
                 return guess, p
-            # a new piece or kink of t moves the cap, and with it every capped item's
-            # weight: more than the few moves that end the loose residual
-            residual.after(changed if nxt.mode == guess.mode
-                           else max(changed, ridge_cg.FEW_MOVES + 1))
+            # a new piece or kink of t moves the cap, and with it every capped item's weight
+            residual.after(changed, settled=nxt.mode == guess.mode)
             if not changed:
                 continue  # the guess is solved again before it is accepted
             first = changed if first is None else first
