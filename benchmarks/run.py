@@ -62,6 +62,8 @@ SUITE = (
               quick=("--sizes", "100", "200", "400")),
     Benchmark("aatp_scaling", "AATP: the fast solver up to 5,000 items, n_jobs speed-up",
               quick=("--sizes", "300", "600")),
+    Benchmark("aatp_raw", "AATP on the shipped UCI sets as shipped (features not scaled) "
+              "over C, n and the kernel, the uncertified cells first"),
     Benchmark("import_time", "import cost of the entry points (python -X importtime)"),
     Benchmark("aatp_kernel", "kernel AATP on real and hard data over gamma, C and n, the "
               "worst cell first; the cvxpy reference on every cell of 400 items; n = 5,000; "

@@ -121,3 +121,40 @@ def test_duality_gap_is_the_sum_of_complementarity_terms(rng):
         terms = p.upper * np.maximum(1 - margins, 0) - alpha * (1 - margins)
         assert np.all(terms >= -1e-12)
         assert primal - dual == pytest.approx(terms.sum(), rel=1e-9, abs=1e-9)
+
+
+def test_a_primal_point_is_certified_with_twice_its_gap(rng):
+    """solution_from_primal: P(w) − D(α) certifies a w that is not w(α) where the model is
+    w (the linear kernel); the recorded lower bound D(α) − G keeps ‖w − w*‖ ≤ √(recorded
+    gap) (strong convexity: ‖w − w*‖² ≤ 2G) and stays below the optimum; where w(α)
+    certifies better, or the model is α, α's own solution is kept."""
+    from dataclasses import replace
+
+    from cvxtop.aatp.dual import DualQP
+    from cvxtop.aatp.problem import solution_from_alpha, solution_from_primal
+
+    for _ in range(20):
+        y, _ = tiny_instance(rng, 4, 4)
+        F = rng.standard_normal((len(y), 3))
+        p = items_problem(F, y, C=float(rng.uniform(0.1, 3)))
+        assert not p.primal_model
+        p_alpha, p = p, replace(p, primal_model=True)
+        k = int(rng.integers(len(y)))
+        optimum = DualQP(p).solve(k)
+        alpha = optimum.alpha * rng.uniform(0.9, 1.0, len(y))  # a point in the box
+        w = optimum.w + rng.normal(0, 1e-3, optimum.w.shape)
+        solution = solution_from_primal(p, k, w, alpha, 3, "optimal")
+        by_alpha = solution_from_alpha(p, k, alpha, 3, "optimal")
+        kept = solution_from_primal(p_alpha, k, w, alpha, 3, "optimal")
+        assert kept.duality_gap == by_alpha.duality_gap and np.array_equal(kept.w, by_alpha.w)
+        gap = solution.objective - by_alpha.dual_objective
+        if by_alpha.duality_gap <= 2 * gap:
+            assert solution.duality_gap == by_alpha.duality_gap
+            assert np.array_equal(solution.w, by_alpha.w)
+            continue
+        assert np.array_equal(solution.w, w)
+        assert solution.duality_gap == pytest.approx(2 * gap, rel=1e-12)
+        assert solution.dual_objective <= optimum.objective + 1e-9
+        assert np.linalg.norm(w - optimum.w) <= np.sqrt(solution.duality_gap) + 1e-9
+    exact = solution_from_primal(p, k, optimum.w, optimum.alpha, 0, "optimal")
+    assert exact.duality_gap <= 1e-7 * max(1.0, abs(exact.objective))

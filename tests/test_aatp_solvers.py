@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from cvxtop.reference.aatp import box_qp_by_enumeration, dual_objective
-from cvxtop import SolverError
+from cvxtop import AATP, SolverError
 from cvxtop.aatp import cvxpy_qp
 from cvxtop.aatp.dual import DualQP
 from cvxtop.aatp.fast import FALLBACK_STATUS, FastDualSolver
@@ -140,6 +140,37 @@ def test_uncertified_lanes_go_to_the_reference_solver(rng):
     assert sol.objective == pytest.approx(DualQP(p).solve(0).objective, rel=1e-9)
 
 
+def test_fast_solver_hands_a_lane_to_the_primal_where_the_dual_reference_fails(
+        rng, monkeypatch):
+    """Where eq. (4) with Clarabel fails too (a false "unbounded" on badly scaled data),
+    the lane goes to eq. (2), certified through its own w."""
+    p = instance(rng, "gauss")
+
+    def unbounded(self, k):
+        raise SolverError("CLARABEL did not solve cvxpy candidate 0", status="unbounded")
+    monkeypatch.setattr(DualQP, "solve", unbounded)
+    sol = FastDualSolver(p, max_iter=1).solve(0)
+    assert sol.status == FALLBACK_STATUS
+    assert sol.duality_gap <= 1e-7 * max(1.0, abs(sol.objective))
+    assert sol.objective == pytest.approx(PrimalQP(p).solve(0).objective, rel=1e-9)
+
+
+def test_badly_scaled_features_at_a_large_C_are_certified():
+    """Features of magnitude 3e3 at C = 61.5 (C·‖x‖² near 1e9, once rescaled): Clarabel's
+    dual called this candidate QP unbounded and every engine raised; the primal's own w
+    certifies it, and the fit matches the primal reference."""
+    rng = np.random.default_rng(28)
+    X = 3424.7 * rng.standard_normal((11, 1))
+    y = np.zeros(11, dtype=int)
+    y[0] = 1
+    fast = AATP(tau=0.2, C=61.5).fit(X, y)
+    reference = AATP(tau=0.2, C=61.5, solver="cvxpy-primal").fit(X, y)
+    assert fast.candidate_ == reference.candidate_
+    assert fast.objective_ == pytest.approx(reference.objective_, rel=1e-7)
+    assert fast.result_.gap <= 1e-7
+    assert np.allclose(fast.decision_function(X), X @ fast.coef_)
+
+
 def test_fast_solver_raises_when_the_fallback_fails_too(rng, monkeypatch):
     p = instance(rng, "gauss")
     def infeasible(problem, *args, **kwargs):
@@ -154,10 +185,23 @@ def test_fast_solver_raises_when_the_fallback_fails_too(rng, monkeypatch):
 @pytest.mark.filterwarnings("ignore:Solution may be inaccurate")
 def test_cvxpy_solver_raises_with_the_status(rng, monkeypatch):
     p = instance(rng, "gauss")
-    monkeypatch.setattr(cvxpy_qp, "CLARABEL_OPTIONS", {"max_iter": 1})
+    monkeypatch.setattr(DualQP, "attempts", ({"max_iter": 1},))
     with pytest.raises(SolverError) as err:
         DualQP(p).solve(0)
     assert err.value.status is not None and err.value.status != "optimal"
+
+
+def test_a_false_unbounded_verdict_is_explained(rng, monkeypatch):
+    """Clarabel's "unbounded" or "infeasible" on a candidate's QP (which is neither) is
+    raised with its status and what causes it."""
+    p = instance(rng, "gauss")
+
+    def unbounded(problem, *args, **kwargs):
+        raise SolverError("CLARABEL did not solve cvxpy candidate 0", status="unbounded")
+    monkeypatch.setattr(cvxpy_qp._cvxpy, "solve", unbounded)
+    with pytest.raises(SolverError, match="always feasible and bounded") as err:
+        DualQP(p).solve(0)
+    assert err.value.status == "unbounded"
 
 
 def test_certificate_rejects_a_large_gap():

@@ -3,10 +3,11 @@
 Each formulation is built once with the candidate's factor row ``f_k`` as a DPP
 :class:`cvxpy.Parameter`, so cvxpy compiles it on the first solve and only refills the
 parameter afterwards. Every candidate is solved with Clarabel (tightened tolerances, then
-Clarabel's defaults if those are not met) and its status is checked: ``optimal`` and
-``optimal_inaccurate`` are accepted only if the dual point they yield passes the duality-gap
-certificate of :mod:`.problem`, which proves optimality whatever the solver says; any other
-status, or a failed certificate, raises :class:`cvxtop.SolverError` with the cvxpy status.
+Clarabel's defaults where those miss the certificate) and its status is checked:
+``optimal`` and ``optimal_inaccurate`` are accepted only if the point they yield passes the
+duality-gap certificate of :mod:`.problem`, which proves optimality whatever the solver
+says; any other status, or a failed certificate, raises :class:`cvxtop.SolverError` with
+the cvxpy status.
 The status is kept on the result.
 """
 
@@ -22,17 +23,29 @@ from .. import _cvxpy
 from ..exceptions import SolverError
 from .problem import AATPProblem, CandidateSolution, require_certified, solution_from_alpha
 
-__all__ = ["CLARABEL_OPTIONS", "CvxpyCandidateQP"]
+__all__ = ["CLARABEL_OPTIONS", "NO_INFEASIBILITY_VERDICTS", "CvxpyCandidateQP"]
 
 #: Clarabel tolerances, tighter than its defaults so that the reference solutions are
 #: accurate well below the selection rule's tie tolerances (:mod:`.selection`).
 CLARABEL_OPTIONS = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
+#: Clarabel options that keep it from declaring a problem infeasible or unbounded. A
+#: candidate's QP is neither (eq. (2) is feasible with large slacks and bounded below by
+#: 0), but where ``C·c_s`` is huge against the features (spambase's raw features, whose
+#: columns' scales span four orders of magnitude, at C = 1) Clarabel's tests of those
+#: verdicts fire on eq. (2) and eq. (4) alike, and it stops with a false "unbounded" or
+#: "infeasible". Without them it runs on to an answer that the certificate judges.
+NO_INFEASIBILITY_VERDICTS = {"tol_infeas_abs": 1e-30, "tol_infeas_rel": 1e-30}
+_FALSE_VERDICTS = ("infeasible", "unbounded", "infeasible_inaccurate", "unbounded_inaccurate")
 
 
 class CvxpyCandidateQP(ABC):
     """A candidate QP compiled once; subclasses build it and read the dual point ``α``."""
 
     name: str
+    #: Clarabel's options of each solve, the next one tried where an answer misses the
+    #: certificate: the tightened tolerances, then Clarabel's defaults (badly scaled data,
+    #: where its own tolerances may do better).
+    attempts: tuple[dict, ...] = (CLARABEL_OPTIONS, {})
 
     def __init__(self, problem: AATPProblem) -> None:
         self.problem = problem
@@ -49,6 +62,11 @@ class CvxpyCandidateQP(ABC):
     def _alpha(self) -> np.ndarray:
         """The dual point ``α`` (per slot) after a successful solve."""
 
+    def _solution(self, k: int, n_iter: int, status: str) -> CandidateSolution:
+        """Candidate ``k``'s solution after a solve: its dual point ``α``, certified
+        through ``w(α)``."""
+        return solution_from_alpha(self.problem, k, self._alpha(), n_iter, status)
+
     def solve_many(self, candidates: Sequence[int],
                    progress: Callable[[int], None] | None = None) -> list[CandidateSolution]:
         """Solve the candidates one after the other, reusing the compiled problem."""
@@ -60,19 +78,24 @@ class CvxpyCandidateQP(ABC):
         return solutions
 
     def solve(self, k: int) -> CandidateSolution:
-        """Solve candidate ``k`` (Clarabel starts cold; if it misses the tightened
-        tolerances it is run again with its defaults)."""
+        """Solve candidate ``k`` (Clarabel starts cold) with each of :attr:`attempts` in
+        turn until an answer passes the certificate; an inaccurate answer is taken to the
+        certificate too, which decides. The last failure is raised."""
         self.candidate_row.value = self.problem.factor[k]
         what = f"{self.name} candidate {k}"
-        try:
-            status = _cvxpy.solve(self.cvxpy_problem, "CLARABEL", CLARABEL_OPTIONS, what=what,
-                                  accept_inaccurate=True, warn=False)
-        except SolverError:
-            status = None
-        if status != cp.OPTIMAL:  # badly scaled data: Clarabel's own tolerances may do better
-            # an inaccurate answer is accepted here because the certificate below decides
-            status = _cvxpy.solve(self.cvxpy_problem, "CLARABEL", {}, what=what,
-                                  accept_inaccurate=True, warn=False)
-        n_iter = _cvxpy.iterations(self.cvxpy_problem)
-        solution = solution_from_alpha(self.problem, k, self._alpha(), n_iter, status)
-        return require_certified(solution, self.name)
+        failure = None
+        for options in self.attempts:
+            try:
+                status = _cvxpy.solve(self.cvxpy_problem, "CLARABEL", options, what=what,
+                                      accept_inaccurate=True, warn=False)
+                solution = self._solution(k, _cvxpy.iterations(self.cvxpy_problem), status)
+                return require_certified(solution, self.name)
+            except SolverError as exc:
+                failure = exc
+        if failure.status in _FALSE_VERDICTS:
+            raise SolverError(
+                f"{failure}: a candidate's QP is always feasible and bounded, so the verdict "
+                "is numerical, from features of very different scales at a large C "
+                "(standardize them, or use a smaller C)",
+                status=failure.status) from None
+        raise failure

@@ -369,7 +369,7 @@ class AATP(BaseEstimator):
         for stale in ("coef_", "X_fit_", "gram_rank_"):  # attributes of a previous fit
             self.__dict__.pop(stale, None)
         plan, factor = self._plan(data, len(problem.slot_item))
-        problem = replace(problem, factor=factor)
+        problem = replace(problem, factor=factor, primal_model=data.kernel.name == "linear")
         solved = np.unique(representatives)
         tour = nearest_neighbour_tour(plan.gram if factor is None else factor, solved)
         scored, kept = solve_candidates(problem, tour, plan, self._tau, n_jobs=self._n_jobs,
@@ -407,7 +407,11 @@ class AATP(BaseEstimator):
         if data.scale != 1.0:
             self._unscale(data.scale)
         self.gap_ = self.result_.gap
-        if data.kernel.name == "linear":
+        if data.kernel.name == "linear" and solution.w is not None:
+            # the certified point itself, in the features' units: w(α), or the primal's own
+            # w where eq. (2) was solved (:func:`.problem.solution_from_primal`)
+            self.coef_ = solution.w / data.scale
+        elif data.kernel.name == "linear":
             X = data.X_fit
             self.coef_ = X.T @ self.dual_coef_ - self.dual_coef_.sum() * X[chosen]
         elif not data.kernel.precomputed:

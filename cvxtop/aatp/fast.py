@@ -38,7 +38,10 @@ Design (:class:`FastDualSolver`):
   itself is accepted once its own gap is within tolerance.
 * **Fallback.** A lane that breaks down, reaches the barrier floor uncertified or runs
   out of iterations (badly scaled data) is solved by the reference cvxpy dual instead,
-  and its status says so (:data:`FALLBACK_STATUS`).
+  and where that fails too, by the cvxpy primal, certified through its own ``w``
+  (:func:`.problem.solution_from_primal`: on features of very different scales at a
+  large ``C``, ``w(α)`` loses the digits its certificate needs); the status says so
+  (:data:`FALLBACK_STATUS`).
 
 The matrices involved are small, so BLAS runs on one thread; parallelism comes from
 running chunks of candidates in separate workers (``n_jobs``). Why lanes of interior-point
@@ -55,8 +58,10 @@ import numpy as np
 from scipy.linalg import cho_solve
 
 from .._threads import single_threaded_blas
+from ..exceptions import SolverError
 from ..qp import step_to_boundary
 from .dual import DualQP
+from .primal import PrimalQP
 from .problem import (
     CERTIFICATE_RTOL,
     AATPProblem,
@@ -249,8 +254,9 @@ class FastDualSolver:
     :class:`CandidateSolution` per candidate, in the given order; ``candidates`` should
     follow a nearest-neighbour tour so that strands hold neighbouring points. A candidate
     whose lane cannot be certified (badly scaled data: the barrier reaches round-off
-    first) is solved by the reference :class:`.dual.DualQP` instead, with status
-    :data:`FALLBACK_STATUS`; if that fails too, :class:`cvxtop.SolverError` is raised.
+    first) is solved by the reference :class:`.dual.DualQP` instead, or where that fails,
+    by :class:`.primal.PrimalQP`, with status :data:`FALLBACK_STATUS`; if both fail,
+    :class:`cvxtop.SolverError` is raised.
     """
 
     name = "fast"
@@ -260,7 +266,7 @@ class FastDualSolver:
         self.problem = problem
         self.rtol = rtol
         self.max_iter = max_iter
-        self._reference: DualQP | None = None
+        self._references: dict[str, DualQP | PrimalQP] = {}
         # centred rows (AATPProblem.center): B is unchanged and its sums lose less
         self.A = problem.slot_factor - problem.center
         self.rows = problem.factor - problem.center
@@ -303,8 +309,14 @@ class FastDualSolver:
         return gap <= (self.rtol if rtol is None else rtol) * max(1.0, abs(primal))
 
     def _finish(self, k: int, alpha: np.ndarray, n_iter: int) -> CandidateSolution:
+        """The certified solution of a lane's answer; where the certificate recomputed from
+        ``α`` misses what the lane's own computation passed (``w(α)`` rounded otherwise on
+        badly scaled data: 400 rows of spambase's raw features at C = 10), the fallback's."""
         solution = solution_from_alpha(self.problem, k, alpha, int(n_iter), "optimal")
-        return require_certified(solution, self.name)
+        try:
+            return require_certified(solution, self.name)
+        except SolverError:
+            return self._fallback(k)
 
     # ---- one wave of lanes -----------------------------------------------------------
     def _wave(self, candidates: np.ndarray, guesses: list[_Partition | None]
@@ -461,10 +473,22 @@ class FastDualSolver:
         return self.solve_many([k])[0]
 
     def _fallback(self, k: int) -> CandidateSolution:
-        """The reference solver (eq. 4 with Clarabel) for a candidate the interior-point
-        lanes could not certify; its status records the hand-over."""
-        if self._reference is None:
-            self._reference = DualQP(self.problem)
-        solution = self._reference.solve(k)
-        solution.status = FALLBACK_STATUS
-        return solution
+        """The reference solvers (eq. 4, then eq. 2, with Clarabel) for a candidate the
+        interior-point lanes could not certify; its status records the hand-over. Where
+        both fail, the ``SolverError`` names both failures and their statuses."""
+        failures = []
+        for kind in (DualQP, PrimalQP):
+            if kind.name not in self._references:
+                self._references[kind.name] = kind(self.problem)
+            try:
+                solution = self._references[kind.name].solve(k)
+            except SolverError as exc:
+                failures.append(exc)
+                continue
+            solution.status = FALLBACK_STATUS
+            return solution
+        raise SolverError(
+            f"fast: candidate {k} could not be certified by the interior point, nor by the "
+            f"references that took it over ({'; '.join(str(e) for e in failures)}); "
+            "features of very different scales at a large C do this: standardize them, "
+            "or use a smaller C", status=failures[-1].status)
