@@ -171,6 +171,22 @@ def test_badly_scaled_features_at_a_large_C_are_certified():
     assert np.allclose(fast.decision_function(X), X @ fast.coef_)
 
 
+def test_badly_scaled_wide_features_are_certified_by_the_gram_engine():
+    """66 features spanning five orders of magnitude (rank above the factor engine's 64):
+    the Gram-matrix engine's steps and reduced interior point leave candidates
+    uncertified, and eq. (2) on the features certifies them through its own w."""
+    rng = np.random.default_rng(1)
+    X = np.abs(rng.standard_t(2, size=(70, 66))) * 10 ** rng.uniform(-2, 3, 66)
+    y = (rng.random(70) < 0.3).astype(int)
+    y[:2] = [1, 0]
+    fast = AATP(tau=0.1, C=1.0).fit(X, y)
+    reference = AATP(tau=0.1, C=1.0, solver="cvxpy-primal").fit(X, y)
+    assert fast.engine_ == "face-descent"
+    assert fast.candidate_ == reference.candidate_
+    assert fast.objective_ == pytest.approx(reference.objective_, rel=1e-7)
+    assert np.allclose(fast.decision_function(X), X @ fast.coef_)
+
+
 def test_fast_solver_raises_when_the_fallback_fails_too(rng, monkeypatch):
     p = instance(rng, "gauss")
     def infeasible(problem, *args, **kwargs):

@@ -369,7 +369,11 @@ class AATP(BaseEstimator):
         for stale in ("coef_", "X_fit_", "gram_rank_"):  # attributes of a previous fit
             self.__dict__.pop(stale, None)
         plan, factor = self._plan(data, len(problem.slot_item))
-        problem = replace(problem, factor=factor, primal_model=data.kernel.name == "linear")
+        linear = data.kernel.name == "linear"
+        # the linear kernel's features go with the Gram-matrix engine too: the reference of
+        # its last resort (face_descent.FaceDescentSolver._by_primal)
+        problem = replace(problem, factor=data.factor if linear else factor,
+                          primal_model=linear)
         solved = np.unique(representatives)
         tour = nearest_neighbour_tour(plan.gram if factor is None else factor, solved)
         scored, kept = solve_candidates(problem, tour, plan, self._tau, n_jobs=self._n_jobs,

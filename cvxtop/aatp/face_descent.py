@@ -32,6 +32,8 @@ of a real RBF Gram matrix below ``1e-8·λ_max``), so every method here only eve
   there, the last point certifies a ball around the optimal ``w`` (gap-safe screening,
   Ndiaye et al. 2017): slots whose margin is provably above or below 1 are fixed at 0 or
   ``u``, and the remaining QP is solved by the dense interior point of :mod:`cvxtop.qp.box`.
+  For the linear kernel, a candidate still uncertified goes to eq. (2) in cvxpy on the
+  features, certified through its own ``w`` (:meth:`FaceDescentSolver._by_primal`).
 * **Screening of candidates.** Given an upper bound on the smallest candidate gap of the
   selection rule (:mod:`.selection`), every round's certified point bounds this
   candidate's gap ``|q̂_k|``: its own score is 0 by construction, and ``‖w − w*‖ ≤ √G``
@@ -79,15 +81,20 @@ from ..gram import Gram
 from ..qp import solve_box_qp
 from .face_system import FaceSystem, ShrinkingFace, cholesky_solve, ridged_cholesky
 from .libsvm_start import LibsvmStart
+from .primal import PrimalQP
 from .problem import (CERTIFICATE_RTOL, SCREENED_STATUS, AATPProblem, CandidateSolution,
                       distance_bound, weighted_top_quantile)
 from .selection import GAP_ATOL, ScreenBounds, objective_excludes
 
-__all__ = ["FaceDescentSolver", "SCREENED_STATUS", "TARGET_RTOL", "MAX_ROUNDS", "BURST",
+__all__ = ["FaceDescentSolver", "SCREENED_STATUS", "PRIMAL_STATUS", "TARGET_RTOL",
+           "MAX_ROUNDS", "BURST",
            "WORKING_SET", "LIBSVM_PAUSE", "LIBSVM_PROBE", "LIBSVM_PROBE_MAX",
            "FACE_SOLVE_WORK", "PRODUCT_WORK", "LIBSVM_KERNEL_WORK", "LIBSVM_STEP_WORK",
            "SNAP", "COLD_START_MEMORY", "CORRECTIONS", "CORRECTION_SLOTS", "CORRECTION_PROBE"]
 
+#: Status of a candidate certified by eq. (2) in cvxpy through its own ``w``
+#: (:meth:`FaceDescentSolver._by_primal`).
+PRIMAL_STATUS = "optimal (cvxpy primal)"
 #: Target of the relative duality gap of a candidate's solution (the certificate asks
 #: for :data:`~.problem.CERTIFICATE_RTOL`; the selection rule's intervals shrink with it).
 TARGET_RTOL = 1e-10
@@ -443,6 +450,7 @@ class FaceDescentSolver:
         self._work = 0.0  # work so far, in Gram entries read (FACE_SOLVE_WORK)
         self._libsvm_race = _Race()  # whether a candidate may ask libsvm
         self._warm = False  # whether a candidate was solved (the next starts from it)
+        self._primal: PrimalQP | None = None  # eq. (2) in cvxpy (:meth:`_by_primal`)
 
     # ---- the candidate's data -------------------------------------------------------------
     def _anchor(self, k: int) -> _Anchor:
@@ -1032,11 +1040,34 @@ class FaceDescentSolver:
             status = "optimal (reduced interior point)"
         allowed = CERTIFICATE_RTOL * max(1.0, abs(point.primal))
         if not point.gap <= allowed:
+            by_primal = self._by_primal(anchor)
+            if by_primal is not None:
+                return by_primal
             raise SolverError(f"{self.name}: candidate {k} not certified, duality gap "
                               f"{point.gap:.3g} > {allowed:.3g}", status="not_certified")
         self.alpha, self.v, self.last_anchor = point.alpha, point.v, anchor.k
         return CandidateSolution(anchor.k, point.alpha, None, point.primal, point.dual,
                                  rounds, status, scores=point.scores)
+
+    def _by_primal(self, anchor: _Anchor) -> CandidateSolution | None:
+        """Eq. (2) with Clarabel on the features (:class:`.primal.PrimalQP`), certified
+        through its own ``w``, for a candidate the steps and the reduced interior point
+        could not certify; only where the model is ``w`` and the features are at hand (the
+        linear kernel on more features than the factor engine takes: badly scaled ones at
+        a large C lose the digits of ``w(α)``), else ``None``. Its ``SolverError`` is
+        raised."""
+        problem = self.problem
+        if problem.factor is None or not problem.primal_model:
+            return None
+        if self._primal is None:
+            self._primal = PrimalQP(problem)
+        solution = self._primal.solve(anchor.k)
+        scores = problem.factor @ solution.w
+        solution.scores = scores - scores[anchor.k]
+        solution.status = PRIMAL_STATUS
+        point = self._iterate(anchor, solution.alpha)  # the next candidate's start
+        self.alpha, self.v, self.last_anchor = point.alpha, point.v, anchor.k
+        return solution
 
     # ---- public --------------------------------------------------------------------------
     def iter_solutions(self, candidates: Sequence[int],

@@ -62,10 +62,19 @@ def _newton_solver(Q: np.ndarray, D: np.ndarray):
 def solve_box_qp(Q: np.ndarray, c: np.ndarray, u: np.ndarray, *, rtol: float = 1e-12,
                  max_iter: int = 200) -> BoxQPResult:
     """Minimize ``½ xᵀQx + cᵀx`` over ``0 ≤ x ≤ u`` (``u > 0``) to a relative
-    complementarity gap ``rtol``; ``converged`` says whether it got there."""
+    complementarity gap ``rtol``; ``converged`` says whether it got there. A step that
+    overflows (badly scaled data: ``Q`` and ``u`` many orders of magnitude apart) ends the
+    iterations at the last finite point, without numpy's warnings."""
     m = len(c)
     if m == 0:
         return BoxQPResult(np.zeros(0), 0, True)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return _interior_point(Q, c, u, rtol, max_iter)
+
+
+def _interior_point(Q: np.ndarray, c: np.ndarray, u: np.ndarray, rtol: float,
+                    max_iter: int) -> BoxQPResult:
+    m = len(c)
     x = 0.5 * u
     s = u - x
     z1 = np.ones(m)
@@ -102,7 +111,8 @@ def solve_box_qp(Q: np.ndarray, c: np.ndarray, u: np.ndarray, *, rtol: float = 1
         sigma_mu = (mu_aff / mu) ** 3 * mu
         dx, ds, dz1, dz2 = directions(sigma_mu, dx, dz1, ds, dz2)
         a = _STEP_FRACTION * length(dx, ds, dz1, dz2)
-        x, s, z1, z2 = x + a * dx, s + a * ds, z1 + a * dz1, z2 + a * dz2
-        if not (np.all(np.isfinite(x)) and np.all(np.isfinite(z1))):
-            break
+        step = x + a * dx, s + a * ds, z1 + a * dz1, z2 + a * dz2
+        if not all(np.all(np.isfinite(v)) for v in step):
+            return BoxQPResult(np.clip(x, 0.0, u), it, False)
+        x, s, z1, z2 = step
     return BoxQPResult(np.clip(x, 0.0, u), max_iter, False)
