@@ -45,11 +45,16 @@ class PrimalQP(CvxpyCandidateQP):
         slack = cp.Variable(len(A), nonneg=True, name="xi")
         margins = cp.multiply(p.slot_sign, A @ self.w - self.candidate_row @ self.w)
         self.hinge = slack >= 1 - margins
-        objective = 0.5 * cp.sum_squares(self.w) + p.upper @ slack
+        # the objective over the largest hinge weight: the same minimizer, with the weights
+        # at most 1 (the multipliers are scaled back in _alpha). On 400 rows of spambase's
+        # raw features at C = 1e4, 18 of 40 candidates missed the certificate without it
+        # (relative gaps up to 1.2e-3) and none with it (at most 5e-12)
+        self.objective_scale = float(np.max(p.upper))
+        objective = (0.5 * cp.sum_squares(self.w) + p.upper @ slack) / self.objective_scale
         return cp.Problem(cp.Minimize(objective), [self.hinge])
 
     def _alpha(self) -> np.ndarray:
-        return np.asarray(self.hinge.dual_value, dtype=np.float64)
+        return self.objective_scale * np.asarray(self.hinge.dual_value, dtype=np.float64)
 
     def _solution(self, k: int, n_iter: int, status: str) -> CandidateSolution:
         return solution_from_primal(self.problem, k, self.w.value, self._alpha(), n_iter,
