@@ -156,6 +156,38 @@ def test_fast_solver_hands_a_lane_to_the_primal_where_the_dual_reference_fails(
     assert sol.objective == pytest.approx(PrimalQP(p).solve(0).objective, rel=1e-9)
 
 
+def test_fast_solver_asks_the_reference_that_served_and_skips_failing_lanes(monkeypatch):
+    """Once eq. (2) served where eq. (4) failed, eq. (2) is asked first; once nine in ten
+    candidates (and at least DIRECT_REFERENCE) went to the references, the rest skip the
+    lanes."""
+    from cvxtop.aatp import fast
+
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((100, 2))
+    p = items_problem(X, (rng.random(100) < 0.3).astype(int), 1.0)
+    calls = {"dual": 0, "waves": 0}
+
+    def failing_dual(self, k):
+        calls["dual"] += 1
+        raise SolverError("CLARABEL did not solve cvxpy candidate", status="unbounded")
+    wave = FastDualSolver._wave
+
+    def counted_wave(self, *args):
+        calls["waves"] += 1
+        return wave(self, *args)
+    monkeypatch.setattr(DualQP, "solve", failing_dual)
+    monkeypatch.setattr(FastDualSolver, "_wave", counted_wave)
+    solver = FastDualSolver(p, max_iter=1)  # every lane fails
+    solutions = solver.solve_many(p.candidates)
+    assert all(s.status == FALLBACK_STATUS for s in solutions)
+    assert calls["dual"] == 1
+    assert solver.n_lanes < len(p.candidates) and calls["waves"] == 1
+    assert fast.DIRECT_REFERENCE <= solver.n_lanes
+    reference = PrimalQP(p)
+    for s in solutions[::10]:
+        assert s.objective == pytest.approx(reference.solve(s.candidate).objective, rel=1e-9)
+
+
 def test_badly_scaled_features_at_a_large_C_are_certified():
     """Features of magnitude 3e3 at C = 61.5 (C·‖x‖² near 1e9, once rescaled): Clarabel's
     dual called this candidate QP unbounded and every engine raised; the primal's own w
