@@ -65,13 +65,13 @@ def test_primal_dual_and_fast_agree_on_every_candidate(kind):
 
 def test_cvxpy_optimal_values_are_equal_for_every_candidate(rng):
     """Strong duality between eq. (2) and eq. (4), read from cvxpy's problem values (the
-    primal's program is eq. (2) over its largest hinge weight)."""
+    primal's program is eq. (2) times its weight parameter)."""
     p = instance(rng, "gauss", n_max=12)
     primal, dual = PrimalQP(p), DualQP(p)
     for k in p.candidates:
         primal.solve(int(k))
         dual.solve(int(k))
-        value = primal.objective_scale * primal.cvxpy_problem.value
+        value = primal.cvxpy_problem.value / primal.weight.value
         assert value == pytest.approx(dual.cvxpy_problem.value, rel=1e-7, abs=1e-7)
 
 
@@ -115,10 +115,15 @@ def test_w_is_the_sum_of_alpha_y_z_minus_zk(rng):
 
 
 def test_both_formulations_are_dpp_with_only_the_candidate_row_as_parameter(rng):
+    """Compiled once: the candidate's row is the parameter (and the primal's objective
+    weight, 1 or 1 over the largest hinge weight)."""
     p = instance(rng, "gauss")
-    for qp in (PrimalQP(p), DualQP(p)):
+    primal, dual = PrimalQP(p), DualQP(p)
+    for qp in (primal, dual):
         assert qp.cvxpy_problem.is_dcp(dpp=True)
-        assert qp.cvxpy_problem.parameters() == [qp.candidate_row]
+    assert dual.cvxpy_problem.parameters() == [dual.candidate_row]
+    assert {id(v) for v in primal.cvxpy_problem.parameters()} == {
+        id(primal.candidate_row), id(primal.weight)}
 
 
 def test_warm_start_from_a_repeated_point_needs_no_iteration():
@@ -234,7 +239,7 @@ def test_fast_solver_raises_when_the_fallback_fails_too(rng, monkeypatch):
 @pytest.mark.filterwarnings("ignore:Solution may be inaccurate")
 def test_cvxpy_solver_raises_with_the_status(rng, monkeypatch):
     p = instance(rng, "gauss")
-    monkeypatch.setattr(DualQP, "attempts", ({"max_iter": 1},))
+    monkeypatch.setattr(DualQP, "attempts", (cvxpy_qp.Attempt({"max_iter": 1}),))
     with pytest.raises(SolverError) as err:
         DualQP(p).solve(0)
     assert err.value.status is not None and err.value.status != "optimal"
@@ -251,6 +256,17 @@ def test_a_false_unbounded_verdict_is_explained(rng, monkeypatch):
     with pytest.raises(SolverError, match="always feasible and bounded") as err:
         DualQP(p).solve(0)
     assert err.value.status == "unbounded"
+
+
+def test_an_attempt_starts_from_its_own_options(rng, monkeypatch):
+    """Each attempt is a fresh Clarabel solve: cvxpy's warm start would carry the last
+    solve's settings (here max_iter = 1) into the next attempt, whose defaults then fail
+    as well."""
+    p = instance(rng, "gauss")
+    monkeypatch.setattr(DualQP, "attempts",
+                        (cvxpy_qp.Attempt({"max_iter": 1}), cvxpy_qp.Attempt({})))
+    solution = DualQP(p).solve(0)
+    assert solution.duality_gap <= 1e-7 * max(1.0, abs(solution.objective))
 
 
 def test_certificate_rejects_a_large_gap():

@@ -86,8 +86,8 @@ from .problem import (CERTIFICATE_RTOL, SCREENED_STATUS, AATPProblem, CandidateS
                       distance_bound, weighted_top_quantile)
 from .selection import GAP_ATOL, ScreenBounds, objective_excludes
 
-__all__ = ["FaceDescentSolver", "SCREENED_STATUS", "PRIMAL_STATUS", "TARGET_RTOL",
-           "MAX_ROUNDS", "BURST",
+__all__ = ["FaceDescentSolver", "SCREENED_STATUS", "PRIMAL_STATUS", "REDUCED_PAUSE",
+           "TARGET_RTOL", "MAX_ROUNDS", "BURST",
            "WORKING_SET", "LIBSVM_PAUSE", "LIBSVM_PROBE", "LIBSVM_PROBE_MAX",
            "FACE_SOLVE_WORK", "PRODUCT_WORK", "LIBSVM_KERNEL_WORK", "LIBSVM_STEP_WORK",
            "SNAP", "COLD_START_MEMORY", "CORRECTIONS", "CORRECTION_SLOTS", "CORRECTION_PROBE"]
@@ -135,6 +135,13 @@ RESTART_SWITCHES = 64
 #: every failure in a row, up to this many, and ends at the first success.
 PIVOT_PAUSE = 16
 
+#: Where eq. (2) on the features can take a candidate over (:meth:`FaceDescentSolver.
+#: _by_primal`), candidates that skip the reduced interior point after it failed on one:
+#: the pause doubles with every failure in a row, up to this many, and ends at the first
+#: success. On 400 raw spambase rows with 10 more columns (67) at C = 1e4 it failed on
+#: all 191 candidates it was given, most of the fit's time (measured: docs/aatp.md,
+#: "Features as shipped (badly scaled)").
+REDUCED_PAUSE = 64
 #: Candidates that skip libsvm's point (:mod:`.libsvm_start`) after it missed: as a
 #: screen, and as a start of the pivots, each with its own pause, which doubles with every
 #: miss in a row, up to this many, and ends at the first hit.
@@ -451,6 +458,7 @@ class FaceDescentSolver:
         self._libsvm_race = _Race()  # whether a candidate may ask libsvm
         self._warm = False  # whether a candidate was solved (the next starts from it)
         self._primal: PrimalQP | None = None  # eq. (2) in cvxpy (:meth:`_by_primal`)
+        self._reduced_pause = _Pause()  # of the reduced interior point, before eq. (2)
 
     # ---- the candidate's data -------------------------------------------------------------
     def _anchor(self, k: int) -> _Anchor:
@@ -1036,29 +1044,35 @@ class FaceDescentSolver:
         point = self._exact(anchor, point)
         status = "optimal"
         if not self._certified(point, self.rtol):
+            primal = self._primal_at_hand()
+            if primal and not self._reduced_pause.ready():
+                return self._by_primal(anchor)
             point = self._reduced(anchor, point)
             status = "optimal (reduced interior point)"
+            if primal:
+                self._reduced_pause.record(
+                    point.gap <= CERTIFICATE_RTOL * max(1.0, abs(point.primal)), REDUCED_PAUSE)
         allowed = CERTIFICATE_RTOL * max(1.0, abs(point.primal))
         if not point.gap <= allowed:
-            by_primal = self._by_primal(anchor)
-            if by_primal is not None:
-                return by_primal
+            if self._primal_at_hand():
+                return self._by_primal(anchor)
             raise SolverError(f"{self.name}: candidate {k} not certified, duality gap "
                               f"{point.gap:.3g} > {allowed:.3g}", status="not_certified")
         self.alpha, self.v, self.last_anchor = point.alpha, point.v, anchor.k
         return CandidateSolution(anchor.k, point.alpha, None, point.primal, point.dual,
                                  rounds, status, scores=point.scores)
 
-    def _by_primal(self, anchor: _Anchor) -> CandidateSolution | None:
+    def _primal_at_hand(self) -> bool:
+        """Whether :meth:`_by_primal` applies: the model is ``w`` and the features are at
+        hand (the linear kernel on more features than the factor engine takes)."""
+        return self.problem.factor is not None and self.problem.primal_model
+
+    def _by_primal(self, anchor: _Anchor) -> CandidateSolution:
         """Eq. (2) with Clarabel on the features (:class:`.primal.PrimalQP`), certified
-        through its own ``w``, for a candidate the steps and the reduced interior point
-        could not certify; only where the model is ``w`` and the features are at hand (the
-        linear kernel on more features than the factor engine takes: badly scaled ones at
-        a large C lose the digits of ``w(α)``), else ``None``. Its ``SolverError`` is
-        raised."""
+        through its own ``w``, for a candidate the steps (and the reduced interior point,
+        unless it is paused: :data:`REDUCED_PAUSE`) could not certify: badly scaled
+        features at a large C lose the digits of ``w(α)``. Its ``SolverError`` is raised."""
         problem = self.problem
-        if problem.factor is None or not problem.primal_model:
-            return None
         if self._primal is None:
             self._primal = PrimalQP(problem)
         solution = self._primal.solve(anchor.k)

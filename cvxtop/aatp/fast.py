@@ -85,7 +85,8 @@ MAX_LANES = 64
 WARM_RETRY = 4
 #: Once at least this many candidates, and this share of all solved so far, went to the
 #: reference solvers, the rest go to them directly: on 400 rows of spambase's raw features
-#: at C = 1,000 the lanes certified 10 of 400 candidates, in 12 of the fit's 35 s.
+#: at C = 1,000 the lanes certified 10 of 400 candidates, in a third of the fit's time
+#: (measured: docs/aatp.md, "Features as shipped (badly scaled)").
 DIRECT_REFERENCE, DIRECT_SHARE = 16, 0.9
 #: Status of a candidate handed to the reference solver (badly conditioned data).
 FALLBACK_STATUS = "optimal (cvxpy fallback)"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 
-from .cvxpy_qp import CLARABEL_OPTIONS, NO_INFEASIBILITY_VERDICTS, CvxpyCandidateQP
+from .cvxpy_qp import CLARABEL_OPTIONS, NO_INFEASIBILITY_VERDICTS, Attempt, CvxpyCandidateQP
 from .problem import CandidateSolution, solution_from_primal
 
 __all__ = ["TIGHT_OPTIONS", "PrimalQP"]
@@ -32,11 +32,18 @@ class PrimalQP(CvxpyCandidateQP):
     """Eq. (2) compiled once; ``solve(k)`` returns a certified :class:`CandidateSolution`."""
 
     name = "cvxpy-primal"
-    #: Without infeasibility verdicts, at tolerances of 1e-13 first: on 400 rows of
-    #: spambase's raw features (C = 1, 100 and 1e4, 40 candidates each) the largest
-    #: relative gap was 8e-10 at 1e-10 and 3e-11 at 1e-13, for 4% more time.
-    attempts = tuple({**options, **NO_INFEASIBILITY_VERDICTS} for options in (
-        TIGHT_OPTIONS, CLARABEL_OPTIONS, {}))
+    #: Without infeasibility verdicts, at tolerances of 1e-13, then 1e-10, then Clarabel's
+    #: defaults, each with the objective as it is and over its largest hinge weight (the
+    #: same minimizer, weights at most 1). On 400 rows of spambase's raw features at
+    #: C = 1e4, 18 of 40 candidates missed the certificate as it is (relative gaps up to
+    #: 1.2e-3) and none over its largest weight (at most 5e-12); on 100 × 80 features of
+    #: five orders of magnitude at C = 100, 3 of 10 missed it over the largest weight and
+    #: none as it is. Over C = 1, 100 and 1e4 on spambase the largest relative gap over the
+    #: largest weight was 8e-10 at tolerances of 1e-10 and 3e-11 at 1e-13 (docs/aatp.md,
+    #: "Features as shipped (badly scaled)").
+    attempts = tuple(Attempt({**options, **NO_INFEASIBILITY_VERDICTS}, scaled)
+                     for options in (TIGHT_OPTIONS, CLARABEL_OPTIONS, {})
+                     for scaled in (False, True))
 
     def _build(self) -> cp.Problem:
         p = self.problem
@@ -45,16 +52,16 @@ class PrimalQP(CvxpyCandidateQP):
         slack = cp.Variable(len(A), nonneg=True, name="xi")
         margins = cp.multiply(p.slot_sign, A @ self.w - self.candidate_row @ self.w)
         self.hinge = slack >= 1 - margins
-        # the objective over the largest hinge weight: the same minimizer, with the weights
-        # at most 1 (the multipliers are scaled back in _alpha). On 400 rows of spambase's
-        # raw features at C = 1e4, 18 of 40 candidates missed the certificate without it
-        # (relative gaps up to 1.2e-3) and none with it (at most 5e-12)
-        self.objective_scale = float(np.max(p.upper))
-        objective = (0.5 * cp.sum_squares(self.w) + p.upper @ slack) / self.objective_scale
+        # the objective times this factor: 1, or 1 over the largest hinge weight (attempts)
+        self.weight = cp.Parameter(nonneg=True, value=1.0, name="weight")
+        objective = self.weight * (0.5 * cp.sum_squares(self.w) + p.upper @ slack)
         return cp.Problem(cp.Minimize(objective), [self.hinge])
 
+    def _configure(self, attempt: Attempt) -> None:
+        self.weight.value = 1.0 / float(np.max(self.problem.upper)) if attempt.scaled else 1.0
+
     def _alpha(self) -> np.ndarray:
-        return self.objective_scale * np.asarray(self.hinge.dual_value, dtype=np.float64)
+        return np.asarray(self.hinge.dual_value, dtype=np.float64) / self.weight.value
 
     def _solution(self, k: int, n_iter: int, status: str) -> CandidateSolution:
         return solution_from_primal(self.problem, k, self.w.value, self._alpha(), n_iter,
