@@ -247,8 +247,9 @@ class AATP(BaseEstimator):
         objective, ``gap`` its certified relative duality gap.
     n_fallbacks_ : int
         Candidates that ``solver="fast"`` could not certify on its main path: handed to the
-        cvxpy reference (interior point on a factor, badly scaled data) or to a dense
-        interior point after gap-safe screening (face descent); 0 otherwise.
+        cvxpy references (interior point on a factor, badly scaled data: eq. (4), then
+        eq. (2)), or to a dense interior point after gap-safe screening and, for the linear
+        kernel, to eq. (2) in cvxpy (face descent); 0 otherwise.
     n_features_in_ : int
     """
 

@@ -337,7 +337,7 @@ def solution_from_primal(problem: AATPProblem, k: int, w: np.ndarray, alpha: np.
         return by_alpha
     w = np.asarray(w, dtype=np.float64)
     primal = primal_value(problem, k, w)
-    gap = primal - by_alpha.dual_objective
+    gap = max(primal - by_alpha.dual_objective, 0.0)  # (below 0 only by round-off)
     if not np.isfinite(primal) or by_alpha.duality_gap <= 2.0 * gap:
         return by_alpha
     return CandidateSolution(int(k), by_alpha.alpha, w, primal,
