@@ -1057,7 +1057,9 @@ class FaceDescentSolver:
             if self._primal_at_hand():
                 return self._by_primal(anchor)
             raise SolverError(f"{self.name}: candidate {k} not certified, duality gap "
-                              f"{point.gap:.3g} > {allowed:.3g}", status="not_certified")
+                              f"{point.gap:.3g} > {allowed:.3g} (a Gram matrix of features "
+                              "of very different scales at a large C? standardize them, or "
+                              "use a smaller C)", status="not_certified")
         self.alpha, self.v, self.last_anchor = point.alpha, point.v, anchor.k
         return CandidateSolution(anchor.k, point.alpha, None, point.primal, point.dual,
                                  rounds, status, scores=point.scores)
