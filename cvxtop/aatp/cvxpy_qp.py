@@ -15,16 +15,21 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Sequence, TypeVar
 
 import cvxpy as cp
 import numpy as np
 
 from .. import _cvxpy
 from ..exceptions import SolverError
-from .problem import AATPProblem, CandidateSolution, require_certified, solution_from_alpha
+from .problem import (SCALE_ADVICE, AATPProblem, CandidateSolution, require_certified,
+                      solution_from_alpha)
 
-__all__ = ["CLARABEL_OPTIONS", "NO_INFEASIBILITY_VERDICTS", "Attempt", "CvxpyCandidateQP"]
+__all__ = ["CLARABEL_OPTIONS", "NO_INFEASIBILITY_VERDICTS", "Attempt", "CvxpyCandidateQP",
+           "first_that_serves"]
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 #: Clarabel tolerances, tighter than its defaults so that the reference solutions are
 #: accurate well below the selection rule's tie tolerances (:mod:`.selection`).
@@ -94,34 +99,50 @@ class CvxpyCandidateQP(ABC):
 
     def solve(self, k: int) -> CandidateSolution:
         """Solve candidate ``k`` (Clarabel starts cold) with each of :attr:`attempts` in
-        turn until an answer passes the certificate; an inaccurate answer is taken to the
-        certificate too, which decides. The last failure is raised."""
+        turn until an answer passes the certificate (:func:`first_that_serves`); an
+        inaccurate answer is taken to the certificate too, which decides. The last failure
+        is raised."""
         self.candidate_row.value = self.problem.factor[k]
         what = f"{self.name} candidate {k}"
-        failure = None
-        for attempt in list(self._order):
-            self._configure(attempt)
-            try:
-                # a fresh Clarabel solver (no warm start): cvxpy's would keep the last
-                # solve's settings and scaling, and an attempt that changes the objective's
-                # weight then ends far off (raw spambase, C = 100: a relative gap of 0.16
-                # where a fresh solve certifies 6e-13)
-                status = _cvxpy.solve(self.cvxpy_problem, "CLARABEL",
-                                      {**attempt.options, "warm_start": False},
-                                      what=what, accept_inaccurate=True, warn=False)
-                solution = self._solution(k, _cvxpy.iterations(self.cvxpy_problem), status)
-                solution = require_certified(solution, self.name)
-            except SolverError as exc:
-                failure = exc
-                continue
-            if failure is not None:
-                self._order.remove(attempt)
-                self._order.insert(0, attempt)
+
+        def attempt(chosen: Attempt) -> CandidateSolution:
+            self._configure(chosen)
+            # a fresh Clarabel solver (no warm start): cvxpy's would keep the last solve's
+            # settings and scaling, and an attempt that changes the objective's weight then
+            # ends far off (raw spambase, C = 100: a relative gap of 0.16 where a fresh
+            # solve certifies 6e-13)
+            status = _cvxpy.solve(self.cvxpy_problem, "CLARABEL",
+                                  {**chosen.options, "warm_start": False},
+                                  what=what, accept_inaccurate=True, warn=False)
+            solution = self._solution(k, _cvxpy.iterations(self.cvxpy_problem), status)
+            return require_certified(solution, self.name)
+
+        solution, failures = first_that_serves(self._order, attempt)
+        if solution is not None:
             return solution
+        failure = failures[-1]
         if failure.status in _FALSE_VERDICTS:
             raise SolverError(
                 f"{failure}: a candidate's QP is always feasible and bounded, so the verdict "
-                "is numerical, from features of very different scales at a large C "
-                "(standardize them, or use a smaller C)",
-                status=failure.status) from None
+                f"is numerical ({SCALE_ADVICE})", status=failure.status) from None
         raise failure
+
+
+def first_that_serves(order: list[T], attempt: Callable[[T], R]
+                      ) -> tuple[R | None, list[SolverError]]:
+    """``attempt`` on each of ``order`` in turn: the first result that raises no
+    :class:`cvxtop.SolverError`, and the failures before it (``None`` and every failure
+    where all fail). The one that served where an earlier one failed moves to the front of
+    ``order``, to be tried first from then on."""
+    failures: list[SolverError] = []
+    for chosen in list(order):
+        try:
+            result = attempt(chosen)
+        except SolverError as exc:
+            failures.append(exc)
+            continue
+        if failures:
+            order.remove(chosen)
+            order.insert(0, chosen)
+        return result, failures
+    return None, failures

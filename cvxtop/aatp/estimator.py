@@ -412,11 +412,11 @@ class AATP(BaseEstimator):
         if data.scale != 1.0:
             self._unscale(data.scale)
         self.gap_ = self.result_.gap
-        if data.kernel.name == "linear" and solution.w is not None:
+        if linear and solution.w is not None:
             # the certified point itself, in the features' units: w(α), or the primal's own
             # w where eq. (2) was solved (:func:`.problem.solution_from_primal`)
             self.coef_ = solution.w / data.scale
-        elif data.kernel.name == "linear":
+        elif linear:
             X = data.X_fit
             self.coef_ = X.T @ self.dual_coef_ - self.dual_coef_.sum() * X[chosen]
         elif not data.kernel.precomputed:

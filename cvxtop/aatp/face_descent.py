@@ -82,8 +82,8 @@ from ..qp import solve_box_qp
 from .face_system import FaceSystem, ShrinkingFace, cholesky_solve, ridged_cholesky
 from .libsvm_start import LibsvmStart
 from .primal import PrimalQP
-from .problem import (CERTIFICATE_RTOL, SCREENED_STATUS, AATPProblem, CandidateSolution,
-                      distance_bound, weighted_top_quantile)
+from .problem import (CERTIFICATE_RTOL, SCALE_ADVICE, SCREENED_STATUS, AATPProblem,
+                      CandidateSolution, distance_bound, weighted_top_quantile)
 from .selection import GAP_ATOL, ScreenBounds, objective_excludes
 
 __all__ = ["FaceDescentSolver", "SCREENED_STATUS", "PRIMAL_STATUS", "REDUCED_PAUSE",
@@ -1043,23 +1043,22 @@ class FaceDescentSolver:
             point = self._iterate(anchor, alpha, self._moved(point.v, work, alpha[work] - before))
         point = self._exact(anchor, point)
         status = "optimal"
-        if not self._certified(point, self.rtol):
-            primal = self._primal_at_hand()
+        primal = self._primal_at_hand()
+        reduced = not self._certified(point, self.rtol)
+        if reduced:
             if primal and not self._reduced_pause.ready():
                 return self._by_primal(anchor)
             point = self._reduced(anchor, point)
             status = "optimal (reduced interior point)"
-            if primal:
-                self._reduced_pause.record(
-                    point.gap <= CERTIFICATE_RTOL * max(1.0, abs(point.primal)), REDUCED_PAUSE)
         allowed = CERTIFICATE_RTOL * max(1.0, abs(point.primal))
+        if reduced and primal:
+            self._reduced_pause.record(point.gap <= allowed, REDUCED_PAUSE)
         if not point.gap <= allowed:
-            if self._primal_at_hand():
+            if primal:
                 return self._by_primal(anchor)
             raise SolverError(f"{self.name}: candidate {k} not certified, duality gap "
-                              f"{point.gap:.3g} > {allowed:.3g} (a Gram matrix of features "
-                              "of very different scales at a large C? standardize them, or "
-                              "use a smaller C)", status="not_certified")
+                              f"{point.gap:.3g} > {allowed:.3g} ({SCALE_ADVICE})",
+                              status="not_certified")
         self.alpha, self.v, self.last_anchor = point.alpha, point.v, anchor.k
         return CandidateSolution(anchor.k, point.alpha, None, point.primal, point.dual,
                                  rounds, status, scores=point.scores)

@@ -60,6 +60,7 @@ from scipy.linalg import cho_solve
 from .._threads import single_threaded_blas
 from ..exceptions import SolverError
 from ..qp import step_to_boundary
+from .cvxpy_qp import first_that_serves
 from .dual import DualQP
 from .primal import PrimalQP
 from .problem import (
@@ -488,22 +489,16 @@ class FastDualSolver:
         served where the other failed first) for a candidate the interior-point lanes
         could not certify; its status records the hand-over. Where both fail, the
         ``SolverError`` names both failures and their statuses."""
-        failures = []
-        for kind in list(self._reference_order):
+        def reference(kind: type) -> CandidateSolution:
             if kind.name not in self._references:
                 self._references[kind.name] = kind(self.problem)
-            try:
-                solution = self._references[kind.name].solve(k)
-            except SolverError as exc:
-                failures.append(exc)
-                continue
-            if failures:  # the one that served is asked first from now on
-                self._reference_order.remove(kind)
-                self._reference_order.insert(0, kind)
-            solution.status = FALLBACK_STATUS
-            return solution
-        raise SolverError(
-            f"fast: candidate {k} could not be certified by the interior point, nor by the "
-            f"references that took it over ({'; '.join(str(e) for e in failures)}); "
-            "features of very different scales at a large C do this: standardize them, "
-            "or use a smaller C", status=failures[-1].status)
+            return self._references[kind.name].solve(k)
+
+        solution, failures = first_that_serves(self._reference_order, reference)
+        if solution is None:
+            raise SolverError(
+                f"fast: candidate {k} could not be certified by the interior point, nor by "
+                f"the references that took it over ({'; '.join(str(e) for e in failures)})",
+                status=failures[-1].status)
+        solution.status = FALLBACK_STATUS
+        return solution

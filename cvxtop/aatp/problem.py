@@ -55,7 +55,12 @@ __all__ = [
     "primal_value",
     "require_certified",
     "SCREENED_STATUS",
+    "SCALE_ADVICE",
 ]
+
+#: What an uncertified candidate most likely means, and what to do (every such error says it).
+SCALE_ADVICE = ("features of very different scales at a large C? standardize them, or use a "
+                "smaller C")
 
 #: The status of a candidate whose solve stopped once it provably could not be chosen.
 SCREENED_STATUS = "screened"
@@ -353,6 +358,6 @@ def require_certified(solution: CandidateSolution, solver: str) -> CandidateSolu
         raise SolverError(
             f"{solver}: candidate {solution.candidate} not certified, duality gap "
             f"{solution.duality_gap:.3g} > {allowed:.3g}, though the solver reported "
-            f"{solution.status!r} (badly scaled data? standardize the features)",
+            f"{solution.status!r} ({SCALE_ADVICE})",
             status="not_certified")
     return solution
