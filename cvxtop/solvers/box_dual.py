@@ -151,7 +151,7 @@ def suits(objective: RankingObjective) -> bool:
     on at least :data:`.selection_dual.MIN_FEATURES` features (below, the rounds certify
     quickly (measured: docs/solvers.md, "Measurements behind the constants"))."""
     if objective.surrogate.dual_form not in ("box-hinge", "box-struct", "box-pap") \
-            or len(objective.parts) != 1 or objective.Z.shape[1] < MIN_FEATURES:
+            or not objective.one_list or objective.Z.shape[1] < MIN_FEATURES:
         return False
     bound = objective.parts[0].bound
     if objective.surrogate.dual_form == "box-struct":
@@ -865,7 +865,7 @@ def cut_near(objective: RankingObjective, g: np.ndarray) -> DualCut | None:
     onto the polytope exactly up to rounding: valid whatever ``g``; ``None`` for another
     objective (another dual form, or several lists)."""
     form = objective.surrogate.dual_form
-    if len(objective.parts) != 1 or form not in ("box-struct", "box-pap"):
+    if not objective.one_list or form not in ("box-struct", "box-pap"):
         return None
     bound = objective.parts[0].bound
     if form == "box-struct":

@@ -114,6 +114,13 @@ class RankingObjective:
         return len(self.parts)
 
     @property
+    def one_list(self) -> bool:
+        """Whether the loss is one list over every row of ``Z`` in order: no groups, or one
+        group that holds every item. The dual solves that index ``Z`` by a bound's items
+        need it; a single group left by skipped ones holds a subset of the rows."""
+        return len(self.parts) == 1 and len(self.parts[0].index) == len(self.y)
+
+    @property
     def ks(self) -> list[int]:
         """The resolved cut-off of each group."""
         return [p.k for p in self.parts]
