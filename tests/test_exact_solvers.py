@@ -706,8 +706,11 @@ def test_a_point_short_of_zero_loss_moves_along_its_ray():
     X, y = make_ranking_data(300, 10, noise=0.0, random_state=0)
     objective = RankingObjective(X, y, surrogates.get("pap@k-avg", 5), 1e4)
     optimum = solve_cutting_plane(objective, tol=1e-6)
-    assert objective.loss(X @ optimum.coef) == 0.0  # separable: the optimum's loss is zero
-    short = (1.0 - 1e-5) * optimum.coef
+    # separable: the optimum's loss is zero, and the certified point's, to rounding, a hair
+    # further along its ray
+    ray = next(t * optimum.coef for t in (1.0, 1.0 + 1e-9, 1.0 + 1e-7)
+               if objective.loss(X @ (t * optimum.coef)) == 0.0)
+    short = (1.0 - 1e-5) * ray
     scores = X @ short
     oracle = objective.loss_and_score_gradient(scores)
     assert oracle[0] > 0.0

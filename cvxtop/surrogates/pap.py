@@ -192,7 +192,7 @@ class PapAvg(_PapFace):
     def _expression(self, b, s):
         from . import _pap_dcp
 
-        return _pap_dcp.avg(b.pos, b.neg, s, b.k), []
+        return _pap_dcp.avg(b.pos, b.neg, s, b.k)
 
 
 @register
