@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import FitFailedWarning
 from sklearn.model_selection import GroupKFold, StratifiedKFold, check_cv
 from sklearn.utils.validation import check_is_fitted
@@ -73,17 +73,18 @@ PARAMETERS = ParameterTable(None, (
     Param("refit", "bool", check_bool),
     Param("error_score", "a number (np.nan by default): the score of a fit that fails",
           lambda value, name: float(value)),
+    Param("skip_degenerate_groups", "bool (as `TopRanker`'s)", check_bool),
 ))
 
 
-def _fold_path(surrogate: str, k: Any, Cs: np.ndarray, tol: float | None, max_iter: int,
-               X: Any, y: np.ndarray, groups: np.ndarray | None, train: np.ndarray,
-               test: np.ndarray, scoring: Callable[..., float] | None, error_score: float
+def _fold_path(template: TopRanker, Cs: np.ndarray, X: Any, y: np.ndarray,
+               groups: np.ndarray | None, train: np.ndarray, test: np.ndarray,
+               scoring: Callable[..., float] | None, error_score: float
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
-    """One fold: the path over ``Cs`` (ascending) on ``train`` (:meth:`TopRanker.fit_path`),
-    each point scored on ``test``. Returns the scores, the fit seconds, the rounds, and the
-    failures."""
-    model = TopRanker(surrogate, k=k, tol=tol, max_iter=max_iter)
+    """One fold: the path of a clone of ``template`` (a ``TopRanker``) over ``Cs``
+    (ascending) on ``train`` (:meth:`TopRanker.fit_path`), each point scored on ``test``.
+    Returns the scores, the fit seconds, the rounds, and the failures."""
+    model = clone(template)
     X_test = X[test]
     g_train = None if groups is None else groups[train]
     g_test = None if groups is None else groups[test]
@@ -123,6 +124,10 @@ class TopRankerCV(BaseEstimator):
         Refit :attr:`best_estimator_` on all the data at the chosen C.
     error_score : float
         The score of a fit that fails (a ``SolverError``; a ``FitFailedWarning`` says so).
+    skip_degenerate_groups : bool
+        As :class:`~cvxtop.TopRanker`'s: with ``groups``, every fit leaves out the lists on
+        which the surrogate is undefined (a query without a relevant item) instead of
+        raising; the scores leave them out either way.
 
     Attributes
     ----------
@@ -149,7 +154,8 @@ class TopRankerCV(BaseEstimator):
     def __init__(self, surrogate: str = "prec@k-avg", *, k: int | float = 0.25,
                  Cs: int | Any = 13, cv: Any = None, scoring: Any = None,
                  tol: float | None = None, max_iter: int = 2000, n_jobs: int | None = None,
-                 refit: bool = True, error_score: float = np.nan) -> None:
+                 refit: bool = True, error_score: float = np.nan,
+                 skip_degenerate_groups: bool = False) -> None:
         self.surrogate = surrogate
         self.k = k
         self.Cs = Cs
@@ -160,6 +166,7 @@ class TopRankerCV(BaseEstimator):
         self.n_jobs = n_jobs
         self.refit = refit
         self.error_score = error_score
+        self.skip_degenerate_groups = skip_degenerate_groups
 
     def check_params(self) -> dict[str, Any]:
         """Validate the parameters as ``fit`` does (:data:`PARAMETERS`)."""
@@ -183,9 +190,8 @@ class TopRankerCV(BaseEstimator):
         splits = list(splitter.split(X, y, codes))
         self.n_splits_ = len(splits)
         results = Parallel(n_jobs=params["n_jobs"])(
-            delayed(_fold_path)(self.surrogate, self.k, self.Cs_, params["tol"],
-                                params["max_iter"], X, y, codes, train, test,
-                                params["scoring"], params["error_score"])
+            delayed(_fold_path)(self._ranker(params, 1.0), self.Cs_, X, y, codes, train,
+                                test, params["scoring"], params["error_score"])
             for train, test in splits)
         self.scores_ = np.array([r[0] for r in results])
         fit_times = np.array([r[1] for r in results])
@@ -201,11 +207,15 @@ class TopRankerCV(BaseEstimator):
         self.C_ = float(self.Cs_[best])
         self.best_score_ = float(self.cv_results_["mean_test_score"][best])
         if params["refit"]:
-            self.best_estimator_ = TopRanker(self.surrogate, k=self.k, C=self.C_,
-                                             tol=params["tol"],
-                                             max_iter=params["max_iter"]).fit(X, y, groups)
+            self.best_estimator_ = self._ranker(params, self.C_).fit(X, y, groups)
             self.n_features_in_ = self.best_estimator_.n_features_in_
         return self
+
+    def _ranker(self, params: dict[str, Any], C: float) -> TopRanker:
+        """The ``TopRanker`` of every fit, at ``C``."""
+        return TopRanker(self.surrogate, k=self.k, C=C, tol=params["tol"],
+                         max_iter=params["max_iter"],
+                         skip_degenerate_groups=params["skip_degenerate_groups"])
 
     def _results(self, fit_times: np.ndarray, n_iter: np.ndarray) -> dict[str, Any]:
         mean = self.scores_.mean(axis=0)

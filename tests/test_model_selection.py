@@ -1,6 +1,8 @@
 """TopRankerCV: C chosen by cross-validation over certified paths, in the manner of
 LogisticRegressionCV; GridSearchCV and TopRankerCV under joblib's Dask backend."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.exceptions import FitFailedWarning
@@ -45,6 +47,28 @@ def test_groups_go_to_the_splitter_and_to_the_per_list_score():
         cold.score(X[test], Y[test], groups=groups[test]), abs=1e-12)
     # with groups and no splitter, the folds are by list
     assert TopRankerCV(k=1, Cs=2, cv=3).fit(X, Y, groups).n_splits_ == 3
+
+
+def test_a_list_without_a_relevant_item_raises_or_is_left_out_of_every_fit():
+    """Queries without a relevant item are common in ranking data; the error's advice,
+    skip_degenerate_groups=True, is a parameter of TopRankerCV too (it was TopRanker's
+    only, so TopRankerCV could not fit such data at all)."""
+    groups = np.arange(len(Y)) // 30
+    y = Y.copy()
+    y[groups == 2] = 0
+    with pytest.raises(ValueError, match="group 2 is degenerate.*skip_degenerate_groups"):
+        TopRankerCV(k=1, Cs=[0.1, 1.0], cv=3).fit(X, y, groups)
+    with pytest.warns(UserWarning, match="skipped 1 degenerate group"):
+        model = TopRankerCV(k=1, Cs=[0.1, 1.0], cv=GroupKFold(3),
+                            skip_degenerate_groups=True).fit(X, y, groups)
+    assert model.best_estimator_.n_groups_skipped_ == 1
+    train, test = next(iter(GroupKFold(3).split(X, y, groups)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # (group 2 may be in this part)
+        cold = TopRanker(k=1, C=0.1, skip_degenerate_groups=True).fit(
+            X[train], y[train], groups=groups[train])
+    assert model.scores_[0, 0] == pytest.approx(
+        cold.score(X[test], y[test], groups=groups[test]), abs=1e-12)
 
 
 def test_an_int_grid_spans_1e_minus_4_to_1e4_and_a_failed_fit_scores_nan():
