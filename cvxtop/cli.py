@@ -176,7 +176,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         label_column=args.label_column, drop=tuple(args.drop.split(",")) if args.drop else (),
         positive=args.positive, standardize=args.standardize,
         test_size=args.test_size, seed=args.seed, tau=args.tau, model_path=args.model,
-        progress=not args.json, group_column=args.group_column, pooled=args.pooled)
+        progress=not args.json, group_column=args.group_column, pooled=args.pooled,
+        skip_degenerate_groups=args.skip_degenerate_groups)
     report["training"]["seconds"] = round(time.perf_counter() - start, 3)
     _print_report(report, args.json, args.model, "fit")
     return 0
@@ -386,6 +387,10 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--pooled", action="store_true",
                      help="with a column of list ids: train and evaluate on all items as one "
                      "list instead of the mean over lists (the ids are still no feature)")
+    fit.add_argument("--skip-degenerate-groups", action="store_true",
+                     help="with a column of list ids: leave the lists on which the surrogate "
+                     "is undefined (a query without a relevant item) out of the loss; the "
+                     "metrics leave them out either way")
     _add_data_file_options(fit, seed_help="seed of the split and of sgd (0)")
     fit.set_defaults(func=_cmd_fit)
 
@@ -493,7 +498,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if not isinstance(exc, _reported_errors()):
             raise
-        print(f"cvxtop {args.command}: error: {exc}", file=sys.stderr)
+        # the advice of the library's message, in the command line's words
+        message = str(exc).replace("pass skip_degenerate_groups=True",
+                                   "pass --skip-degenerate-groups")
+        print(f"cvxtop {args.command}: error: {message}", file=sys.stderr)
         return 2
 
 

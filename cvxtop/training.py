@@ -59,13 +59,16 @@ def fit_from_file(path: str, *, surrogate: str = "prec@k-avg", k: int | float = 
                   positive: str | None = None, standardize: bool = False,
                   test_size: float = 0.0, seed: int = 0, tau: float = 0.05,
                   model_path: str | None = None, progress: bool = False,
-                  group_column: str | None = None, pooled: bool = False) -> dict[str, Any]:
+                  group_column: str | None = None, pooled: bool = False,
+                  skip_degenerate_groups: bool = False) -> dict[str, Any]:
     """Train :class:`~cvxtop.TopRanker` on a file and return a report (a dict of dicts).
 
     The columns are chosen as :func:`cvxtop.io.read_labeled_features` says (one label
     column and at most one list-id column, by name or given); with list ids the loss and
     the metrics are means over the lists, unless ``pooled`` (all items one list; the id
-    column is still no feature). The report has ``"training"`` (what was fitted, from
+    column is still no feature); ``skip_degenerate_groups`` leaves the lists on which the
+    surrogate is undefined (a query without a relevant item) out of the loss, as
+    ``TopRanker``'s parameter does. The report has ``"training"`` (what was fitted, from
     which columns, the objective, the certified gap and the time), ``"train"`` (metrics on
     the training items) and, with ``test_size > 0``, ``"test"`` (metrics on the held-out
     items).
@@ -87,7 +90,8 @@ def fit_from_file(path: str, *, surrogate: str = "prec@k-avg", k: int | float = 
     mean, scale = _standardizer(X_tr, standardize)
     shuffled = {"random_state": seed} if PARAMETERS.reads("random_state", solver) else {}
     model = TopRanker(surrogate, k=k, C=C, solver=solver, engine=engine, epochs=epochs,
-                      batch_size=batch_size, verbose=progress, **shuffled)
+                      batch_size=batch_size, verbose=progress,
+                      skip_degenerate_groups=skip_degenerate_groups, **shuffled)
     caught = _fit_and_record(model, _standardized(X_tr, mean, scale), y_tr, groups=g_tr)
     training = {
         **_training_fields(path, data, y_tr, X.shape[1],

@@ -241,6 +241,27 @@ def test_fit_reports_the_cutoff_it_trained_on(tmp_path, capsys):
     assert report["train"]["k"] == 55 and report["test"]["k"] == 55  # 100 relevant in each
 
 
+def test_fit_leaves_out_queries_without_a_relevant_item_when_asked(tmp_path, capsys):
+    """svmlight ranking data with a query of no relevant item (common in such data): the
+    error's advice is the command line's flag, and the flag leaves that query out."""
+    from sklearn.datasets import dump_svmlight_file
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((120, 3))
+    y = (X[:, 0] + rng.standard_normal(120) > 0.5).astype(int)
+    qid = np.repeat(np.arange(6), 20)
+    y[qid == 4] = 0
+    f = tmp_path / "ranking.svm"
+    dump_svmlight_file(X, y, str(f), query_id=qid)
+    code, _, err = run(capsys, "fit", str(f), "--k", "1")
+    assert code == 2 and "group 4 is degenerate" in err
+    assert "pass --skip-degenerate-groups" in err and "=True" not in err
+    code, out, err = run(capsys, "fit", str(f), "--k", "1", "--skip-degenerate-groups",
+                         "--json")
+    assert code == 0 and "skipped 1 degenerate group(s) of 6" in err
+    assert json.loads(out)["training"]["status"] == "optimal"
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--label-column", "nope"], "no column named 'nope' for the labels"),
     (["--drop", "zzz"], "no column named 'zzz'"),
