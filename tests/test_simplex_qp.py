@@ -266,3 +266,21 @@ def test_a_small_negative_multiplier_beside_long_cuts_is_not_taken_for_zero(seed
     face = lam > 0
     violation = max(0.0, float(grad[face].mean() - grad[~face].min(initial=np.inf)))
     assert violation <= 1e-9 * abs(c @ lam - 0.5 * lam @ Q @ lam)
+
+
+def test_a_cut_of_zero_norm_gets_no_ridge_and_its_copies_no_weight():
+    """A cutting plane's cut ``L >= 0`` at points of zero loss has a row of zeros in ``Q``;
+    beside a cut 1e10 times longer, a ridge of 1e-12 of the largest entry weighed it so much
+    that the solve put 1e4 times the optimal weight on the other cut (a pAp@k-TS fit on
+    heavy-tailed features stalled there, its store filling with copies of that cut). The
+    optimum here is known: ``λ₁ = c₁/Q₁₁ = 1e-6`` on the short cut, the rest on a zero row
+    (the short cut's own ridge, 1e-12 of the longest entry, still moves ``λ₁`` by 1%; the
+    zero row's had moved it 3,000-fold)."""
+    Q = np.diag([0.0, 0.0, 0.0, 1e-3, 1e7])
+    c = np.array([0.0, 0.0, 0.0, 1e-9, -1.0])
+    lam = solve_simplex_qp(Q, c)
+    assert np.all(lam >= 0) and lam.sum() == pytest.approx(1.0, abs=1e-15)
+    assert lam[3] == pytest.approx(1e-9 / (1e-3 + simplex_qp.RIDGE * 1e7), rel=1e-9)
+    assert lam[4] == 0.0
+    assert np.count_nonzero(lam[:3]) == 1  # one zero row bears it; its copies are idle
+    assert c @ lam - 0.5 * lam @ Q @ lam == pytest.approx(0.5e-15, rel=1e-3)

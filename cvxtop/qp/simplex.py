@@ -14,6 +14,16 @@ of ``1e-12`` of its largest diagonal entry, which makes every KKT system regular
 optimal value by at most that much; the caller evaluates its bound exactly at the returned
 point, which is feasible, so the bound stays rigorous either way.
 
+A row of exact zeros (``Q_ii = 0``: a cut ``L >= b`` of zero norm, which a cutting plane
+gets at points of zero loss) gets no ridge, and of such rows only the one of the largest
+``c_i`` is allowed (the others are dominated by it): one zero row beside the sum's row keeps
+the KKT systems regular. With a ridge, that row's gradient entry moves by ``1e-12`` of the
+*largest* entry times its ``λ_i``, which is near 1 where that cut bears the master: where the
+early cuts are ``1e7`` times longer than those at the optimum and the master's values about
+``1e-9``, this weighed the cut ``1e-5`` too much, its copies (each spreading the ridge
+thinner) filled the store, and a pAp@k-TS fit's bound stalled 1e-5 below the optimum (55
+items of heavy-tailed sparse features at ``C = 325``).
+
 The supports of successive iterations differ by one index, so the KKT systems are not
 solved from scratch: the Schur-complement method (Gill et al. 1990; Nocedal & Wright 2006,
 section 16.5) factors the KKT matrix of one base support once and treats an index added to
@@ -52,6 +62,19 @@ FACE_RTOL = 1e-13
 #: (:class:`_DirectFaces`); larger ones by the bordered factorization of
 #: :class:`_FaceMinimizers`.
 DIRECT_FACE = 40
+
+
+def _one_zero_row(Q: np.ndarray, c: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """``allowed`` with, of its rows of exact zeros (``Q_ii = 0``; ``Q`` is positive
+    semidefinite), only the one of the largest ``c_i`` (module docstring): moving any weight
+    from another to it changes no ``Qλ`` and raises ``cᵀλ``."""
+    zero = allowed & (Q.diagonal() == 0.0)
+    if np.count_nonzero(zero) <= 1:
+        return allowed
+    best = int(np.argmax(np.where(zero, c, -np.inf)))
+    allowed = allowed & ~zero
+    allowed[best] = True
+    return allowed
 
 
 def _start(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None,
@@ -106,7 +129,8 @@ class _FaceMinimizers:
     matrix, the border unknowns solve the Schur system ``(V − WᵀK⁻¹W) y = r_A − Wᵀ K⁻¹r_B``.
     """
 
-    def __init__(self, Q: np.ndarray, c: np.ndarray, ridge: float, free: np.ndarray) -> None:
+    def __init__(self, Q: np.ndarray, c: np.ndarray, ridge: np.ndarray, free: np.ndarray
+                 ) -> None:
         self.Q, self.c, self.ridge = Q, c, ridge
         self._factor(np.flatnonzero(free))
 
@@ -114,7 +138,7 @@ class _FaceMinimizers:
         m0 = len(base)
         K = np.empty((m0 + 1, m0 + 1))
         K[:m0, :m0] = self.Q[np.ix_(base, base)]
-        K[np.arange(m0), np.arange(m0)] += self.ridge
+        K[np.arange(m0), np.arange(m0)] += self.ridge[base]
         K[:m0, m0] = K[m0, :m0] = 1.0
         K[m0, m0] = 0.0
         self.lu, self.pivots, _ = _GETRF(K, overwrite_a=True)
@@ -140,7 +164,7 @@ class _FaceMinimizers:
             w[:-1] = self.Q[self.base, index]
             w[-1] = 1.0
             v = np.where(self.added[:t], self.Q[index, self.index[:t]], 0.0)
-            corner, self.r[t] = self.Q[index, index] + self.ridge, self.c[index]
+            corner, self.r[t] = self.Q[index, index] + self.ridge[index], self.c[index]
         else:
             w[:] = 0.0
             w[self.row[index]] = 1.0
@@ -216,7 +240,7 @@ class _DirectFaces:
 
     n_borders = 0
 
-    def __init__(self, Q: np.ndarray, c: np.ndarray, ridge: float) -> None:
+    def __init__(self, Q: np.ndarray, c: np.ndarray, ridge: np.ndarray) -> None:
         self.Q, self.c, self.ridge = Q, c, ridge
 
     def refactor(self, free: np.ndarray) -> None:
@@ -232,7 +256,7 @@ class _DirectFaces:
         m = len(F)
         K = np.ones((m + 1, m + 1))
         K[:m, :m] = self.Q.take(F, 0).take(F, 1)
-        K.reshape(-1)[:m * (m + 2):m + 2] += self.ridge
+        K.reshape(-1)[:m * (m + 2):m + 2] += self.ridge.take(F)
         K[m, m] = 0.0
         return _GESV(K, np.append(self.c.take(F), 1.0), overwrite_a=True,
                      overwrite_b=True)[2][:m]
@@ -255,14 +279,16 @@ class FaceCache:
                                   or index in faces.index[:faces.n_borders]):
             self.faces = None
 
-    def reusable(self, ridge: float, free: np.ndarray) -> _FaceMinimizers | None:
+    def reusable(self, ridge: np.ndarray, free: np.ndarray) -> _FaceMinimizers | None:
+        """The cached faces, if factored with the same ridge (one value but on the zero
+        rows, which only a rewritten row changes) on the face ``free``."""
         faces = self.faces
-        if faces is not None and faces.ridge == ridge and faces.is_face(free):
+        if faces is not None and faces.ridge.max() == ridge.max() and faces.is_face(free):
             return faces
         return None
 
 
-def _faces(Q: np.ndarray, c: np.ndarray, ridge: float, free: np.ndarray
+def _faces(Q: np.ndarray, c: np.ndarray, ridge: np.ndarray, free: np.ndarray
            ) -> _DirectFaces | _FaceMinimizers:
     """Fresh solves for a small face, the bordered factorization for a large one."""
     if np.count_nonzero(free) <= DIRECT_FACE:
@@ -286,9 +312,9 @@ def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = Non
         lam = np.zeros(len(c))
         lam[index] = _at_most_two(Q[np.ix_(index, index)], c[index])
         return lam
-    diagonal = Q.diagonal()[allowed]
-    largest = float(diagonal.max())
-    ridge = RIDGE * largest if largest > 0 else RIDGE
+    allowed = _one_zero_row(Q, c, allowed)
+    largest = float(Q.diagonal()[allowed].max())
+    ridge = np.where(Q.diagonal() != 0.0, RIDGE * largest if largest > 0 else RIDGE, 0.0)
     lam = _start(Q, c, lam0, allowed)
     free = lam > 0
     roots = np.sqrt(np.maximum(Q.diagonal(), 0.0))
@@ -298,7 +324,8 @@ def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = Non
     if faces is None:
         faces = _faces(Q, c, ridge, free)
     else:
-        faces.Q, faces.c = Q, c  # the same entries on the face, in the grown problem
+        # the same entries on the face, in the grown problem
+        faces.Q, faces.c, faces.ridge = Q, c, ridge
     # whether λ minimizes the objective on its current face: a warm start is often the last
     # answer, whose face only gained indices, and the gradient is checked before any solve
     stationary = lam0 is not None
