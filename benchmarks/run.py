@@ -56,6 +56,8 @@ SUITE = (
     Benchmark("c_path", "a regularization path over C: cold fits against fit_path and "
               "warm-started fits"),
     Benchmark("rescaling", "X times a with C / a^2: the same certified answer, or a clear error"),
+    Benchmark("hostile_exact", "both exact engines on small hostile data (heavy tails, "
+              "near-duplicates, clusters, a list without a relevant item), failures first"),
     Benchmark("sparse_defaults", "the exact engine's defaults on sparse lists of many shapes, "
               "the uncertified cells first"),
     Benchmark("aatp_speed", "AATP: the fast dual solver against a DPP-compiled cvxpy loop",
