@@ -673,8 +673,10 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             half_gap = gap
         if callback is not None:
             callback(it, upper, lower)
-        if not exact_scores and (gap <= tol or (stop is not None and stop(upper, lower))):
-            # the bounds that end the rounds are those of the best point's own scores
+        if not exact_scores and gap <= tol:
+            # the bounds that end the rounds are those of the best point's own scores (a
+            # caller's rule, which may count its calls, sees the bounds as they are; the
+            # result's gap is the recomputed one)
             best_s = np.asarray(Z @ best).ravel()
             best_oracle = objective.loss_and_score_gradient(best_s)
             upper, exact_scores = 0.5 * float(best @ best) + C * best_oracle[0], True
