@@ -227,16 +227,25 @@ def _searched(objective: RankingObjective, best_state: tuple, d: np.ndarray,
     step = segment_minimum(objective, best, best_s, d, ds, start=best_oracle, **search)
     if not step.tau > 0:
         return best_state
-    moved, moved_s = best + step.tau * d, best_s + step.tau * ds
-    loss, grad, exact = step.loss, step.grad, False
-    if _step_drift(objective, step.tau, ds, best_s, grad) > ROUNDING * max(1.0, abs(upper)):
-        moved_s = np.asarray(objective.Z @ moved).ravel()
-        loss, grad = objective.loss_and_score_gradient(moved_s)
+    moved = best + step.tau * d
+    if _step_drift(objective, step.tau, ds, best_s, step.grad) > ROUNDING * max(1.0, abs(upper)):
+        value, moved_s, oracle = _at_own_scores(objective, objective.Z, moved)
         exact = True
-    value = 0.5 * float(moved @ moved) + objective.C * loss
+    else:
+        moved_s, oracle, exact = best_s + step.tau * ds, (step.loss, step.grad), False
+        value = 0.5 * float(moved @ moved) + objective.C * step.loss
     if value < upper - ROUNDING * max(1.0, abs(upper)):
-        return value, moved, moved_s, (loss, grad), exact
+        return value, moved, moved_s, oracle, exact
     return best_state
+
+
+def _at_own_scores(objective: RankingObjective, Z: Any, w: np.ndarray
+                   ) -> tuple[float, np.ndarray, tuple[float, np.ndarray]]:
+    """The objective at ``w`` from its own scores ``Z w``, the scores, and ``L`` with a
+    score subgradient there (a best point's state, exact)."""
+    scores = np.asarray(Z @ w).ravel()
+    oracle = objective.loss_and_score_gradient(scores)
+    return 0.5 * float(w @ w) + objective.C * oracle[0], scores, oracle
 
 
 def _step_drift(objective: RankingObjective, tau: float, ds: np.ndarray, s: np.ndarray,
@@ -677,10 +686,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             # the bounds that end the rounds are those of the best point's own scores (a
             # caller's rule, which may count its calls, sees the bounds as they are; the
             # result's gap is the recomputed one)
-            best_s = np.asarray(Z @ best).ravel()
-            best_oracle = objective.loss_and_score_gradient(best_s)
-            upper, exact_scores = 0.5 * float(best @ best) + C * best_oracle[0], True
-            gap = (upper - lower) / max(abs(upper), 1e-12)
+            upper, best_s, best_oracle = _at_own_scores(objective, Z, best)
+            exact_scores, gap = True, (upper - lower) / max(abs(upper), 1e-12)
         if gap <= tol:
             upper, lower, gap = _final_bounds(objective, bundle, best, best_s, lower, upper,
                                               exact_scores)
