@@ -274,13 +274,29 @@ def test_a_cut_of_zero_norm_gets_no_ridge_and_its_copies_no_weight():
     that the solve put 1e4 times the optimal weight on the other cut (a pAp@k-TS fit on
     heavy-tailed features stalled there, its store filling with copies of that cut). The
     optimum here is known: ``λ₁ = c₁/Q₁₁ = 1e-6`` on the short cut, the rest on a zero row
-    (the short cut's own ridge, 1e-12 of the longest entry, still moves ``λ₁`` by 1%; the
-    zero row's had moved it 3,000-fold)."""
+    (the short cut's own ridge, 1e-12 of the longest entry, moves ``λ₁`` by 1% until the
+    proximal steps take that pull out; the zero row's had moved it 3,000-fold)."""
     Q = np.diag([0.0, 0.0, 0.0, 1e-3, 1e7])
     c = np.array([0.0, 0.0, 0.0, 1e-9, -1.0])
     lam = solve_simplex_qp(Q, c)
     assert np.all(lam >= 0) and lam.sum() == pytest.approx(1.0, abs=1e-15)
-    assert lam[3] == pytest.approx(1e-9 / (1e-3 + simplex_qp.RIDGE * 1e7), rel=1e-9)
+    assert lam[3] == pytest.approx(1e-6, rel=1e-9)
     assert lam[4] == 0.0
     assert np.count_nonzero(lam[:3]) == 1  # one zero row bears it; its copies are idle
     assert c @ lam - 0.5 * lam @ Q @ lam == pytest.approx(0.5e-15, rel=1e-3)
+
+
+@pytest.mark.parametrize("start", [None, "last answer"])
+def test_the_ridge_does_not_move_the_minimizer_of_a_master_far_below_its_longest_cut(start):
+    """Near the optimum of near-duplicate rows the master's value is far below the longest
+    cut's squared norm, and a ridge of 1e-12 of that norm is no longer small: here it would
+    move two weights by 1% and the value by 1% (the cutting plane's bound then stalled 1e-5
+    below the optimum). On the face ``λ_i = μ/Q_ii``, ``μ = 1/Σ 1/Q_ii``, and the value is
+    ``−μ/2``: the proximal steps reach it to 1e-9, from a cold start and from the last
+    answer (a warm start is checked by its gradient before any solve)."""
+    q = np.array([1e4, 1e-6, 4e-6])
+    mu = 1.0 / np.sum(1.0 / q)
+    lam0 = None if start is None else mu / q * (1.0 + 0.01 * np.array([0.0, 1.0, -0.25]))
+    lam = solve_simplex_qp(np.diag(q), np.zeros(3), lam0)
+    np.testing.assert_allclose(lam, mu / q, rtol=1e-9)
+    assert -0.5 * lam @ (q * lam) == pytest.approx(-0.5 * mu, rel=1e-9)

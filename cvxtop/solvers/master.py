@@ -68,9 +68,16 @@ def cvxpy_master(G: np.ndarray, c: np.ndarray, solver: str,
     return polish(value / total, G, c)
 
 
-def solve_master(store: CutStore, C: float) -> tuple[np.ndarray, float]:
+#: The share of the cutting plane's gap (upper less lower bound) that the active-set
+#: master's own gap from its ridge may take (:func:`cvxtop.qp.simplex.solve_simplex_qp`'s
+#: ``accuracy``): early rounds, with a wide gap, take no proximal steps.
+MASTER_SHARE = 0.1
+
+
+def solve_master(store: CutStore, C: float, gap: float = 0.0) -> tuple[np.ndarray, float]:
     """The master solution ``w_c`` and the rigorous dual bound ``D(α)`` of the cuts in
-    ``store`` (whose master weights and idle counts it updates)."""
+    ``store`` (whose master weights and idle counts it updates); ``gap``, the cutting
+    plane's (upper less lower bound, inf before both are known), sets how accurately."""
     b, active = store.b, store.active
     # With α = Cλ, D = C(b·λ − ½C‖Hλ‖²): the simplex QP in λ with Q = G, c = b/C. The
     # active-set method takes views of the slots up to the last one in use, and a mask
@@ -79,7 +86,8 @@ def solve_master(store: CutStore, C: float) -> tuple[np.ndarray, float]:
     if store.master == "active-set":
         used = store.used
         lam_used = solve_simplex_qp(store.G[:used, :used], b[:used] / C, store.lam[:used],
-                                    allowed=active[:used], cache=store.faces)
+                                    allowed=active[:used], cache=store.faces,
+                                    accuracy=MASTER_SHARE * gap / (C * C))
         if lam_used is not None:
             lam = np.zeros(len(b))
             lam[:used] = lam_used
