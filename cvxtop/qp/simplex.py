@@ -387,6 +387,7 @@ def _pull(ridge: np.ndarray, lam: np.ndarray, center: np.ndarray) -> float:
 
 
 def _value(Q: np.ndarray, c: np.ndarray, lam: np.ndarray) -> float:
+    """The unridged dual value ``cᵀλ − ½λᵀQλ``."""
     return float(c @ lam) - 0.5 * float(lam @ (Q @ lam))
 
 
