@@ -46,7 +46,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sl
 
-__all__ = ["solve_simplex_qp", "FaceCache"]
+__all__ = ["solve_simplex_qp", "FaceCache", "dual_value"]
 
 RIDGE = 1e-12
 #: LAPACK's LU factorization and solve, called directly (scipy's wrappers cost more than the
@@ -357,7 +357,7 @@ def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = Non
     for _ in range(PROX_STEPS if lam is not None else 0):
         pull = _pull(ridge, lam, center)
         if pull <= accuracy or pull > 0.5 * last_pull \
-                or pull <= PROX_RTOL * abs(_value(Q, c, lam)):
+                or pull <= PROX_RTOL * abs(dual_value(lam, Q, c)):
             break  # (or the steps no longer halve the pull: rounding is all they move)
         last_pull = pull
         # a proximal step: the ridge pulls towards the last answer, not towards 0; one
@@ -386,8 +386,8 @@ def _pull(ridge: np.ndarray, lam: np.ndarray, center: np.ndarray) -> float:
     return float(pull.max() - pull.min())
 
 
-def _value(Q: np.ndarray, c: np.ndarray, lam: np.ndarray) -> float:
-    """The unridged dual value ``cᵀλ − ½λᵀQλ``."""
+def dual_value(lam: np.ndarray, Q: np.ndarray, c: np.ndarray) -> float:
+    """The value ``cᵀλ − ½λᵀQλ`` (without the ridge)."""
     return float(c @ lam) - 0.5 * float(lam @ (Q @ lam))
 
 

@@ -19,12 +19,9 @@ from .. import _cvxpy
 from ..exceptions import SolverError
 from .cut_store import CutStore
 from ..qp import solve_simplex_qp
+from ..qp.simplex import dual_value
 
 __all__ = ["solve_master", "cvxpy_master", "polish", "dual_value", "rounding_allowance"]
-
-
-def dual_value(lam: np.ndarray, G: np.ndarray, c: np.ndarray) -> float:
-    return float(c @ lam) - 0.5 * float(lam @ G @ lam)
 
 
 def polish(lam: np.ndarray, G: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -76,8 +73,9 @@ MASTER_SHARE = 0.1
 
 def solve_master(store: CutStore, C: float, gap: float = 0.0) -> tuple[np.ndarray, float]:
     """The master solution ``w_c`` and the rigorous dual bound ``D(α)`` of the cuts in
-    ``store`` (whose master weights and idle counts it updates); ``gap``, the cutting
-    plane's (upper less lower bound, inf before both are known), sets how accurately."""
+    ``store`` (whose master weights and idle counts it updates). ``gap`` sets how
+    accurately (:data:`MASTER_SHARE`): the cutting plane's upper less lower bound where it
+    asks for the master's own accuracy, ``inf`` where it does not (no proximal steps)."""
     b, active = store.b, store.active
     # With α = Cλ, D = C(b·λ − ½C‖Hλ‖²): the simplex QP in λ with Q = G, c = b/C. The
     # active-set method takes views of the slots up to the last one in use, and a mask
