@@ -171,3 +171,22 @@ def test_a_try_given_up_is_not_repeated_at_an_aim_no_looser(monkeypatch, residua
     monkeypatch.setattr(zero_model, "REACH_STEPS", 10 ** 6)
     assert zero_model_cut(objective, 1e-6) is not None  # a looser one is
     assert residuals
+
+
+def test_a_zero_model_optimum_is_certified_at_the_first_dual_round_with_a_positive_bound():
+    """On ``make_ranking_data(3,000, 100)`` prec@k-max at C = 1,000 the zero model is optimal,
+    and at the first dual round (50) the bound is still below zero: the solve over the items
+    fails there (every item is tied) and the zero model's certificate is not asked for
+    (:mod:`cvxtop.solvers.cutting_plane`). The rounds did not try either again until the
+    best point moved, which it never does: 501 rounds. The certificate is asked for at the
+    next dual round, whose bound is positive."""
+    from cvxtop.datasets import make_ranking_data
+
+    X, y = make_ranking_data(3000, 100, noise=0.3, random_state=0)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-max", 0.25), 1e3)
+    bounds: list[float] = []
+    result = cutting.solve_cutting_plane(objective, tol=1e-6,
+                                         callback=lambda it, upper, lower: bounds.append(lower))
+    assert result.status == "optimal" and not result.coef.any()
+    assert bounds[min(cutting.DUAL_SOLVE_ROUNDS) - 1] <= 0.0
+    assert result.n_iter in cutting.DUAL_SOLVE_ROUNDS

@@ -539,8 +539,9 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     exact_scores = True
     dual_solves = True  # whether the dual solve over the items may still be tried
     # whether its last try started from the zero model and failed: it is tried again once
-    # the best point has moved (at the zero model every item is tied)
-    failed_at_zero = False
+    # the best point has moved (at the zero model every item is tied), or once the zero
+    # model's own certificate can be asked for (zero_asked: whether it has been)
+    failed_at_zero, zero_asked = False, False
     box = box_dual.suits(objective)  # whether its dual over the items is a box with one sum
     # prec@k-svmperf's dual over counts of relevant items (while it gives cuts), or where
     # that does not suit, over labeling sizes
@@ -555,7 +556,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     query, query_s, mu = best, best_s, 0.0
     upper, lower, gap = np.inf, -np.inf, np.inf
     moved = (0, upper, lower)  # the last round that moved a bound, and the bounds then
-    rayed = -1  # the frozen stretch (its first round) whose best point's ray was searched
+    frozen_rayed = -1  # the frozen stretch (its first round) whose best point's ray was searched
+    zero_loss_seen, rayed = False, None
     exact_master = False  # whether the master takes its ridge's pull out (EXACT_MASTER_ROUNDS)
     # whether the direct program's answer may still be tried, where the gap falls by less
     # than STALLED_FALL over FROZEN_ROUNDS rounds (window_gap: the gap at their start)
@@ -568,6 +570,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
         if it == 1 and objective.zero_loss is None and not query.any():
             objective.zero_loss = loss  # (the zero model's, for the final bounds)
         value = 0.5 * float(query @ query) + C * loss
+        zero_loss_seen = zero_loss_seen or (loss == 0.0 and query.any())
         if value < upper:
             upper, best, best_s, best_oracle = value, query, query_s, (loss, g)
             exact_scores = it == 1
@@ -578,7 +581,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                 cuts, _seed_rounding(aim, value, C), float(np.linalg.norm(query)))
         try_dual = it in dual_rounds and dual_solves \
             and (upper - lower) > tol * max(abs(upper), 1e-12) \
-            and not (failed_at_zero and not best.any())
+            and not (failed_at_zero and not best.any() and (zero_asked or lower <= 0))
         if try_dual:
             proximal = it >= box_dual.PROXIMAL_ROUND
             # prec@k-svmperf's hinge dual needs a best point predicting no relevant item;
@@ -614,7 +617,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                 # (the model of the smaller C asks, at a looser aim)
                 at_zero = lower > 0 and objective.zero_value() - upper <= aim * abs(upper)
                 cut = zero_model_cut(objective, aim) if at_zero else None
-                if cut is None:
+                zero_asked = zero_asked or at_zero
+                if cut is None and not (failed_at_zero and not best.any()):
                     cut = selection_dual_cut(objective, best, aim, stats, threads,
                                              bundle.dual_point)
             stats["dual_solves"] += 1
@@ -667,14 +671,18 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                 objective, (upper, best, best_s, best_oracle, exact_scores), w_c - best,
                 s_c - best_s, tolerance=share * (upper - lower),
                 below=bundle.aggregate_line(best, w_c - best, w_c, C))
+        if zero_loss_seen and best is not rayed:
+            upper, best, best_s, best_oracle, exact_scores = _searched(
+                objective, (upper, best, best_s, best_oracle, exact_scores), best, best_s)
+            rayed = best
         if upper < moved[1] or lower > moved[2]:
             moved = (it, upper, lower)
         elif it - moved[0] >= EXACT_MASTER_ROUNDS and gap <= EXACT_MASTER_GAP * tol:
             exact_master = True
-        if it - moved[0] >= FROZEN_ROUNDS and best.any() and rayed != moved[0]:
+        if it - moved[0] >= FROZEN_ROUNDS and best.any() and frozen_rayed != moved[0]:
             # both bounds frozen: the best point's own ray (its scores scale with it: no
             # product with Z), once a frozen stretch (FROZEN_ROUNDS)
-            rayed = moved[0]
+            frozen_rayed = moved[0]
             upper, best, best_s, best_oracle, exact_scores = _searched(
                 objective, (upper, best, best_s, best_oracle, exact_scores), best, best_s)
             if upper < moved[1]:
