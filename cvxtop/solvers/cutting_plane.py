@@ -557,6 +557,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     upper, lower, gap = np.inf, -np.inf, np.inf
     moved = (0, upper, lower)  # the last round that moved a bound, and the bounds then
     frozen_rayed = -1  # the frozen stretch (its first round) whose best point's ray was searched
+    # whether a query had zero loss, and the last best point moved along its ray since
     zero_loss_seen, rayed = False, None
     exact_master = False  # whether the master takes its ridge's pull out (EXACT_MASTER_ROUNDS)
     # whether the direct program's answer may still be tried, where the gap falls by less
@@ -618,6 +619,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                 at_zero = lower > 0 and objective.zero_value() - upper <= aim * abs(upper)
                 cut = zero_model_cut(objective, aim) if at_zero else None
                 zero_asked = zero_asked or at_zero
+                # (a dual round let through for the zero model's certificate alone does not
+                # try again the solve that failed from that model)
                 if cut is None and not (failed_at_zero and not best.any()):
                     cut = selection_dual_cut(objective, best, aim, stats, threads,
                                              bundle.dual_point)
@@ -672,6 +675,10 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                 s_c - best_s, tolerance=share * (upper - lower),
                 below=bundle.aggregate_line(best, w_c - best, w_c, C))
         if zero_loss_seen and best is not rayed:
+            # a query of zero loss: at a large C the optimum lies on the edge of the region
+            # of zero loss, and points short of it by a hair pay C times that; each new best
+            # point moves along its own ray at once, without waiting for a frozen stretch
+            # (docs/solvers.md, "Frozen bounds")
             upper, best, best_s, best_oracle, exact_scores = _searched(
                 objective, (upper, best, best_s, best_oracle, exact_scores), best, best_s)
             rayed = best
