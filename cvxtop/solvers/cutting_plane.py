@@ -272,18 +272,20 @@ def _step_drift(objective: RankingObjective, tau: float, ds: np.ndarray, s: np.n
     return objective.C * float(np.abs(grad).sum()) * tau * 4.0 * eps * scale
 
 
-def _take_cut(bundle: CutStore, cut: DualCut, norm_Z: float, best_state: tuple) -> tuple:
+def _take_cut(bundle: CutStore, cut: DualCut, row_norms: np.ndarray, best_state: tuple
+              ) -> tuple:
     """Stores a dual solve's cut and its point as the path's dual point, and returns the best
     point's state ``(upper, best, best_s, best_oracle, exact_scores)``, moved to the cut's
     weights where their objective is lower."""
     bundle.dual_point = cut.g
-    bundle.add(cut.h, cut.g, cut.intercept, cut_rounding(cut.intercept, cut.g, None, norm_Z))
+    bundle.add(cut.h, cut.g, cut.intercept,
+               cut_rounding(cut.intercept, cut.g, None, row_norms, bundle.scores))
     if cut.value < best_state[0]:
         return cut.value, cut.weights, cut.scores, (cut.loss, cut.subgradient), True
     return best_state
 
 
-def _direct_candidate(objective: RankingObjective, bundle: CutStore, norm_Z: float,
+def _direct_candidate(objective: RankingObjective, bundle: CutStore, row_norms: np.ndarray,
                       best_state: tuple) -> tuple:
     """Stores the cuts at the direct program's answers (:mod:`.direct_program`), and the
     dual form's cut at the multipliers whose cut bounds highest; returns the best point's
@@ -294,7 +296,8 @@ def _direct_candidate(objective: RankingObjective, bundle: CutStore, norm_Z: flo
         scores = np.asarray(objective.Z @ w).ravel()
         loss, g = objective.loss_and_score_gradient(scores)
         _add_query_cut(bundle, (objective.Z, g, loss - float(g @ scores),
-                                cut_rounding(loss, g, scores, norm_Z)), True)
+                                cut_rounding(loss, g, scores, row_norms, bundle.scores)),
+                       True)
         value = 0.5 * float(w @ w) + objective.C * loss
         if value < best_state[0]:
             best_state = (value, w, scores, (loss, g), True)
@@ -302,7 +305,7 @@ def _direct_candidate(objective: RankingObjective, bundle: CutStore, norm_Z: flo
         if cut is not None and (dual is None
                                 or cut.dual_value(objective.C) > dual.dual_value(objective.C)):
             dual = cut
-    return best_state if dual is None else _take_cut(bundle, dual, norm_Z, best_state)
+    return best_state if dual is None else _take_cut(bundle, dual, row_norms, best_state)
 
 
 @renamed_keyword("solver", "cvx_solver")
@@ -524,7 +527,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     if cuts is not None:  # (seeded at round 1: which cuts to keep needs its objective)
         bundle.dual_point = cuts.dual_point
         bundle.box_faces = dict(cuts.box_faces or {})
-    norm_Z = objective.frobenius_norm()
+    row_norms = objective.row_norms()
     if w0 is None:  # the zero model's scores need no product
         best, best_s = np.zeros(d), np.zeros(Z.shape[0])
     elif cuts is not None and cuts.last_point is not None \
@@ -598,7 +601,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
         # is stored again, which changes the master's problem. A path's warm dual solve
         # comes first: where its cut alone is within the aim, the master certifies with it
         # and the query's cut (a product with Z) is not made
-        query_cut = (Z, g, loss - float(g @ query_s), cut_rounding(loss, g, query_s, norm_Z))
+        query_cut = (Z, g, loss - float(g @ query_s),
+                     cut_rounding(loss, g, query_s, row_norms, bundle.scores))
         new_cut = True if warm else _add_query_cut(bundle, query_cut, mu < 1.0)
         mastered = None  # the master's answer, when this round needed it before its end
         hinge_cut = False  # whether this round's first solve gave a cut
@@ -639,7 +643,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             if cut is not None:  # a near-optimal dual point: its cut, and its weights
                 hinge_cut = True
                 upper, best, best_s, best_oracle, exact_scores = _take_cut(
-                    bundle, cut, norm_Z, (upper, best, best_s, best_oracle, exact_scores))
+                    bundle, cut, row_norms, (upper, best, best_s, best_oracle, exact_scores))
             if warm and (cut is None or cut.gap(C) > aim):
                 new_cut = _add_query_cut(bundle, query_cut, mu < 1.0)
         count_round = counts_suit and count_solves and it in dual_rounds \
@@ -661,7 +665,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             if cut is not None:
                 mastered = None  # (a new cut: the master is solved again)
                 upper, best, best_s, best_oracle, exact_scores = _take_cut(
-                    bundle, cut, norm_Z, (upper, best, best_s, best_oracle, exact_scores))
+                    bundle, cut, row_norms, (upper, best, best_s, best_oracle, exact_scores))
         if mastered is None:
             mastered = solve_master(bundle, C, upper - lower if exact_master else np.inf)
         w_c, bound = mastered
@@ -701,7 +705,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                 # the gap has stopped falling: the whole program's answer, once a solve
                 direct_candidate, started = False, time.perf_counter()
                 upper, best, best_s, best_oracle, exact_scores = _direct_candidate(
-                    objective, bundle, norm_Z, (upper, best, best_s, best_oracle,
+                    objective, bundle, row_norms, (upper, best, best_s, best_oracle,
                                                 exact_scores))
                 stats["direct_solve_seconds"] = time.perf_counter() - started
                 if upper < moved[1]:

@@ -177,14 +177,20 @@ class RankingObjective:
             self.derived_values[name] = compute()
         return self.derived_values[name]
 
-    def frobenius_norm(self) -> float:
-        """``‖Z‖_F`` (of the stored values, for a sparse ``Z``): it bounds the rounding of
-        the cuts' products with ``Z`` (:func:`.cut_store.cut_rounding`)."""
-        def norm() -> float:
-            data = self.Z.data if sp.issparse(self.Z) else np.asarray(self.Z)
-            subscripts = "i,i->" if data.ndim == 1 else "ij,ij->"  # (no squared copy)
-            return math.sqrt(float(np.einsum(subscripts, data, data, dtype=np.float64)))
-        return self.derived("frobenius", norm)
+    def row_norms(self) -> np.ndarray:
+        """The Euclidean norms of ``Z``'s rows (of the stored values, for a sparse ``Z``):
+        they bound the rounding of the cuts' products with ``Z``
+        (:func:`.cut_store.cut_rounding`)."""
+        def norms() -> np.ndarray:
+            Z = self.Z
+            if sp.issparse(Z):
+                Z = sp.csr_matrix(Z)
+                squares = np.asarray(Z.multiply(Z).sum(axis=1), dtype=np.float64).ravel()
+            else:
+                data = np.asarray(Z)
+                squares = np.einsum("ij,ij->i", data, data, dtype=np.float64)
+            return np.sqrt(squares)
+        return self.derived("row_norms", norms)
 
     def dcp_size(self) -> int:
         """The auxiliary variables of the surrogate's cvxpy form over every list
