@@ -176,7 +176,8 @@ def test_quantities_of_the_data_are_computed_once_per_objective():
     other = rescaled(objective, 4.0)
     assert other.derived("twice", lambda: 5.0) == 5.0
     assert objective.derived("twice", lambda: 7.0) == 2.0
-    for Z in (X, X.astype(np.float32), sparse.csr_matrix(np.where(X > 0.5, X, 0.0))):
+    sparse_X = sparse.csr_matrix(np.where(X > 0.5, X, 0.0))
+    for Z in (X, X.astype(np.float32), sparse_X, sparse_X.astype(np.float32)):
         dense = Z.toarray() if sparse.issparse(Z) else Z
         norms = RankingObjective(Z, Y, objective.surrogate, 1.0).row_norms()
         np.testing.assert_allclose(norms, np.linalg.norm(dense.astype(np.float64), axis=1),

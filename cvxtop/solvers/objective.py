@@ -11,7 +11,6 @@ resolved, index sets cached), so that solvers call the bound faces in their inne
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -184,8 +183,8 @@ class RankingObjective:
         def norms() -> np.ndarray:
             Z = self.Z
             if sp.issparse(Z):
-                Z = sp.csr_matrix(Z)
-                squares = np.asarray(Z.multiply(Z).sum(axis=1), dtype=np.float64).ravel()
+                Z = sp.csr_matrix(Z, dtype=np.float64)  # (squares of float32 values exact)
+                squares = np.asarray(Z.multiply(Z).sum(axis=1)).ravel()
             else:
                 data = np.asarray(Z)
                 squares = np.einsum("ij,ij->i", data, data, dtype=np.float64)
