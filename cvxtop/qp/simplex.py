@@ -397,7 +397,7 @@ class _ActiveSet:
 
     def __init__(self, Q: np.ndarray, ridge: np.ndarray, allowed: np.ndarray,
                  faces: _DirectFaces | _FaceMinimizers) -> None:
-        self.Q, self.ridge, self.allowed, self.faces = Q, ridge, allowed, faces
+        self.Q, self.ridge, self.faces = Q, ridge, faces
         self.roots = np.sqrt(np.maximum(Q.diagonal(), 0.0))
         self.barred = ~allowed
         self.barred_any = bool(self.barred.any())

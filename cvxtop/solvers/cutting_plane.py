@@ -690,12 +690,14 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             moved = (it, upper, lower)
         elif it - moved[0] >= EXACT_MASTER_ROUNDS and gap <= EXACT_MASTER_GAP * tol:
             exact_master = True
-        if it - moved[0] >= FROZEN_ROUNDS and best.any() and frozen_rayed != moved[0]:
+        if it - moved[0] >= FROZEN_ROUNDS and best.any() and frozen_rayed != moved[0] \
+                and best is not rayed:
             # both bounds frozen: the best point's own ray (its scores scale with it: no
-            # product with Z), once a frozen stretch (FROZEN_ROUNDS)
+            # product with Z), once a frozen stretch (FROZEN_ROUNDS), unless it is there
             frozen_rayed = moved[0]
             upper, best, best_s, best_oracle, exact_scores = _searched(
                 objective, (upper, best, best_s, best_oracle, exact_scores), best, best_s)
+            rayed = best
             if upper < moved[1]:
                 moved = (it, upper, lower)
         gap = (upper - lower) / max(abs(upper), 1e-12)
