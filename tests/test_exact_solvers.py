@@ -852,3 +852,32 @@ def test_the_rounding_allowance_counts_the_rows_errors_times_the_combinations_no
     assert allowance >= 1e-9 * alpha.sum() + norm * errors + 0.5 * errors ** 2
     assert allowance <= 1.01 * (1e-9 * alpha.sum() + norm * errors + 0.5 * errors ** 2) + 1e-9
     assert norm * errors > 100.0 * errors  # the old message's share missed this factor
+
+
+def test_a_long_cut_the_master_does_not_weigh_does_not_set_its_ridge():
+    """Two short cuts (squared norms 4e-9 and 1e-9) bear the master; a third, of squared
+    norm 1e4, lies far below the model. The active-set master's ridge follows the longest
+    cut it may use, here 1e-8, which outweighs the short cuts' curvature: without its
+    proximal steps (the rounds ask for them only once their bounds stall) the answer
+    weighed the two cuts 0.44 and 0.56, and its bound lay 25% below the optimum ``−½C²μ``
+    (weights ``μ/q_i``, ``μ = 1/Σ 1/q_i``). Solved again without the long cut, the master
+    is exact."""
+    from cvxtop.solvers.cut_store import CutStore
+    from cvxtop.solvers.master import solve_master
+    from cvxtop.solvers.parallel_products import ProductThreads
+
+    store = CutStore(np.eye(3), capacity=4, patience=100, master="active-set",
+                     solver="CLARABEL", options=None, threads=ProductThreads(None, 1))
+    q = np.array([4e-9, 1e-9])
+    for h, offset in ((np.array([np.sqrt(4e-9), 0.0, 0.0]), 0.0),
+                      (np.array([0.0, np.sqrt(1e-9), 0.0]), 0.0),
+                      (np.array([0.0, 0.0, 100.0]), -1.0)):
+        store.add(h, h, offset, (0.0, 0.0))
+    np.testing.assert_allclose(np.diag(store.G)[:3], [4e-9, 1e-9, 1e4], rtol=1e-12)
+    C = 1.0
+    mu = 1.0 / np.sum(1.0 / q)
+    _, bound = solve_master(store, C, np.inf)  # (no proximal steps)
+    np.testing.assert_allclose(store.lam[:3], [mu / q[0], mu / q[1], 0.0], rtol=1e-6,
+                               atol=1e-12)
+    assert bound == pytest.approx(-0.5 * C * C * mu, rel=1e-6)
+    assert bound <= -0.5 * C * C * mu  # (a lower bound on the master's optimum)
