@@ -1,6 +1,8 @@
 """The cutting plane's master problem: the dual QP over the simplex in the cuts' Gram
 matrix, solved by the warm-started active-set method of :mod:`cvxtop.qp.simplex` (cvxpy the
-reference and fallback), and its rigorous lower bound.
+reference and fallback; a second solve without the cuts far longer than those the answer
+weighs, whose ridge can outweigh the short ones: :func:`_without_long_cuts`), and its
+rigorous lower bound.
 
 With ``α = Cλ`` the master's dual is ``D = C(b·λ − ½C‖Hλ‖²)``, a QP over the simplex with
 ``Q = G`` and ``c = b/C``. Any feasible ``λ`` gives a lower bound on the optimum (weak
@@ -81,12 +83,13 @@ def _without_long_cuts(G: np.ndarray, c: np.ndarray, lam: np.ndarray, allowed: n
     """The master's answer ``lam``, or the answer of the same master without the cuts far
     longer than those ``lam`` weighs (:data:`LONG_CUTS`) where that one is better (by its
     value without the ridge). The active-set master's ridge follows the longest cut it may
-    use, weighed or not: where the cuts at the optimum are short (a loss with a floor at a
-    large C: squared norms of 1e-16 to 1e-5 beside early cuts of 1e3), that ridge outweighs
-    the master's whole value and holds its bound below the optimum (MAGIC's features as
-    shipped, prec@k-avg at C = 1e4 after a path: 149 rounds at a relative gap of 1.02e-6
-    from the optimum itself, until pruning the store dropped the long cuts; docs/solvers.md,
-    "The master's ridge"). Either answer is feasible, so the bound stays rigorous."""
+    use, weighed or not. Where the cuts at the optimum are short beside the early ones (a
+    loss with a floor at a large C; on spambase's features as shipped, squared norms down
+    to 1e-16 beside 1e3), that ridge can outweigh the master's whole value and hold its
+    bound below the optimum: MAGIC's features as shipped, prec@k-avg at C = 1e4 on a path,
+    started at the optimum and took 149 rounds at a relative gap of 1.02e-6, until pruning
+    the store dropped the long cuts (docs/solvers.md, "The master's ridge"). Either answer
+    is feasible, so the bound stays rigorous."""
     diagonal = np.diag(G)
     longest_weighed = float(diagonal[lam > 0].max())
     short = allowed & (diagonal <= LONG_CUTS * longest_weighed)
@@ -111,12 +114,13 @@ def solve_master(store: CutStore, C: float, gap: float = 0.0) -> tuple[np.ndarra
     lam = None
     if store.master == "active-set":
         used = store.used
+        accuracy = MASTER_SHARE * gap / (C * C)
         lam_used = solve_simplex_qp(store.G[:used, :used], b[:used] / C, store.lam[:used],
                                     allowed=active[:used], cache=store.faces,
-                                    accuracy=MASTER_SHARE * gap / (C * C))
+                                    accuracy=accuracy)
         if lam_used is not None:
             lam_used = _without_long_cuts(store.G[:used, :used], b[:used] / C, lam_used,
-                                          active[:used], MASTER_SHARE * gap / (C * C))
+                                          active[:used], accuracy)
             lam = np.zeros(len(b))
             lam[:used] = lam_used
     if lam is None:  # the cvxpy master: the reference, and the fallback
