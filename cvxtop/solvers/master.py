@@ -92,9 +92,11 @@ def _without_long_cuts(G: np.ndarray, c: np.ndarray, lam: np.ndarray, allowed: n
     is feasible, so the bound stays rigorous."""
     diagonal = np.diag(G)
     longest_weighed = float(diagonal[lam > 0].max())
+    if not longest_weighed > 0:  # (the answer is a cut of zero norm)
+        return lam
     short = allowed & (diagonal <= LONG_CUTS * longest_weighed)
-    if not longest_weighed > 0 or np.count_nonzero(short) < 2 \
-            or np.count_nonzero(short) == np.count_nonzero(allowed):
+    kept = np.count_nonzero(short)
+    if kept < 2 or kept == np.count_nonzero(allowed):
         return lam
     again = solve_simplex_qp(G, c, lam, allowed=short, accuracy=accuracy)
     if again is not None and dual_value(again, G, c) > dual_value(lam, G, c):
@@ -114,13 +116,12 @@ def solve_master(store: CutStore, C: float, gap: float = 0.0) -> tuple[np.ndarra
     lam = None
     if store.master == "active-set":
         used = store.used
+        G, c, allowed = store.G[:used, :used], b[:used] / C, active[:used]
         accuracy = MASTER_SHARE * gap / (C * C)
-        lam_used = solve_simplex_qp(store.G[:used, :used], b[:used] / C, store.lam[:used],
-                                    allowed=active[:used], cache=store.faces,
-                                    accuracy=accuracy)
+        lam_used = solve_simplex_qp(G, c, store.lam[:used], allowed=allowed,
+                                    cache=store.faces, accuracy=accuracy)
         if lam_used is not None:
-            lam_used = _without_long_cuts(store.G[:used, :used], b[:used] / C, lam_used,
-                                          active[:used], accuracy)
+            lam_used = _without_long_cuts(G, c, lam_used, allowed, accuracy)
             lam = np.zeros(len(b))
             lam[:used] = lam_used
     if lam is None:  # the cvxpy master: the reference, and the fallback
