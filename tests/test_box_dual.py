@@ -363,24 +363,25 @@ def test_a_warm_cut_within_the_aim_certifies_without_the_query_cut(monkeypatch):
     """A path's point whose warm dual cut alone is within the aim certifies at that round
     without storing the query's own cut (a product with Z); where the warm solve fails,
     the query's cut is stored and the rounds go on. Both end at the cold fit's objective
-    with a bound below it."""
+    with a bound below it. (From C = 1e-3 to 3e-3 the start on the last answer's ray
+    certifies without the dual: the cuts kept hold there.)"""
     X, y = make_sparse_ranking_data(2000, 1000, density=0.02, noise=0.5, random_state=0)
     surrogate = surrogates.get("prec@k-struct", 0.25)
     first = solve_cutting_plane(RankingObjective(X, y, surrogate, 1e-3), tol=1e-8,
                                 keep_cuts=True)
-    cold = solve_cutting_plane(RankingObjective(X, y, surrogate, 3e-3), tol=1e-8)
+    cold = solve_cutting_plane(RankingObjective(X, y, surrogate, 0.1), tol=1e-8)
     calls = []
     add = cutting._add_query_cut
     monkeypatch.setattr(cutting, "_add_query_cut",
                         lambda *args: calls.append(args) or add(*args))
-    warm = solve_cutting_plane(RankingObjective(X, y, surrogate, 3e-3), tol=1e-8,
+    warm = solve_cutting_plane(RankingObjective(X, y, surrogate, 0.1), tol=1e-8,
                                cuts=first.cuts, w0=first.coef)
     assert warm.n_iter == box_dual.PATH_ROUND and calls == []
     cut = box_dual.box_dual_cut
     monkeypatch.setattr(cutting.box_dual, "box_dual_cut",
                         lambda *args, **kwargs: None if args[-1] is not None
                         else cut(*args, **kwargs))
-    failed = solve_cutting_plane(RankingObjective(X, y, surrogate, 3e-3), tol=1e-8,
+    failed = solve_cutting_plane(RankingObjective(X, y, surrogate, 0.1), tol=1e-8,
                                  cuts=first.cuts, w0=first.coef)
     assert failed.n_iter > 1 and len(calls) == failed.n_iter
     for result in (warm, failed):

@@ -2,11 +2,13 @@
 at the next C starts from them (TopRanker(warm_start=True), solve_cutting_plane(cuts=...)),
 and every point is still certified."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from cvxtop import TopRanker, surrogates
-from cvxtop.datasets import make_ranking_data
+from cvxtop.datasets import load_paper_dataset, make_ranking_data
 from cvxtop.solvers import RankingObjective, solve_cutting_plane
 from cvxtop.solvers.cut_store import loss_key
 
@@ -293,3 +295,20 @@ def test_a_start_again_that_does_not_certify_solves_the_smaller_C_to_tol(monkeyp
     monkeypatch.undo()
     reference = solve_cutting_plane(objective, tol=1e-6)
     assert result.objective == pytest.approx(reference.objective, rel=2e-6)
+
+
+def test_a_path_point_starts_from_the_best_point_on_the_last_answers_ray():
+    """Where the loss is linear on the optimum's face, the optimum is proportional to C, so
+    the next point's optimum lies on the last answer's ray. The first round searches that
+    ray (the scores scale with it: no product with the features), outwards going up and
+    inwards going down, and the kept cuts certify the point there: one round, where a
+    start from the last answer itself took two."""
+    X, y = load_paper_dataset("ionosphere", Path(__file__).resolve().parents[1] / "data")
+    up = TopRanker("prec@k-struct", k=0.25).fit_path(X, y, [1.0, 2.0])
+    down = TopRanker("prec@k-struct", k=0.25, C=2.0, warm_start=True).fit(X, y)
+    down.set_params(C=1.0).fit(X, y)
+    assert up[0].n_iter_ > 1 and up[1].n_iter_ == 1 and down.n_iter_ == 1
+    for fit, C in ((up[1], 2.0), (down, 1.0)):
+        cold = TopRanker("prec@k-struct", k=0.25, C=C).fit(X, y)
+        assert fit.status_ == "optimal" and fit.gap_ <= 1e-6
+        assert fit.objective_ == pytest.approx(cold.objective_, rel=2e-6)

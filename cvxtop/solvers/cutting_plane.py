@@ -133,6 +133,12 @@ DUAL_SOLVE_ROUNDS = frozenset({50, 150, 400, 1000})
 #: (prec@k-svmperf's hinge part and prec@k-struct: :data:`.box_dual.PATH_ROUND`, from the
 #: last point's items at 1 and between).
 WARM_DUAL_ROUND = 10
+#: Surrogate evaluations of the search along a path's start's own ray (:func:`_on_own_ray`).
+#: Where the optimum is proportional to ``C`` the search's first probe is that optimum (the
+#: stationary point of the line of the start's subgradient); prec@k-svmperf's optimum is
+#: not on the ray, and an exact search there took 10 or 11 evaluations a point on MAGIC
+#: (measured: docs/solvers.md, "A path over C").
+RAY_EVALUATIONS = 3
 #: A path's cut is left out of the next solve's store when its rounding margins alone
 #: (:func:`.cut_store.cut_rounding`), weighted by ``C``, exceed this share of the gap aimed
 #: at, relative to the start's objective: cuts made at a large ``C`` carry margins of
@@ -247,6 +253,20 @@ def _searched(objective: RankingObjective, best_state: tuple, d: np.ndarray,
     if value < upper - ROUNDING * max(1.0, abs(upper)):
         return value, moved, moved_s, oracle, exact
     return best_state
+
+
+def _on_own_ray(objective: RankingObjective, best_state: tuple) -> tuple:
+    """The best point's state moved along its own ray, ``t·best`` with ``t >= 0`` (its
+    scores scale with it: no product with ``Z``), to the lowest objective a search of at
+    most :data:`RAY_EVALUATIONS` evaluations finds: outwards first, inwards where that does
+    not lower the objective. For the start of a path's point, the last ``C``'s answer:
+    where the loss is linear on the optimum's face, the optimum is proportional to ``C``
+    and lies on that ray (docs/solvers.md, "A path over C")."""
+    _, best, best_s, _, _ = best_state
+    outwards = _searched(objective, best_state, best, best_s, max_evaluations=RAY_EVALUATIONS)
+    if outwards[1] is not best:
+        return outwards
+    return _searched(objective, best_state, -best, -best_s, max_evaluations=RAY_EVALUATIONS)
 
 
 def _at_own_scores(objective: RankingObjective, Z: Any, w: np.ndarray
@@ -424,7 +444,7 @@ def _continued(rounds: Callable[..., tuple[CutStore, SolveResult | int]],
     stall = STALL_ROUNDS if levels > 0 else None
     store, result = rounds(objective, tol=tol, w0=w0, cuts=cuts,
                            accept_inaccurate=accept_inaccurate, callback=callback, stop=stop,
-                           stall=stall)
+                           stall=stall, on_ray=cuts is not None)
     if not isinstance(result, int):
         return store, result
     stalled_at = result
@@ -507,11 +527,15 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                    accept_inaccurate: bool,
                    callback: Callable[[int, float, float], None] | None,
                    stop: Callable[[float, float], bool] | None, cuts: Cuts | None,
-                   stall: int | None = None) -> tuple[CutStore, SolveResult | int]:
+                   stall: int | None = None, on_ray: bool = False
+                   ) -> tuple[CutStore, SolveResult | int]:
     """The rounds, with the large products over ``threads`` (:mod:`.parallel_products`);
     returns the store of cuts with the result, or with the round at which the rounds
     stalled (``stall`` given): ``stall`` rounds have left the best point where it started,
-    with the gap of :func:`_stalled`, or have moved neither bound (:data:`FROZEN_ROUNDS`)."""
+    with the gap of :func:`_stalled`, or have moved neither bound (:data:`FROZEN_ROUNDS`).
+    ``on_ray``: the start ``w0`` is a path's last answer, and the first round moves it to
+    the best point on its ray (:func:`_on_own_ray`); not for a hand-over's start (on the
+    hostile data of ``benchmarks/hostile_exact.py`` the ray there took more rounds)."""
     Z, C = threads.operator(objective.Z), objective.C
     d = Z.shape[1]
     if step_fraction is None:
@@ -583,6 +607,10 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             # gap aimed at here (SEED_ROUNDING of it): made at a larger scale
             stats["seeded_cuts_left_out"] = bundle.seed(
                 cuts, _seed_rounding(aim, value, C), float(np.linalg.norm(query)))
+            if on_ray and best.any():
+                upper, best, best_s, best_oracle, exact_scores = _on_own_ray(
+                    objective, (upper, best, best_s, best_oracle, exact_scores))
+                start = best  # (the rounds start there: _stalled)
         try_dual = it in dual_rounds and dual_solves \
             and (upper - lower) > tol * max(abs(upper), 1e-12) \
             and not (failed_at_zero and not best.any() and (zero_asked or lower <= 0))
