@@ -363,8 +363,8 @@ def test_a_warm_cut_within_the_aim_certifies_without_the_query_cut(monkeypatch):
     """A path's point whose warm dual cut alone is within the aim certifies at that round
     without storing the query's own cut (a product with Z); where the warm solve fails,
     the query's cut is stored and the rounds go on. Both end at the cold fit's objective
-    with a bound below it. (From C = 1e-3 to 3e-3 the start on the last answer's ray
-    certifies without the dual: the cuts kept hold there.)"""
+    with a bound below it. The step goes from C = 1e-3 to 0.1: to 3e-3 the start on the
+    last answer's ray certifies with the kept cuts alone, and no dual solve is asked for."""
     X, y = make_sparse_ranking_data(2000, 1000, density=0.02, noise=0.5, random_state=0)
     surrogate = surrogates.get("prec@k-struct", 0.25)
     first = solve_cutting_plane(RankingObjective(X, y, surrogate, 1e-3), tol=1e-8,
