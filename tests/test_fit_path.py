@@ -123,8 +123,9 @@ def test_a_point_that_fails_names_its_C_and_accept_inaccurate_returns_it():
 
 
 def test_solve_path_goes_on_after_a_failed_point_from_the_last_good_one():
-    """At max_iter = 3 the first C certifies and the second fails; the third starts from
-    the first one's cuts, as a warm-started fit after a failure does."""
+    """With max_iter at the first C's own rounds (31 here), that C certifies and C = 1e3
+    fails (42 rounds without the cap); the third point starts from the first one's cuts,
+    as a warm-started fit after a failure does."""
     objective = RankingObjective(X, Y, surrogates.get("prec@k-avg", 0.25), 1.0)
     first = next(solve_path(objective, [0.01]))
     results = list(solve_path(objective, [0.01, 1e3, 0.01], {"max_iter": first.n_iter}))
