@@ -267,3 +267,42 @@ def test_seeded_cuts_bring_their_gram_matrix_and_give_the_same_solve(shape, monk
     assert seeded.n_iter == recomputed.n_iter
     assert seeded.objective == pytest.approx(recomputed.objective, rel=1e-12)
     assert seeded.lower_bound == pytest.approx(recomputed.lower_bound, rel=1e-12)
+
+
+def test_an_empty_store_seeded_with_the_gram_matrix_holds_what_one_cut_at_a_time_gives():
+    """An empty store takes a path's cuts with their exported Gram matrix all at once, into
+    its first slots, growing past its capacity as needed; it then holds the same rows,
+    intercepts, rounding margins and Gram matrix as a store that adds them one at a time
+    and computes the Gram matrix itself, and leaves out the same cuts."""
+    from dataclasses import replace
+
+    from cvxtop.solvers.cut_store import CutStore
+    from cvxtop.solvers.parallel_products import ProductThreads
+
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((30, 5))
+    rows = rng.standard_normal((10, 5))
+    store = CutStore(Z, capacity=16, patience=100, master="active-set", solver="CLARABEL",
+                     options=None, threads=ProductThreads(None, 1))
+    for row in rows:
+        store.add(row, row, float(rng.standard_normal()), (1e-12, 1e-13))
+    store.lam[:10] = 0.1
+    cuts = store.export("key")
+    margins = cuts.margins.copy()
+    margins[3] = 1.0  # left out below for its rounding
+    cuts = replace(cuts, margins=margins)
+    stores = []
+    for seeded in (cuts, replace(cuts, gram=None)):
+        fresh = CutStore(Z, capacity=4, patience=100, master="active-set", solver="CLARABEL",
+                         options=None, threads=ProductThreads(None, 1))
+        assert fresh.seed(seeded, max_rounding=0.5) == 1
+        stores.append(fresh)
+    at_once, one_by_one = stores
+    m = at_once.used
+    assert m == one_by_one.used == 9 and at_once.active[:m].all()
+    assert int(at_once.active.sum()) == int(one_by_one.active.sum()) == 9
+    for name in ("b", "margin", "h_error"):
+        np.testing.assert_array_equal(getattr(at_once, name)[:m], getattr(one_by_one, name)[:m])
+    np.testing.assert_array_equal(at_once.cuts[:m], one_by_one.cuts[:m])
+    np.testing.assert_allclose(at_once.G[:m, :m], one_by_one.G[:m, :m], rtol=1e-12,
+                               atol=1e-12)

@@ -275,11 +275,17 @@ class CutStore:
         return int(len(cuts) - kept.sum())
 
     def _seed_with_gram(self, cuts: Cuts, kept: np.ndarray) -> None:
-        """Fill an empty store with the ``kept`` cuts and their Gram block as exported: no
-        product with ``Z`` or with the rows."""
-        slots = [self._occupy(cuts.rows[c], float(cuts.intercepts[c]),
-                              (float(cuts.margins[c]), float(cuts.h_errors[c]))) for c in kept]
-        self.G[np.ix_(slots, slots)] = cuts.gram[np.ix_(kept, kept)]
+        """Fill an empty store's first slots with the ``kept`` cuts and their Gram block as
+        exported: no product with ``Z`` or with the rows, and all of them at once."""
+        m = len(kept)
+        if len(self.b) < m:
+            self._allocate(m)  # (an empty store: nothing to carry over)
+        self.cuts[:m], self.b[:m] = cuts.rows[kept], cuts.intercepts[kept]
+        self.margin[:m], self.h_error[:m] = cuts.margins[kept], cuts.h_errors[kept]
+        self.active[:m], self.idle[:m] = True, 0
+        self._used = m
+        self.faces = FaceCache()  # (every slot it could hold was rewritten)
+        self.G[:m, :m] = cuts.gram[np.ix_(kept, kept)]
 
     def _occupy(self, row: np.ndarray, offset: float, rounding: tuple[float, float]) -> int:
         """A free slot holding the cut's ``row`` (``h`` or, in score space, ``g``), intercept
