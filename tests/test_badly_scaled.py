@@ -108,8 +108,8 @@ def test_a_gap_that_stopped_falling_is_not_sent_to_more_rounds(monkeypatch):
     rounds = sys.modules["cvxtop.solvers.cutting_plane"]
     real = rounds.solve_master
 
-    def weaker(bundle, C, gap=0.0):
-        w, bound = real(bundle, C, gap)
+    def weaker(bundle, C, gap=0.0, from_rows=False):
+        w, bound = real(bundle, C, gap, from_rows)
         return w, bound - 1e-3 * abs(bound)
 
     X, y = _data(6)

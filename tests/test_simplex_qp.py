@@ -314,3 +314,52 @@ def test_proximal_steps_go_on_while_they_lower_the_pull_by_less_than_half():
     lam = solve_simplex_qp(np.diag(q), np.zeros(3))
     np.testing.assert_allclose(lam, mu / q, rtol=1e-4)
     assert -0.5 * lam @ (q * lam) == pytest.approx(-0.5 * mu, rel=1e-9)
+
+
+def test_a_ridge_of_each_rows_own_size_leaves_a_short_face_exact_without_proximal_steps():
+    """With ``row_ridge`` each row's ridge is 1e-12 of its own ``Q_ii``: beside a cut of
+    squared norm 1e4 the face of curvatures 4e-9 and 1e-9 is solved to 1e-9 with no
+    proximal step (``accuracy=inf`` asks for none), where the longest cut's ridge (1e-8)
+    moves its weights by more than 10%."""
+    q = np.array([1e4, 4e-9, 1e-9])
+    mu = 1.0 / np.sum(1.0 / q)
+    by_row = solve_simplex_qp(np.diag(q), np.zeros(3), accuracy=np.inf, row_ridge=True)
+    np.testing.assert_allclose(by_row, mu / q, rtol=1e-9)
+    by_longest = solve_simplex_qp(np.diag(q), np.zeros(3), accuracy=np.inf)
+    assert np.max(np.abs(by_longest / (mu / q) - 1.0)[1:]) > 0.1
+
+
+def test_a_solve_with_the_ridge_of_each_row_takes_no_cache():
+    """The cached factors hold one ridge for all rows: a solve with each row's own ridge
+    refuses a cache rather than reuse them."""
+    with pytest.raises(ValueError, match="row_ridge takes no cache"):
+        solve_simplex_qp(np.eye(3), np.zeros(3), cache=simplex_qp.FaceCache(), row_ridge=True)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_newton_steps_from_the_rows_reach_the_optimum_the_rounded_gram_matrix_misses(seed):
+    """Long rows whose optimal combination is short (a master near the floor of a loss):
+    the Gram matrix is stored with a rounding of 1e-9 of its entries (far coarser than
+    float64's, standing in for it at a value 1e7 times smaller than the entries). The
+    active-set answer on that matrix is off; Newton steps whose gradient comes from the rows
+    (:func:`cvxtop.qp.refine_on_rows`) reach the optimum of the exact rows to 1e-9 of the
+    value, never lowering it."""
+    from cvxtop.qp import refine_on_rows
+    from cvxtop.qp.rows_refinement import rows_value
+    rng = np.random.default_rng(seed)
+    m, d = 6, 10
+    long = rng.normal(size=(m, 3))
+    long -= long.mean(axis=0)  # the equal combination of the long parts is 0
+    H = np.c_[1e3 * long, 1e-1 * rng.normal(size=(m, d - 3))]
+    c = 1e-3 * rng.normal(size=m)
+    Q = H @ H.T
+    noise = rng.normal(size=(m, m)) * 1e-9 * np.sqrt(np.outer(Q.diagonal(), Q.diagonal()))
+    rounded = Q + 0.5 * (noise + noise.T)
+    allowed = np.ones(m, dtype=bool)
+    optimum = -reference(H.T, c)
+    start = solve_simplex_qp(rounded, c)
+    assert optimum - rows_value(H, c, start) > 1e-6 * abs(optimum)
+    refined = refine_on_rows(H, rounded, c, start, allowed)
+    assert rows_value(H, c, refined) >= rows_value(H, c, start)
+    assert rows_value(H, c, refined) == pytest.approx(optimum, rel=1e-9)
+    assert np.all(refined >= 0) and refined.sum() == pytest.approx(1.0, abs=1e-15)

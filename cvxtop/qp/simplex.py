@@ -327,8 +327,8 @@ def _faces(Q: np.ndarray, c: np.ndarray, ridge: np.ndarray, free: np.ndarray
 
 def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = None,
                      max_iter: int = 1000, allowed: np.ndarray | None = None,
-                     cache: FaceCache | None = None, accuracy: float = 0.0
-                     ) -> np.ndarray | None:
+                     cache: FaceCache | None = None, accuracy: float = 0.0,
+                     row_ridge: bool = False) -> np.ndarray | None:
     """The minimizer of ``½λᵀQλ − cᵀλ`` over the simplex, from the start ``lam0``; ``None``
     if ``max_iter`` iterations do not reach it (the caller then uses another solver).
 
@@ -337,7 +337,13 @@ def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = Non
     variables are solved in closed form. ``cache`` keeps the factored final face for the
     next call (:class:`FaceCache`). The ridge's own pull (:func:`_pull`) is taken out by
     proximal steps (:data:`PROX_STEPS`) down to ``accuracy`` (the master's gap that its
-    caller can tell from none) or to :data:`PROX_RTOL` of the value, whichever is larger."""
+    caller can tell from none) or to :data:`PROX_RTOL` of the value, whichever is larger.
+    ``row_ridge``: each row's ridge is :data:`RIDGE` times its own ``Q_ii`` instead of the
+    largest one's, so that short rows beside long ones are not outweighed by it (the
+    systems are then as regular only up to the rows' scaling); such a solve takes no
+    ``cache`` (the cached factors hold one ridge for all rows)."""
+    if row_ridge and cache is not None:
+        raise ValueError("a solve with row_ridge takes no cache")
     allowed = np.ones(len(c), dtype=bool) if allowed is None else np.asarray(allowed, bool)
     if np.count_nonzero(allowed) <= 2:
         index = np.flatnonzero(allowed)
@@ -346,7 +352,10 @@ def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = Non
         return lam
     allowed = _one_zero_row(Q, c, allowed)
     largest = float(Q.diagonal()[allowed].max())
-    ridge = np.where(Q.diagonal() != 0.0, RIDGE * largest if largest > 0 else RIDGE, 0.0)
+    if row_ridge:
+        ridge = RIDGE * Q.diagonal()
+    else:
+        ridge = np.where(Q.diagonal() != 0.0, RIDGE * largest if largest > 0 else RIDGE, 0.0)
     lam = _start(Q, c, lam0, allowed)
     faces = cache.reusable(ridge, lam > 0) if cache is not None else None
     if faces is None:

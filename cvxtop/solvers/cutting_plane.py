@@ -183,6 +183,18 @@ FROZEN_ROUNDS = 100
 #: "The master's ridge"). From ``10·tol`` on, that lognormal fit took 500 to 2,585 rounds
 #: over 16 orders of its rows, as without the steps.
 EXACT_MASTER_ROUNDS, EXACT_MASTER_GAP = 10, 100.0
+#: Rounds that move neither bound with the master already solved to its own accuracy
+#: (``EXACT_MASTER_ROUNDS``), after which it is solved from the cuts' rows for the rest of
+#: the solve (:func:`.master.solve_master`'s ``from_rows``; docs/solvers.md, "A master
+#: solved from the rows"): half of ``FROZEN_ROUNDS``, so that a first solve tries it before
+#: it hands over. There the master is held by the rounding of its Gram matrix and by the
+#: longest cut's ridge, not by its cuts: on spambase's features as shipped, prec@k-svmperf
+#: at C = 1e4 stood at a relative gap of 1.04e-6 for its last 1,700 rounds on one order of
+#: the rows in five, and pAp@k-TS at C = 1 failed on two; from the rows every one of them
+#: certifies. Not while the best point is the zero model: there its exact answers stalled
+#: both bounds (MAGIC's features as shipped, prec@k-max at C = 464: 2,166 rounds instead
+#: of 654), and the zero model's own certificate is what closes the gap.
+ROWS_MASTER_ROUNDS = 50
 #: A solve that reaches ``max_iter`` with its relative gap less than this share below the
 #: gap halfway through says that more rounds are unlikely to certify it, and does not
 #: advise raising ``max_iter``: on spambase's features as shipped, prec@k-avg at C = 1e4
@@ -587,6 +599,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     # whether a query had zero loss, and the last best point moved along its ray since
     zero_loss_seen, rayed = False, None
     exact_master = False  # whether the master takes its ridge's pull out (EXACT_MASTER_ROUNDS)
+    rows_master = False  # whether it is solved from the cuts' rows (ROWS_MASTER_ROUNDS)
     # whether the direct program's answer may still be tried, where the gap falls by less
     # than STALLED_FALL over FROZEN_ROUNDS rounds (window_gap: the gap at their start)
     direct_candidate, window_gap = direct_program.suits(objective), np.inf
@@ -679,7 +692,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
         if count_round and hinge_cut:
             # the hinge solve's cut often certifies (a zero model): the master's bound with
             # it decides whether the solve over counts, far dearer, is needed at all
-            mastered = solve_master(bundle, C, upper - lower if exact_master else np.inf)
+            mastered = solve_master(bundle, C, upper - lower if exact_master else np.inf,
+                                    rows_master)
             lower = max(lower, mastered[1])
         if count_round and (upper - lower) > tol * max(abs(upper), 1e-12):
             # prec@k-svmperf over a few counts of relevant items, from the point of this
@@ -695,7 +709,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                 upper, best, best_s, best_oracle, exact_scores = _take_cut(
                     bundle, cut, row_norms, (upper, best, best_s, best_oracle, exact_scores))
         if mastered is None:
-            mastered = solve_master(bundle, C, upper - lower if exact_master else np.inf)
+            mastered = solve_master(bundle, C, upper - lower if exact_master else np.inf,
+                                    rows_master)
         w_c, bound = mastered
         lower = max(lower, bound)
         s_c = Z @ w_c
@@ -717,6 +732,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
         if upper < moved[1] or lower > moved[2]:
             moved = (it, upper, lower)
         elif it - moved[0] >= EXACT_MASTER_ROUNDS and gap <= EXACT_MASTER_GAP * tol:
+            rows_master = rows_master or exact_master and best.any() \
+                and it - moved[0] >= ROWS_MASTER_ROUNDS
             exact_master = True
         if it - moved[0] >= FROZEN_ROUNDS and best.any() and frozen_rayed != moved[0] \
                 and best is not rayed:
