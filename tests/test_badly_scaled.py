@@ -6,6 +6,7 @@ cvxpy's SolverError."""
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import cvxpy as cp
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 import scipy.sparse as sp
 
 from cvxtop import SolverError, TopRanker, surrogates
+from cvxtop.datasets import load_paper_dataset
 from cvxtop.solvers.scaling import SCALE_BAND, feature_scale
 
 CONVEX = [name for name in surrogates.available() if surrogates.get(name, 1).convex]
@@ -196,3 +198,27 @@ def test_a_stopped_solve_names_columns_of_very_different_scales(sparse):
         with pytest.raises(SolverError, match="max_iter|rounds") as raised:
             _fit("prec@k-avg", features, y, 1e4, engine="cutting-plane", max_iter=3)
         assert ("differ in scale by a factor of 5,0" in str(raised.value)) is named
+
+
+@pytest.mark.parametrize("accept_inaccurate", [False, True])
+def test_a_hand_overs_own_solves_do_not_warn_the_caller(accept_inaccurate):
+    """spambase's features as shipped, prec@k-max at C = 2,154: its first rounds stall at
+    the zero model and hand over to C = 215, whose solves stop at max_iter here too. Their
+    warnings named their own gaps, before the fit's own error or warning: the caller now
+    hears of the fit alone, once, with the fit's gap."""
+    X, y = load_paper_dataset("spambase", Path(__file__).resolve().parents[1] / "data")
+    ranker = TopRanker("prec@k-max", k=0.25, C=2154.0, max_iter=150,
+                       accept_inaccurate=accept_inaccurate)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if accept_inaccurate:
+            ranker.fit(X, y)
+        else:
+            with pytest.raises(SolverError, match="stopped after 150 rounds"):
+                ranker.fit(X, y)
+    stopped = [str(w.message) for w in caught if "cutting plane stopped" in str(w.message)]
+    if accept_inaccurate:
+        assert ranker.status_ == "max_iter" and len(stopped) == 1
+        assert f"relative gap {ranker.gap_:.3g}" in stopped[0]
+    else:
+        assert stopped == []

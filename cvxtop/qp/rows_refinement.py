@@ -1,6 +1,6 @@
-"""Newton steps for the simplex QP ``max cᵀλ − ½‖λH‖²`` (the cutting plane's master dual)
-whose gradient comes from the rows ``H`` themselves rather than from their Gram matrix
-``Q = HHᵀ``.
+"""Newton steps for the simplex QP ``max cᵀλ − ½‖λH‖²`` (the cutting plane's master
+dual) whose gradient comes from the rows ``H`` themselves rather than from their Gram
+matrix ``Q = HHᵀ``.
 
 In the cutting plane's master (:mod:`cvxtop.solvers.master`) the rows are the cuts'
 subgradients. Near the optimum of a loss with a floor they are long and their optimal

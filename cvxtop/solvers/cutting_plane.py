@@ -68,12 +68,13 @@ that solve's cuts and point.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import time
 import warnings
 from dataclasses import replace
 from functools import partial
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -463,8 +464,9 @@ def _continued(rounds: Callable[..., tuple[CutStore, SolveResult | int]],
     easier = copy.copy(objective)  # the same loss (and digest) at a smaller C
     easier.C = objective.C / CONTINUATION_FACTOR
     easier_tol = max(tol, CONTINUATION_TOL)
-    easier_store, start = _continued(rounds, easier, easier_tol, None, None, True, None,
-                                     None, levels - 1)
+    with _quiet():
+        easier_store, start = _continued(rounds, easier, easier_tol, None, None, True, None,
+                                         None, levels - 1)
     told = stalled_at  # the rounds of this C a callback was told of
 
     def resumed(it: int, upper: float, lower: float) -> None:
@@ -478,9 +480,7 @@ def _continued(rounds: Callable[..., tuple[CutStore, SolveResult | int]],
         retry = easier_tol > tol
         seed = easier_store.export("")
         if not retry or _keeps_every_cut(seed, start, easier, objective, tol):
-            with warnings.catch_warnings():
-                if retry:
-                    warnings.simplefilter("ignore", UserWarning)
+            with _quiet() if retry else contextlib.nullcontext():
                 store, result = rounds(objective, tol=tol, w0=start.coef, cuts=seed,
                                        accept_inaccurate=accept_inaccurate or retry,
                                        callback=None if callback is None else resumed,
@@ -489,12 +489,24 @@ def _continued(rounds: Callable[..., tuple[CutStore, SolveResult | int]],
                 break
             told, spent = told + result.n_iter, spent + result.n_iter
         easier_tol = tol
-        easier_store, start = rounds(easier, tol=tol, w0=start.coef,
-                                     cuts=seed, accept_inaccurate=True,
-                                     callback=None, stop=None, stall=None)
+        with _quiet():
+            easier_store, start = rounds(easier, tol=tol, w0=start.coef,
+                                         cuts=seed, accept_inaccurate=True,
+                                         callback=None, stop=None, stall=None)
         spent += start.n_iter
     stats = {**result.stats, "continued_at_C": easier.C, "continuation_rounds": spent}
     return store, replace(result, n_iter=result.n_iter + spent, stats=stats)
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """A block whose solves' warnings are not the caller's: a hand-over's solves at a
+    smaller ``C``, whose points only start the caller's own. (Their warnings that they
+    stopped at ``max_iter`` named their own gap, and reached the caller before the fit's
+    own warning or error.)"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        yield
 
 
 def _stalled(best: np.ndarray, start: np.ndarray, gap: float) -> bool:
