@@ -471,8 +471,9 @@ class TopRanker(BaseEstimator):
 
         The solves run from the smallest ``C`` up, each starting from the last one's cuts
         of the loss and its point, as ``warm_start=True`` does between fits; the data are
-        checked, factored (``kernel="precomputed"``), scaled and digested once for the
-        whole path instead of once per ``C`` (:func:`cvxtop.solvers.path.solve_path`).
+        checked, factored (``kernel="precomputed"``), scaled and digested, and BLAS limited
+        to one thread, once for the whole path instead of once per ``C``
+        (:func:`cvxtop.solvers.path.solve_path`).
         Every point is certified to ``tol``; a point that is not raises
         :class:`~cvxtop.SolverError` naming its ``C`` (with ``accept_inaccurate=True`` it
         is returned with a warning, as by :meth:`fit`).
@@ -491,11 +492,12 @@ class TopRanker(BaseEstimator):
         """
         values = check_positive_values(Cs, "Cs")
         fitted: list[TopRanker | None] = [None] * len(values)
-        for i, model, _ in self._path_fits(X, y, values, groups):
-            if isinstance(model, SolverError):
-                raise SolverError(f"the path's fit at C={values[i]:g} failed: {model}",
-                                  model.status)
-            fitted[i] = model
+        with single_threaded_blas():  # (a limit costs about a round of a small fit)
+            for i, model, _ in self._path_fits(X, y, values, groups):
+                if isinstance(model, SolverError):
+                    raise SolverError(f"the path's fit at C={values[i]:g} failed: {model}",
+                                      model.status)
+                fitted[i] = model
         zero = [f"{C:g}" for C in sorted({m.C for m in fitted if m.zero_model_})]
         if zero:
             _warn_zero_model(f"the fit{'s' * (len(zero) > 1)} of {self.surrogate} at "

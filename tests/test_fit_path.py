@@ -55,6 +55,20 @@ def test_the_data_are_digested_once_for_the_whole_path(monkeypatch):
     assert len(hashed) == 1 + len(CS)
 
 
+def test_blas_is_limited_once_for_the_whole_path(monkeypatch):
+    """Limiting BLAS to one thread costs about as much as a round of a small fit: the path
+    limits it once, not once per point, and restores it afterwards."""
+    from cvxtop import _threads
+    limits = []
+    controller = _threads._blas_controller()
+    real = type(controller).limit
+    monkeypatch.setattr(type(controller), "limit",
+                        lambda self, **kw: limits.append(kw) or real(self, **kw))
+    TopRanker("prec@k-avg", k=0.25).fit_path(X, Y, CS)
+    assert limits == [{"limits": 1}]
+    assert not getattr(_threads._depth, "value", 0)
+
+
 def test_badly_scaled_features_are_scaled_once_and_give_the_same_problem(monkeypatch):
     """X·2⁴⁰ with C·2⁻⁸⁰ is the same problem: the path solves it on rescaled features,
     made once, and its objectives are the cold fits' on X times 2⁻⁸⁰."""
