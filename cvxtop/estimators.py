@@ -523,7 +523,7 @@ class TopRanker(BaseEstimator):
         options = {key: value for key, value in options.items()
                    if key not in ("cuts", "keep_cuts", "w0")}
         order = np.argsort(values, kind="stable")
-        solves = solve_path(objective, values[order], options)
+        solves = solve_path(objective, values[order], options, export_cuts=self.warm_start)
         for i in order:
             started = time.perf_counter()
             result = next(solves)

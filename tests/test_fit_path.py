@@ -42,17 +42,37 @@ def test_each_point_is_the_certified_optimum_of_a_cold_fit(surrogate):
 
 def test_the_data_are_digested_once_for_the_whole_path(monkeypatch):
     """A loop of warm-started fits hashes the data once per fit (the data may change
-    between fits); the path looks at them once."""
+    between fits); a path whose fits keep their cuts for a later warm start hashes them
+    once, and one whose fits keep none (their cuts never leave it) not at all, with the
+    same answers."""
     from cvxtop.solvers import cut_store
     hashed = []
     real = cut_store.hashlib.sha256
     monkeypatch.setattr(cut_store.hashlib, "sha256", lambda: hashed.append(1) or real())
-    TopRanker("prec@k-avg", k=0.25).fit_path(X, Y, CS)
+    unkeyed = TopRanker("prec@k-avg", k=0.25).fit_path(X, Y, CS)
+    assert len(hashed) == 0
+    keyed = TopRanker("prec@k-avg", k=0.25, warm_start=True).fit_path(X, Y, CS)
     assert len(hashed) == 1
+    for a, b in zip(unkeyed, keyed):
+        assert a.objective_ == pytest.approx(b.objective_, rel=1e-12)
     model = TopRanker("prec@k-avg", k=0.25, warm_start=True)
     for C in CS:
         model.set_params(C=C).fit(X, Y)
     assert len(hashed) == 1 + len(CS)
+
+
+def test_a_cut_keyed_by_its_objective_is_refused_by_another_objective():
+    """Cuts keyed by an objective's identity (a path whose fits keep none) start no solve
+    of another objective, even one of the same data; on their own objective they do."""
+    from cvxtop.solvers import cut_store, solve_cutting_plane
+    first = RankingObjective(X, Y, surrogates.get("prec@k-avg", 0.25), 1.0)
+    cut_store.key_by_identity(first)
+    cuts = solve_cutting_plane(first, keep_cuts=True).cuts
+    other = RankingObjective(X, Y, surrogates.get("prec@k-avg", 0.25), 2.0)
+    with pytest.raises(ValueError, match="cuts must be the SolveResult.cuts"):
+        solve_cutting_plane(other, cuts=cuts)
+    first.C = 2.0
+    assert solve_cutting_plane(first, cuts=cuts).status == "optimal"
 
 
 def test_blas_is_limited_once_for_the_whole_path(monkeypatch):

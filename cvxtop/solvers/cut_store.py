@@ -11,6 +11,7 @@ The loop that queries the surrogate and adds the cuts is :mod:`.cutting_plane`.
 from __future__ import annotations
 
 import hashlib
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +23,7 @@ from .parallel_products import ProductThreads
 from ..qp import FaceCache
 
 __all__ = ["CutStore", "Cuts", "STORE_BYTES", "cut_rounding", "in_score_space",
-           "loss_key", "numbers_per_item"]
+           "key_by_identity", "loss_key", "numbers_per_item"]
 
 
 def loss_key(objective: RankingObjective) -> str:
@@ -32,6 +33,15 @@ def loss_key(objective: RankingObjective) -> str:
     objective (:meth:`RankingObjective.derived`; a fit checks it twice: its options, then
     the cutting plane)."""
     return objective.derived("loss digest", lambda: _digest(objective))
+
+
+def key_by_identity(objective: RankingObjective) -> None:
+    """Key the cuts of ``objective`` by a token of this objective instead of the digest of
+    its data (:func:`loss_key`), for cuts that never leave it: a path whose fits keep no
+    cuts (:meth:`cvxtop.TopRanker.fit_path` without ``warm_start``) passes them only from
+    one of its solves to the next, on this very objective, and hashing the data cost a
+    tenth of a small path (docs/solvers.md, "The whole path in one call")."""
+    objective.derived_values.setdefault("loss digest", f"objective {uuid.uuid4().hex}")
 
 
 def _digest(objective: RankingObjective) -> str:
