@@ -471,9 +471,9 @@ class TopRanker(BaseEstimator):
 
         The solves run from the smallest ``C`` up, each starting from the last one's cuts
         of the loss and its point, as ``warm_start=True`` does between fits; the data are
-        checked, factored (``kernel="precomputed"``), scaled and digested, and BLAS limited
-        to one thread, once for the whole path instead of once per ``C``
-        (:func:`cvxtop.solvers.path.solve_path`).
+        checked, factored (``kernel="precomputed"``), scaled and (with ``warm_start``, whose
+        fits keep their cuts) digested, and BLAS limited to one thread, once for the whole
+        path instead of once per ``C`` (:func:`cvxtop.solvers.path.solve_path`).
         Every point is certified to ``tol``; a point that is not raises
         :class:`~cvxtop.SolverError` naming its ``C`` (with ``accept_inaccurate=True`` it
         is returned with a warning, as by :meth:`fit`).
