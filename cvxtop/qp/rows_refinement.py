@@ -39,7 +39,11 @@ _SYSV = sl.get_lapack_funcs("sysv", (np.empty(1),))
 
 def rows_value(H: np.ndarray, c: np.ndarray, lam: np.ndarray) -> float:
     """The QP's value ``cᵀλ − ½‖λH‖²`` from the rows (no Gram matrix)."""
-    v = lam @ H
+    return _value(c, lam, lam @ H)
+
+
+def _value(c: np.ndarray, lam: np.ndarray, v: np.ndarray) -> float:
+    """The value at ``lam`` given its combination of the rows ``v = λH``."""
     return float(c @ lam) - 0.5 * float(v @ v)
 
 
@@ -52,7 +56,7 @@ def refine_on_rows(H: np.ndarray, Q: np.ndarray, c: np.ndarray, lam: np.ndarray,
     lam = np.array(lam, dtype=np.float64)
     ridge = RIDGE * Q.diagonal()
     v = lam @ H
-    value = float(c @ lam) - 0.5 * float(v @ v)
+    value = _value(c, lam, v)
     for _ in range(REFINE_STEPS):
         gradient = H @ v - c
         face = lam > 0
@@ -92,7 +96,7 @@ def refine_on_rows(H: np.ndarray, Q: np.ndarray, c: np.ndarray, lam: np.ndarray,
             trial[blocking] = 0.0
         trial /= trial.sum()
         trial_v = trial @ H
-        trial_value = float(c @ trial) - 0.5 * float(trial_v @ trial_v)
+        trial_value = _value(c, trial, trial_v)
         if not trial_value > value:
             break
         lam, v, value = trial, trial_v, trial_value

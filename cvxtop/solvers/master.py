@@ -104,34 +104,26 @@ def _without_long_cuts(G: np.ndarray, c: np.ndarray, lam: np.ndarray, allowed: n
     return lam
 
 
-#: Failed active-set solves with the ridge of each row's own size (:func:`_from_rows`)
-#: after which a cut store's masters go back to the ridge of the longest cut alone: on
-#: lognormal sparse data (``benchmarks/hostile_exact.py``) that solve did not converge in
-#: any of a fit's masters, each costing its 1,000 iterations before the fallback.
+#: Failed active-set solves with the ridge of each row's own size
+#: (:func:`_row_ridge_answer`) after which a cut store's masters go back to the ridge of
+#: the longest cut alone: on lognormal sparse data (``benchmarks/hostile_exact.py``) that
+#: solve did not converge in any of a fit's masters, each costing its 1,000 iterations
+#: before the fallback.
 ROW_RIDGE_MISSES = 3
 
 
-def _from_rows(store: CutStore, G: np.ndarray, c: np.ndarray, allowed: np.ndarray,
-               accuracy: float) -> np.ndarray | None:
-    """The master's answer where the cutting plane has found the usual one stalled
-    (``solve_master``'s ``from_rows``): the active-set method with a ridge of each row's
-    own size, ``1e-12·G_ii`` (the longest cut's ridge outweighs a master whose answer
-    weighs short cuts), then Newton steps whose gradient comes from the cuts' rows
-    (:func:`cvxtop.qp.refine_on_rows`: ``G``'s rounding outweighs a master whose long
-    cuts combine into a short one); ``None`` where neither active-set solve converges."""
-    used = store.used
-    lam = None
-    if store.row_ridge_misses < ROW_RIDGE_MISSES:
-        lam = solve_simplex_qp(G, c, store.lam[:used], allowed=allowed, accuracy=accuracy,
-                               row_ridge=True)
-        store.row_ridge_misses += lam is None
-    if lam is None:
-        lam = solve_simplex_qp(G, c, store.lam[:used], allowed=allowed, cache=store.faces,
-                               accuracy=accuracy)
-        if lam is None:
-            return None
-    lam = _without_long_cuts(G, c, lam, allowed, accuracy)
-    return refine_on_rows(store.cuts[:used], G, c, lam, allowed)
+def _row_ridge_answer(store: CutStore, G: np.ndarray, c: np.ndarray, allowed: np.ndarray,
+                      accuracy: float) -> np.ndarray | None:
+    """The active-set answer with a ridge of each row's own size, ``1e-12·G_ii`` (the
+    longest cut's ridge outweighs a master whose answer weighs short cuts), while the
+    store's misses of it stay below :data:`ROW_RIDGE_MISSES`; ``None`` if it is not tried
+    or does not converge."""
+    if store.row_ridge_misses >= ROW_RIDGE_MISSES:
+        return None
+    lam = solve_simplex_qp(G, c, store.lam[:store.used], allowed=allowed, accuracy=accuracy,
+                           row_ridge=True)
+    store.row_ridge_misses += lam is None
+    return lam
 
 
 def solve_master(store: CutStore, C: float, gap: float = 0.0, from_rows: bool = False
@@ -140,8 +132,10 @@ def solve_master(store: CutStore, C: float, gap: float = 0.0, from_rows: bool = 
     ``store`` (whose master weights and idle counts it updates). ``gap`` sets how
     accurately (:data:`MASTER_SHARE`): the cutting plane's upper less lower bound where it
     asks for the master's own accuracy, ``inf`` where it does not (no proximal steps).
-    ``from_rows``: the master is solved by :func:`_from_rows` where the store keeps the
-    cuts' rows ``h`` (not their score subgradients)."""
+    ``from_rows`` (where the store keeps the cuts' rows ``h``, not their score
+    subgradients): the active set is tried with a ridge of each row's own size first
+    (:func:`_row_ridge_answer`), and its answer is then refined by Newton steps whose
+    gradient comes from the rows (:func:`cvxtop.qp.refine_on_rows`)."""
     b, active = store.b, store.active
     # With α = Cλ, D = C(b·λ − ½C‖Hλ‖²): the simplex QP in λ with Q = G, c = b/C. The
     # active-set method takes views of the slots up to the last one in use, and a mask
@@ -151,14 +145,15 @@ def solve_master(store: CutStore, C: float, gap: float = 0.0, from_rows: bool = 
         used = store.used
         G, c, allowed = store.G[:used, :used], b[:used] / C, active[:used]
         accuracy = MASTER_SHARE * gap / (C * C)
-        if from_rows and not store.scores:
-            lam_used = _from_rows(store, G, c, allowed, accuracy)
-        else:
+        rows = from_rows and not store.scores
+        lam_used = _row_ridge_answer(store, G, c, allowed, accuracy) if rows else None
+        if lam_used is None:
             lam_used = solve_simplex_qp(G, c, store.lam[:used], allowed=allowed,
                                         cache=store.faces, accuracy=accuracy)
-            if lam_used is not None:
-                lam_used = _without_long_cuts(G, c, lam_used, allowed, accuracy)
         if lam_used is not None:
+            lam_used = _without_long_cuts(G, c, lam_used, allowed, accuracy)
+            if rows:  # (G's rounding outweighs a master whose long cuts combine short)
+                lam_used = refine_on_rows(store.cuts[:used], G, c, lam_used, allowed)
             lam = np.zeros(len(b))
             lam[:used] = lam_used
     if lam is None:  # the cvxpy master: the reference, and the fallback
