@@ -58,6 +58,8 @@ SUITE = (
     Benchmark("rescaling", "X times a with C / a^2: the same certified answer, or a clear error"),
     Benchmark("hostile_exact", "both exact engines on small hostile data (heavy tails, "
               "near-duplicates, clusters, a list without a relevant item), failures first"),
+    Benchmark("k_grid", "the exact engine's defaults over the cut-off k on the shipped sets, "
+              "the uncertified cells first"),
     Benchmark("sparse_defaults", "the exact engine's defaults on sparse lists of many shapes, "
               "the uncertified cells first"),
     Benchmark("aatp_speed", "AATP: the fast dual solver against a DPP-compiled cvxpy loop",

@@ -883,6 +883,34 @@ def test_a_long_cut_the_master_does_not_weigh_does_not_set_its_ridge():
     assert bound <= -0.5 * C * C * mu  # (a lower bound on the master's optimum)
 
 
+@pytest.mark.parametrize("wide_rounds", [10, 10**9])
+def test_a_master_that_its_ridge_decides_is_solved_exactly_at_any_gap(wide_rounds,
+                                                                      monkeypatch):
+    """pAp@k-TS at k = 1 sums a hinge over every relevant item into each cut, so its cuts
+    are far longer than their combination at the optimum and the longest cut's ridge
+    decides the master's answer at a wide gap (400 rows of MAGIC as shipped, C = 1e4).
+    With the rule of the narrow gap off (``EXACT_MASTER_GAP = 0``), exact masters are
+    still asked for once the bounds stand for ``EXACT_MASTER_WIDE_ROUNDS`` with such an
+    answer, and never without that rule."""
+    import cvxtop.solvers.cutting_plane as cutting_plane
+
+    X, y = load_paper_dataset("magic", Path(__file__).resolve().parents[1] / "data")
+    take = np.random.default_rng(0).choice(len(y), 400, replace=False)
+    asked = []
+    real = cutting_plane.solve_master
+
+    def spied(store, C, gap=np.inf, from_rows=False):
+        asked.append(gap)
+        return real(store, C, gap, from_rows)
+
+    monkeypatch.setattr(cutting_plane, "solve_master", spied)
+    monkeypatch.setattr(cutting_plane, "EXACT_MASTER_GAP", 0.0)
+    monkeypatch.setattr(cutting_plane, "EXACT_MASTER_WIDE_ROUNDS", wide_rounds)
+    TopRanker("pap@k-ts", k=1, C=1e4, engine="cutting-plane", max_iter=300,
+              accept_inaccurate=True).fit(X[take], y[take])
+    assert np.isfinite(asked).any() == (wide_rounds == 10)
+
+
 @pytest.mark.parametrize("surrogate", ["prec@k-avg", "prec@k-svmperf", "pap@k-avg", "pap@k-ts"])
 def test_masters_solved_from_the_rows_certify_the_same_optimum(surrogate, monkeypatch):
     """The master solved from the cuts' rows (the ridge of each row's own size, then

@@ -329,6 +329,19 @@ def test_a_ridge_of_each_rows_own_size_leaves_a_short_face_exact_without_proxima
     assert np.max(np.abs(by_longest / (mu / q) - 1.0)[1:]) > 0.1
 
 
+@pytest.mark.parametrize("scale", [1.0, 1e-9])
+def test_an_answer_that_the_longest_cuts_ridge_decides_is_told_from_one_it_does_not(scale):
+    """Beside a cut of squared norm 1e4, a face of curvatures ``4·scale`` and ``scale``: at
+    ``scale = 1e-9`` the longest cut's ridge (1e-8) pulls on the answer with 20 times the
+    master's value (its weights off by more than 10%), and ``ridge_outweighs`` says so; at
+    ``scale = 1`` the same face is the ridge's by 1e-12 of the value, and it does not."""
+    q = np.array([1e4, 4.0 * scale, scale])
+    lam = solve_simplex_qp(np.diag(q), np.zeros(3), accuracy=np.inf)
+    allowed = np.ones(3, dtype=bool)
+    assert simplex_qp.ridge_outweighs(np.diag(q), np.zeros(3), lam, allowed, 1.0) \
+        == (scale < 1.0)
+
+
 def test_a_solve_with_the_ridge_of_each_row_takes_no_cache():
     """The cached factors hold one ridge for all rows: a solve with each row's own ridge
     refuses a cache rather than reuse them."""

@@ -46,7 +46,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sl
 
-__all__ = ["solve_simplex_qp", "FaceCache", "dual_value"]
+__all__ = ["solve_simplex_qp", "FaceCache", "dual_value", "ridge_outweighs"]
 
 RIDGE = 1e-12
 #: LAPACK's LU factorization and solve, called directly (scipy's wrappers cost more than the
@@ -351,11 +351,7 @@ def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = Non
         lam[index] = _at_most_two(Q[np.ix_(index, index)], c[index])
         return lam
     allowed = _one_zero_row(Q, c, allowed)
-    largest = float(Q.diagonal()[allowed].max())
-    if row_ridge:
-        ridge = RIDGE * Q.diagonal()
-    else:
-        ridge = np.where(Q.diagonal() != 0.0, RIDGE * largest if largest > 0 else RIDGE, 0.0)
+    ridge = RIDGE * Q.diagonal() if row_ridge else _longest_ridge(Q, allowed)
     lam = _start(Q, c, lam0, allowed)
     faces = cache.reusable(ridge, lam > 0) if cache is not None else None
     if faces is None:
@@ -387,6 +383,22 @@ def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = Non
             faces.recenter(c)
             cache.faces = faces
     return lam
+
+
+def _longest_ridge(Q: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """Each row's ridge: :data:`RIDGE` times the largest allowed ``Q_ii``, none on the rows
+    of exact zeros (module docstring)."""
+    largest = float(Q.diagonal()[allowed].max())
+    return np.where(Q.diagonal() != 0.0, RIDGE * largest if largest > 0 else RIDGE, 0.0)
+
+
+def ridge_outweighs(Q: np.ndarray, c: np.ndarray, lam: np.ndarray, allowed: np.ndarray,
+                    share: float) -> bool:
+    """Whether the pull of the longest cut's ridge at the answer ``lam`` (:func:`_pull`,
+    without proximal steps) exceeds ``share`` of the value ``cᵀλ − ½λᵀQλ``: an answer
+    that the ridge, not ``Q`` and ``c``, decides."""
+    pull = _pull(_longest_ridge(Q, allowed), lam, np.zeros(len(lam)))
+    return pull > share * abs(dual_value(lam, Q, c))
 
 
 def _pull(ridge: np.ndarray, lam: np.ndarray, center: np.ndarray) -> float:

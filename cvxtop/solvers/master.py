@@ -21,7 +21,7 @@ from .. import _cvxpy
 from ..exceptions import SolverError
 from .cut_store import CutStore
 from ..qp import refine_on_rows, solve_simplex_qp
-from ..qp.simplex import dual_value
+from ..qp.simplex import dual_value, ridge_outweighs
 
 __all__ = ["solve_master", "cvxpy_master", "polish", "dual_value", "rounding_allowance"]
 
@@ -126,6 +126,12 @@ def _row_ridge_answer(store: CutStore, G: np.ndarray, c: np.ndarray, allowed: np
     return lam
 
 
+#: The share of the active-set master's value that the pull of its ridge may reach
+#: (:func:`cvxtop.qp.simplex.ridge_outweighs`) before the cutting plane asks for exact
+#: masters at any gap (``cutting_plane.EXACT_MASTER_WIDE_ROUNDS``).
+RIDGE_SHARE = 1.0
+
+
 def solve_master(store: CutStore, C: float, gap: float = 0.0, from_rows: bool = False
                  ) -> tuple[np.ndarray, float]:
     """The master solution ``w_c`` and the rigorous dual bound ``D(α)`` of the cuts in
@@ -156,6 +162,7 @@ def solve_master(store: CutStore, C: float, gap: float = 0.0, from_rows: bool = 
                 lam_used = refine_on_rows(store.cuts[:used], G, c, lam_used, allowed)
             lam = np.zeros(len(b))
             lam[:used] = lam_used
+            store.ridge_outweighs = ridge_outweighs(G, c, lam_used, allowed, RIDGE_SHARE)
     if lam is None:  # the cvxpy master: the reference, and the fallback
         slots = np.flatnonzero(active)
         # scaled so that the master's data are O(1) for the solver's tolerances
