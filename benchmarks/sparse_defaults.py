@@ -18,11 +18,8 @@ slowest. Public API only.
 from __future__ import annotations
 
 import argparse
-import re
-import time
-import warnings
 
-from cvxtop import SolverError, TopRanker
+from _default_fit import default_fit  # benchmarks/ is the script's folder
 from cvxtop.datasets import make_sparse_ranking_data
 
 SURROGATES = {"prec@k-avg": 0.25, "prec@k-max": 0.25, "prec@k-struct": 0.25,
@@ -42,23 +39,9 @@ def shape(text: str) -> tuple[int, int, float]:
 
 def cell(surrogate: str, k: float, C: float, X, y) -> dict:
     """One fit with the defaults: its outcome, rounds, seconds and zero-model flag."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        start = time.perf_counter()
-        try:
-            model = TopRanker(surrogate, k=k, C=C).fit(X, y)
-        except SolverError as exc:
-            gap = re.search(r"relative gap ([0-9.e+-]+)", str(exc))
-            return {"certified": False, "seconds": time.perf_counter() - start,
-                    "outcome": f"`SolverError` ({exc.status}"
-                               + (f", gap {float(gap.group(1)):.1e})" if gap else ")"),
-                    "rounds": "", "zero": ""}
-    seconds = time.perf_counter() - start
-    certified = model.status_ == "optimal" and model.gap_ is not None and model.gap_ <= 1e-6
-    return {"certified": certified, "seconds": seconds,
-            "outcome": f"certified, gap {model.gap_:.0e}" if certified
-            else f"{model.status_}, gap {model.gap_:.1e}",
-            "rounds": str(model.n_iter_), "zero": "yes" if model.zero_model_ else "no"}
+    fitted = default_fit(surrogate, k, C, X, y)
+    model = fitted.pop("model")
+    return {**fitted, "zero": "" if model is None else "yes" if model.zero_model_ else "no"}
 
 
 def main() -> None:

@@ -706,6 +706,22 @@ def test_the_shipped_sets_as_shipped_are_certified_at_a_large_c(name, surrogate,
     assert model.status_ == "optimal" and model.gap_ <= 1e-6
 
 
+def _spied_master_gaps(monkeypatch) -> list:
+    """The ``gap`` each master of the cutting plane is asked for from now on (``inf``: no
+    accuracy of its own asked), in order."""
+    import cvxtop.solvers.cutting_plane as cutting_plane
+
+    asked = []
+    real = cutting_plane.solve_master
+
+    def spied(store, C, gap=np.inf, from_rows=False):
+        asked.append(gap)
+        return real(store, C, gap, from_rows)
+
+    monkeypatch.setattr(cutting_plane, "solve_master", spied)
+    return asked
+
+
 def test_heavy_tailed_sparse_features_at_a_large_c_are_certified():
     """55 items of sparse lognormal features (up to 246; 20% nonzero), pAp@k-TS at
     C = 325: the optimum's loss is zero, and the cutting plane's cuts ``L >= 0`` of zero
@@ -733,7 +749,6 @@ def test_lognormal_features_at_a_large_c_are_certified_with_the_ridge_pull_taken
     moving near ``tol`` the master is asked for its own accuracy (proximal steps), and the
     fit certifies (in 174 to 601 rounds over those orders), at the objective of an
     independent solve of the whole program."""
-    import cvxtop.solvers.cutting_plane as rounds
     from cvxtop.solvers import direct_program
 
     rng = np.random.default_rng(2)
@@ -742,14 +757,7 @@ def test_lognormal_features_at_a_large_c_are_certified_with_the_ridge_pull_taken
     y = (rng.random(n) < 0.4).astype(int)
     y[:2], y[-3:] = 1, 0
     assert (n, d) == (71, 14)
-    asked = []
-    real = rounds.solve_master
-
-    def spied(store, C, gap=np.inf, from_rows=False):
-        asked.append(gap)
-        return real(store, C, gap, from_rows)
-
-    monkeypatch.setattr(rounds, "solve_master", spied)
+    asked = _spied_master_gaps(monkeypatch)
     model = TopRanker("prec@k-svmperf", k=1, C=1e4, engine="cutting-plane").fit(X, y)
     assert model.status_ == "optimal" and model.gap_ <= 1e-6
     assert np.isinf(asked[0]) and np.isfinite(asked[-1])
@@ -896,14 +904,7 @@ def test_a_master_that_its_ridge_decides_is_solved_exactly_at_any_gap(wide_round
 
     X, y = load_paper_dataset("magic", Path(__file__).resolve().parents[1] / "data")
     take = np.random.default_rng(0).choice(len(y), 400, replace=False)
-    asked = []
-    real = cutting_plane.solve_master
-
-    def spied(store, C, gap=np.inf, from_rows=False):
-        asked.append(gap)
-        return real(store, C, gap, from_rows)
-
-    monkeypatch.setattr(cutting_plane, "solve_master", spied)
+    asked = _spied_master_gaps(monkeypatch)
     monkeypatch.setattr(cutting_plane, "EXACT_MASTER_GAP", 0.0)
     monkeypatch.setattr(cutting_plane, "EXACT_MASTER_WIDE_ROUNDS", wide_rounds)
     TopRanker("pap@k-ts", k=1, C=1e4, engine="cutting-plane", max_iter=300,
