@@ -30,7 +30,8 @@ def default_fit(surrogate: str, k: float, C: float, X: Any, y: Any) -> dict:
                                + (f", gap {float(gap.group(1)):.1e})" if gap else ")"),
                     "rounds": "", "model": None}
     seconds = time.perf_counter() - start
-    certified = model.status_ == "optimal" and model.gap_ is not None and model.gap_ <= TOL
+    certified = bool(model.status_ == "optimal" and model.gap_ is not None
+                     and model.gap_ <= TOL)
     return {"certified": certified, "seconds": seconds,
             "outcome": f"certified, gap {model.gap_:.0e}" if certified
             else f"{model.status_}, gap {model.gap_:.1e}",
