@@ -145,7 +145,7 @@ class CutStore:
         self.box_faces: dict = {}  # (Cuts.box_faces)
         self.last_point: tuple[np.ndarray, np.ndarray] | None = None  # (Cuts.last_point)
         self.row_ridge_misses = 0  # (master.ROW_RIDGE_MISSES)
-        self.ridge_outweighs = False  # (master._ridge_outweighs)
+        self.ridge_outweighs = False  # the ridge decided the last answer (master.RIDGE_SHARE)
         # Cuts are kept (the store doubling as needed) up to room for a full active set,
         # 2(rank + 2) with rank <= min(n, d), within a memory budget; past that, stale cuts
         # are aggregated.
