@@ -162,7 +162,9 @@ def solve_master(store: CutStore, C: float, gap: float = 0.0, from_rows: bool = 
                 lam_used = refine_on_rows(store.cuts[:used], G, c, lam_used, allowed)
             lam = np.zeros(len(b))
             lam[:used] = lam_used
-            store.ridge_outweighs = ridge_outweighs(G, c, lam_used, allowed, RIDGE_SHARE)
+            if np.isinf(gap):  # (the test matters only while exact masters are not asked)
+                store.ridge_outweighs = ridge_outweighs(G, c, lam_used, allowed,
+                                                        RIDGE_SHARE)
     if lam is None:  # the cvxpy master: the reference, and the fallback
         slots = np.flatnonzero(active)
         # scaled so that the master's data are O(1) for the solver's tolerances
