@@ -47,18 +47,22 @@ def test_every_loss_weight_gives_the_same_problem(name, k):
 def test_only_programs_of_a_bounded_size_are_tried(monkeypatch):
     """The program is tried up to MAX_SIZE auxiliary variables (the surrogates' own
     ``dcp_size``) and MAX_ENTRIES items times features: on a list of spambase's length the
-    ``sum_largest`` forms are, the forms with a variable per pair of items or per labeling
-    size and item are not."""
+    ``sum_largest`` forms are; the pAp@k forms with epigraph matrices are at k = 1, where
+    they are written on one level (about n variables), and not at k = 50 (on the
+    irrelevant items' pairs or on 50 levels); prec@k-svmperf's form, with a variable per
+    labeling size and item, never is."""
     X, y = make_ranking_data(4600, 3, noise=0.5, random_state=1)
-    quadratic = {"prec@k-svmperf", "pap@k-max", "pap@k-ts", "pauc-struct"}
+    matrices = {"pap@k-max", "pap@k-ts", "pauc-struct"}
     for name in surrogates.available():
-        surrogate = surrogates.get(name, 5)
-        objective = RankingObjective(X, y, surrogate, 1.0)
-        if not surrogate.convex:
-            assert not direct_program.suits(objective)
-            continue
-        assert direct_program.suits(objective) is (name not in quadratic)
-        assert (objective.dcp_size() <= direct_program.MAX_SIZE) is (name not in quadratic)
+        for k in (1, 50):
+            surrogate = surrogates.get(name, k)
+            objective = RankingObjective(X, y, surrogate, 1.0)
+            if not surrogate.convex:
+                assert not direct_program.suits(objective)
+                continue
+            tried = name != "prec@k-svmperf" and (k == 1 or name not in matrices)
+            assert direct_program.suits(objective) is tried
+            assert (objective.dcp_size() <= direct_program.MAX_SIZE) is tried
     objective = RankingObjective(X, y, surrogates.get("prec@k-avg", 5), 1.0)
     monkeypatch.setattr(direct_program, "MAX_ENTRIES", 4600 * 3 - 1)
     assert not direct_program.suits(objective)
@@ -88,14 +92,36 @@ def test_a_stalled_gap_on_raw_features_is_certified_by_the_program(monkeypatch):
     for model in (fit, certified):
         value = objective.value(v.value)
         assert model.lower_bound_ <= value + 1e-12 * abs(value)
-    monkeypatch.setattr(direct_program, "answers", lambda objective: [])
+    monkeypatch.setattr(direct_program, "answers", lambda objective, solver="ECOS", weights=(): [])
     with pytest.raises(SolverError, match="max_iter") as info:
         TopRanker("prec@k-avg", k=0.25, C=1e4, engine="cutting-plane").fit(X, y)
     assert info.value.status == "max_iter"
 
 
+def test_ts_at_k_one_on_raw_features_is_certified_by_the_program():
+    """pAp@k-TS at k = 1 on spambase as shipped, at the default C: the rounds' bounds stall
+    near the optimum, where many irrelevant items tie at the top (it ended at max_iter
+    before). The program on one level, solved by Clarabel first, gives the optimum, and its
+    multipliers give TS's cut, whose dual value is the optimum: that certifies it."""
+    X, y = load_paper_dataset("spambase", DATA)
+    fit = TopRanker("pap@k-ts", k=1).fit(X, y)
+    assert fit.status_ == "optimal" and fit.gap_ <= 1e-6
+    assert fit.solve_stats_["direct_solve_seconds"] > 0
+    # an independent answer (Clarabel on the unscaled program) is no lower than the bound
+    objective = RankingObjective(X, y, surrogates.get("pap@k-ts", 1), 1.0)
+    problem, v, _ = direct_program.program(objective)
+    problem.solve(solver="CLARABEL")
+    value = objective.value(v.value)
+    assert fit.lower_bound_ <= value + 1e-12 * abs(value)
+    assert fit.objective_ == pytest.approx(value, rel=1e-6)
+    (w, g), = direct_program.answers(objective, "CLARABEL", (1e2,))
+    cut = direct_program.cut_near(objective, g)
+    assert fit.objective_ - 1e-7 * fit.objective_ <= cut.dual_value(1.0) <= fit.objective_
+
+
 @pytest.mark.parametrize("name, k", [("prec@k-avg", 0.25), ("prec@k-max", 0.25),
-                                     ("prec@k-struct", 0.25), ("pap@k-avg", 5)])
+                                     ("prec@k-struct", 0.25), ("pap@k-avg", 5),
+                                     ("pap@k-ts", 1)])
 def test_a_cut_near_any_vector_is_valid(name, k):
     """Whatever the score vector (noise, or far from the polytope), a cut built from it is
     a point of the dual form's polytope: its bound is below the loss at random scores (the

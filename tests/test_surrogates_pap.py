@@ -199,6 +199,62 @@ def test_expression_solves_again_with_k_equal_to_n_neg(name):
     assert first == pytest.approx(sur.value(y, s), abs=1e-6)
 
 
+PAIR_FORMS = {"pap@k-max": "pap_max", "pap@k-ts": "tight_struct", "pauc-struct": "pauc_struct"}
+
+
+@pytest.mark.parametrize("levels", [True, False])
+@pytest.mark.parametrize("name", sorted(PAIR_FORMS))
+def test_pair_row_forms_on_levels_and_on_negatives_are_the_surrogate(name, levels):
+    """Both writings of a pair-row form (rows on the negatives, or on k levels bounded by
+    the partial sums of the top-k negatives) minimize to the brute-force value, ties
+    included, for every valid k."""
+    from cvxtop.surrogates import _pap_dcp
+
+    form = getattr(_pap_dcp, PAIR_FORMS[name])
+    for y, s, k in itertools.islice(instances(seed=53, count=30, ties=True), 70):
+        score = cp.Variable(len(s))
+        pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+        expr, constraints = form(pos, neg, score, k, levels=levels)
+        definition = surrogates.get(name, k).definition(y, s, k)
+        assert solve(expr, constraints, score, s) == pytest.approx(definition, abs=1e-6)
+
+
+def test_levels_only_bound_the_top_k_sum_from_above():
+    """The lemma behind the levels: for a convex nondecreasing row function, any levels
+    whose partial sums reach those of the top-k negatives give a sum at least the top-k
+    sum (random feasible levels, the TS row function)."""
+    rng = np.random.default_rng(54)
+    for _ in range(200):
+        pos, neg = rng.standard_normal(int(rng.integers(1, 6))), rng.standard_normal(8)
+        k = int(rng.integers(1, 9))
+        c = len(pos) - min(len(pos), k)
+
+        def row(x):
+            return max(np.maximum(1 + x - pos, 0).sum() - c, np.maximum(x - pos, 0).sum())
+
+        top = np.sort(neg)[::-1][:k]
+        levels = top + rng.standard_normal(k)
+        # lift the first level until every partial sum reaches the top-k's
+        levels[0] += max(0.0, float(np.max(np.cumsum(top) - np.cumsum(levels))))
+        assert np.all(np.cumsum(levels) >= np.cumsum(top) - 1e-12)
+        assert sum(map(row, levels)) >= sum(map(row, top)) - 1e-9
+
+
+@pytest.mark.parametrize("name", sorted(PAIR_FORMS))
+def test_a_small_k_form_grows_as_n_not_as_pairs(name):
+    """At k = 3 the form is written on levels: its coefficients grow as n·k, and
+    ``dcp_size`` counts that form, not n₊·n₋ pairs."""
+    rng = np.random.default_rng(55)
+    sur = surrogates.get(name, 3)
+    for n in (400, 1600):
+        y = (rng.random(n) < 0.4).astype(int)
+        scores = cp.Variable(n)
+        expr, constraints = sur.expression(y, scores)
+        problem = cp.Problem(cp.Minimize(expr + 0.5 * cp.sum_squares(scores)), constraints)
+        assert problem.get_problem_data(cp.CLARABEL)[0]["A"].nnz <= 40 * n
+        assert sur.dcp_size(int(y.sum()), n - int(y.sum())) <= 12 * n
+
+
 def test_ramp_convex_part_minus_subtracted_part_is_the_ramp():
     for y, s, k in instances(seed=41, count=60, ties=True):
         sur = surrogates.get("pap@k-ramp", k)

@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import itertools
 import time
 import warnings
 from dataclasses import replace
@@ -329,25 +330,33 @@ def _take_cut(bundle: CutStore, cut: DualCut, row_norms: np.ndarray, best_state:
 
 
 def _direct_candidate(objective: RankingObjective, bundle: CutStore, row_norms: np.ndarray,
-                      best_state: tuple) -> tuple:
+                      best_state: tuple, lower: float, tol: float) -> tuple:
     """Stores the cuts at the direct program's answers (:mod:`.direct_program`), and the
     dual form's cut at the multipliers whose cut bounds highest; returns the best point's
     state ``(upper, best, best_s, best_oracle, exact_scores)``, moved to an answer or to
-    that cut's weights where their objective is lower."""
+    that cut's weights where their objective is lower. The solvers of
+    :func:`.direct_program.solvers` are tried in turn, each at the loss weights in turn,
+    until the best point's objective is within ``tol`` of the higher of ``lower`` and the
+    best cut's dual value."""
     dual = None
-    for w, multipliers in direct_program.answers(objective):
-        scores = np.asarray(objective.Z @ w).ravel()
-        loss, g = objective.loss_and_score_gradient(scores)
-        _add_query_cut(bundle, (objective.Z, g, loss - float(g @ scores),
-                                cut_rounding(loss, g, scores, row_norms, bundle.scores)),
-                       True)
-        value = 0.5 * float(w @ w) + objective.C * loss
-        if value < best_state[0]:
-            best_state = (value, w, scores, (loss, g), True)
-        cut = direct_program.cut_near(objective, multipliers)
-        if cut is not None and (dual is None
-                                or cut.dual_value(objective.C) > dual.dual_value(objective.C)):
-            dual = cut
+    for solver, weight in itertools.product(direct_program.solvers(objective),
+                                            direct_program.LOSS_WEIGHTS):
+        for w, multipliers in direct_program.answers(objective, solver, (weight,)):
+            scores = np.asarray(objective.Z @ w).ravel()
+            loss, g = objective.loss_and_score_gradient(scores)
+            _add_query_cut(bundle, (objective.Z, g, loss - float(g @ scores),
+                                    cut_rounding(loss, g, scores, row_norms, bundle.scores)),
+                           True)
+            value = 0.5 * float(w @ w) + objective.C * loss
+            if value < best_state[0]:
+                best_state = (value, w, scores, (loss, g), True)
+            cut = direct_program.cut_near(objective, multipliers)
+            if cut is not None and (dual is None or cut.dual_value(objective.C)
+                                    > dual.dual_value(objective.C)):
+                dual = cut
+        bound = lower if dual is None else max(lower, dual.dual_value(objective.C))
+        if best_state[0] - bound <= tol * max(abs(best_state[0]), 1e-12):
+            break
     return best_state if dual is None else _take_cut(bundle, dual, row_norms, best_state)
 
 
@@ -776,7 +785,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                 direct_candidate, started = False, time.perf_counter()
                 upper, best, best_s, best_oracle, exact_scores = _direct_candidate(
                     objective, bundle, row_norms, (upper, best, best_s, best_oracle,
-                                                exact_scores))
+                                                exact_scores), lower, tol)
                 stats["direct_solve_seconds"] = time.perf_counter() - started
                 if upper < moved[1]:
                     moved = (it, upper, lower)

@@ -28,13 +28,15 @@ infeasible. The program is therefore solved in ``v = w/ρ``, as
 UCI fits measured, the better of ECOS's answers at the two :data:`LOSS_WEIGHTS` came within
 1e-6 of the cutting plane's bound every time, where larger weights fell short or failed
 (docs/solvers.md, "The direct program as a candidate"). Both are solved: the lower
-objective is the candidate, the higher bound the dual cut.
+objective is the candidate, the higher bound the dual cut. The pAp@k forms with epigraph
+matrices are solved by Clarabel first, the others by ECOS first, and the other solver is
+asked where the first one's answers leave the gap open (:func:`solvers`).
 
 Only programs of at most :data:`MAX_SIZE` auxiliary variables
 (:meth:`~cvxtop.solvers.objective.RankingObjective.dcp_size`: one an item for the
-``sum_largest`` forms, one a pair of items or a labeling size and an item for
-prec@k-svmperf, pAp@k-max and -ts and pAUC's struct) and :data:`MAX_ENTRIES` items times
-features are tried.
+``sum_largest`` forms; one a labeling size and an item for prec@k-svmperf; for pAp@k-max
+and -ts and pAUC's struct one a pair of items, or at a small k one a relevant item and
+level) and :data:`MAX_ENTRIES` items times features are tried.
 """
 
 from __future__ import annotations
@@ -47,19 +49,20 @@ import numpy as np
 
 from .. import _cvxpy
 from ..exceptions import SolverError
-from . import box_dual, selection_dual
+from . import box_dual, pap_ts_cut, selection_dual
 from .objective import RankingObjective
 from .selection_dual import DualCut
 
-__all__ = ["FROM_ROUND", "LOSS_WEIGHTS", "MAX_ENTRIES", "MAX_SIZE", "TIGHT", "answers",
-           "cut_near", "program", "suits"]
+__all__ = ["FROM_ROUND", "LOSS_WEIGHTS", "MAX_ENTRIES", "MAX_SIZE", "SOLVERS", "TIGHT",
+           "answers", "cut_near", "program", "solvers", "suits"]
 
 #: Auxiliary variables, and items times features, up to which the program is tried as a
 #: candidate (its cost on spambase and MAGIC: docs/solvers.md, "The direct program as a
-#: candidate"). Items times features, not stored entries: pAp@k-avg's program holds every
-#: irrelevant row less the relevant items' mean row, dense however sparse ``Z`` is (on
-#: sparse 1,000 × 3,000 data ECOS took minutes).
-MAX_SIZE, MAX_ENTRIES = 20_000, 500_000
+#: candidate"; 25,000 lets in pAp@k-TS's form at k = 3 on spambase, about 21,000). Items
+#: times features, not stored entries: pAp@k-avg's program holds every irrelevant row
+#: less the relevant items' mean row, dense however sparse ``Z`` is (on sparse
+#: 1,000 × 3,000 data ECOS took minutes).
+MAX_SIZE, MAX_ENTRIES = 25_000, 500_000
 #: Rounds of a solve before which the program is not tried: a gap that stalls earlier is
 #: a plateau the rounds usually leave, at a fraction of the program's cost.
 FROM_ROUND = 500
@@ -68,6 +71,22 @@ LOSS_WEIGHTS = (1e2, 1e4)
 #: ECOS's tolerances for the candidate: far below the gap aimed at, since the candidate's
 #: objective, not the solver's, is what counts.
 TIGHT = {"abstol": 1e-12, "reltol": 1e-12, "feastol": 1e-12, "max_iters": 500}
+#: The solvers' tolerances for the candidate (:func:`solvers` gives their order).
+SOLVERS = {"ECOS": TIGHT,
+           "CLARABEL": {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12}}
+
+
+def solvers(objective: RankingObjective) -> tuple[str, ...]:
+    """The solvers of :data:`SOLVERS` in the order they are tried, the next only where the
+    answers so far leave the gap open (``cutting_plane._direct_candidate``): Clarabel first
+    for the pAp@k forms with epigraph matrices (max, TS, pauc-struct), ECOS first for the
+    others. On the sum forms of spambase and MAGIC as shipped at C = 1e4 ECOS's answers
+    were the better; on TS at k = 1 on spambase as shipped (C = 0.01 to 1e4) Clarabel's
+    came within 1e-9 of the optimum, ECOS's at 2 to 5 times the optimum, and took longer
+    (docs/solvers.md, "The direct program as a candidate")."""
+    if getattr(objective.surrogate, "pair_matrices", 0):
+        return ("CLARABEL", "ECOS")
+    return ("ECOS", "CLARABEL")
 
 
 def program(objective: RankingObjective, loss_weight: float | None = None
@@ -104,21 +123,22 @@ def suits(objective: RankingObjective) -> bool:
         and n * d <= MAX_ENTRIES and objective.C > 0
 
 
-def answers(objective: RankingObjective) -> list[tuple[np.ndarray, np.ndarray]]:
-    """ECOS's answers to :func:`program` at each of :data:`LOSS_WEIGHTS` (inaccurate ones
-    included), each as its ``w`` and the multipliers of its scores as a score vector ``g``
-    (near a subgradient of the loss at the optimum, whose cut a dual form can build:
-    :func:`cut_near`); none where a solve stops without a point. Nothing about the answers
-    is assumed: the caller evaluates them."""
+def answers(objective: RankingObjective, solver: str = "ECOS",
+            weights: tuple[float, ...] = LOSS_WEIGHTS) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``solver``'s answers to :func:`program` (at its tolerances in :data:`SOLVERS`) at
+    each loss weight of ``weights`` (inaccurate ones included), each as its ``w`` and the
+    multipliers of its scores as a score vector ``g`` (near a subgradient of the loss at the
+    optimum, whose cut a dual form can build: :func:`cut_near`); none where a solve stops
+    without a point. Nothing about the answers is assumed: the caller evaluates them."""
     found = []
-    for weight in LOSS_WEIGHTS:
+    for weight in weights:
         c, rho, v = _scaled(objective, weight)
         # the scores as variables of their own, whose multipliers are −c·g
         scores = cp.Variable(objective.Z.shape[0])
         link = scores == (rho * objective.Z) @ v
         problem = _minimized(objective, v, c, scores, [link])
         try:
-            _cvxpy.solve(problem, "ECOS", TIGHT, what="the training problem",
+            _cvxpy.solve(problem, solver, SOLVERS[solver], what="the training problem",
                          accept_inaccurate=True, warn=False)
         except SolverError:
             continue
@@ -135,7 +155,10 @@ def cut_near(objective: RankingObjective, g: np.ndarray) -> DualCut | None:
     """The cut of the surrogate's dual form at the point nearest ``g`` (an answer's
     multipliers, :func:`answers`), valid whatever ``g``: prec@k-avg's and -max's selection polytope
     (:func:`.selection_dual.cut_near`), prec@k-struct's and pAp@k-avg's boxes
-    (:func:`.box_dual.cut_near`); ``None`` for another surrogate."""
+    (:func:`.box_dual.cut_near`), pAp@k-TS's (:func:`.pap_ts_cut.cut_near`);
+    ``None`` for another surrogate."""
+    if pap_ts_cut.suits(objective):
+        return pap_ts_cut.cut_near(objective, g)
     if objective.surrogate.dual_form == "selection":
         return selection_dual.cut_near(objective, g)
     return box_dual.cut_near(objective, g)

@@ -1,17 +1,38 @@
 """cvxpy forms of the pAp@k surrogates (Hiranandani et al. 2020): pair epigraphs, one LP
-block per negative row.
+block per negative row, or the same blocks on k levels that stand in for the top-k negatives.
 
-The forms of max, TS, the ramp's convex part and pauc-struct need one epigraph variable
-per (positive, negative) pair; the sizes in each docstring leave out the n score variables
-that :func:`pair_scores` adds when the score expression is not itself a variable.
+The forms of max, TS, the ramp's convex part and pauc-struct are sums over the k highest
+negative scores of one convex, nondecreasing row function ``φ`` of that score (given the
+positives' scores), e.g. ``φ(x) = Σ_i (1 + x − s_i)₊``. Written on the negatives
+themselves, each row needs one epigraph variable per positive: n₊·n₋ pair variables. Written
+on k free levels ``ζ`` with the constraints
+
+    ``ζ_1 + … + ζ_m >= sum_largest(s⁻, m)``  for m = 1, …, k,
+
+it needs n₊·k, plus ``(k − 1)(n₋ + 1)`` for the constraints (:func:`top_levels`). The
+minimum of ``Σ_l φ(ζ_l)`` over those levels is ``Σ_{l ≤ k} φ(z_(l))``, the sum over the
+top-k negatives, exactly: the sorted top-k scores ``z`` are feasible, and for any feasible
+``ζ``, with ``d_l = φ'(z_(l))`` (a right derivative; nonnegative, and nonincreasing in l
+because ``φ'`` is nondecreasing and ``z`` sorted), convexity and Abel summation give
+
+    ``Σ_l φ(ζ_l) − φ(z_(l)) >= Σ_l d_l (ζ_l − z_(l)) = Σ_m (d_m − d_{m+1}) Δ_m >= 0``,
+
+with ``d_{k+1} = 0`` and ``Δ_m = Σ_{l≤m} (ζ_l − z_(l)) >= 0``.
+:func:`._pap_dcp_size.uses_levels` picks the smaller of the two forms. The sizes in each
+docstring leave out the n score variables that :func:`pair_scores` adds when the score
+expression is not itself a variable.
 """
 
 from __future__ import annotations
 
+from typing import Callable
+
 import cvxpy as cp
 
+from ._pap_dcp_size import uses_levels
+
 __all__ = ["sum_largest", "pair_scores", "largest_pair_rows", "top_k_pair_hinges", "avg",
-           "pap_max", "tight_struct", "pauc_struct"]
+           "pap_max", "tight_struct", "pauc_struct", "top_levels"]
 
 
 def sum_largest(rows: cp.Expression, k: int) -> cp.Expression:
@@ -32,6 +53,28 @@ def pair_scores(pos, neg, s: cp.Expression
         return s[pos], s[neg], []
     score = cp.Variable(s.shape)
     return score[pos], score[neg], [score == s]
+
+
+def top_levels(s_neg: cp.Expression, k: int) -> tuple[cp.Variable, list[cp.Constraint]]:
+    """k levels ``ζ`` with ``ζ_1 + … + ζ_m >= sum_largest(s⁻, m)`` for m = 1, …, k: the sum
+    of a convex nondecreasing row function over the levels, minimized over them, is its sum
+    over the top-k negatives (module docstring). (k − 1)(n₋ + 1) auxiliary variables."""
+    levels = cp.Variable(k)
+    constraints = [levels[0] >= s_neg]
+    constraints += [cp.sum(levels[:m]) >= sum_largest(s_neg, m) for m in range(2, k + 1)]
+    return levels, constraints
+
+
+def _rows_on(s_neg: cp.Expression, k: int, n_pos: int, matrices: int, levels: bool | None
+             ) -> tuple[cp.Expression, Callable[[cp.Expression], cp.Expression], list]:
+    """The scores the rows are written on (the negatives' or k levels'; ``levels`` None
+    picks the smaller form), the sum of their top-k rows, and the levels' constraints."""
+    if levels is None:
+        levels = uses_levels(n_pos, s_neg.shape[0], k, matrices)
+    if levels:
+        on, constraints = top_levels(s_neg, k)
+        return on, cp.sum, constraints
+    return s_neg, lambda rows: sum_largest(rows, k), []
 
 
 def largest_pair_rows(s_pos: cp.Expression, s_neg: cp.Expression, margin: float, m: int
@@ -55,12 +98,14 @@ def largest_pair_rows(s_pos: cp.Expression, s_neg: cp.Expression, margin: float,
     return m * level + cp.sum(hinge, axis=1), [hinge >= margins - level[:, None]]
 
 
-def top_k_pair_hinges(pos, neg, s: cp.Expression, k: int
+def top_k_pair_hinges(pos, neg, s: cp.Expression, k: int, levels: bool | None = None
                       ) -> tuple[cp.Expression, list[cp.Constraint]]:
-    """``Σ_{j ∈ top-k} Σ_{all i} (1 + s_j − s_i)₊`` (unnormalized): n₊·n₋ pair variables."""
+    """``Σ_{j ∈ top-k} Σ_{all i} (1 + s_j − s_i)₊`` (unnormalized): n₊·n₋ pair variables, or
+    n₊·k on levels (:func:`_rows_on`)."""
     s_pos, s_neg, bind = pair_scores(pos, neg, s)
-    rows, constraints = largest_pair_rows(s_pos, s_neg, 1.0, s_pos.shape[0])
-    return sum_largest(rows, k), bind + constraints
+    on, top_k, constraints = _rows_on(s_neg, k, len(pos), 1, levels)
+    rows, row_constraints = largest_pair_rows(s_pos, on, 1.0, s_pos.shape[0])
+    return top_k(rows), bind + constraints + row_constraints
 
 
 def avg(pos, neg, s: cp.Expression, k: int) -> tuple[cp.Expression, list]:
@@ -74,31 +119,40 @@ def avg(pos, neg, s: cp.Expression, k: int) -> tuple[cp.Expression, list]:
             [mean == cp.sum(s[pos]) / len(pos)])
 
 
-def pap_max(pos, neg, s: cp.Expression, k: int) -> tuple[cp.Expression, list]:
+def pap_max(pos, neg, s: cp.Expression, k: int, levels: bool | None = None
+            ) -> tuple[cp.Expression, list]:
     """``sum_largest(r, k)/(βk)`` with the per-row epigraphs of :func:`largest_pair_rows`
-    (m = β): n₊·n₋ + n₋ variables (n₊·n₋ when n₊ <= k), plus n₋ + 1 for ``sum_largest``."""
+    (m = β): n₊·n₋ + n₋ variables (n₊·n₋ when n₊ <= k), plus n₋ + 1 for ``sum_largest``;
+    on levels (:func:`_rows_on`) n₊·k + k, plus those of the levels."""
     s_pos, s_neg, bind = pair_scores(pos, neg, s)
     beta = min(len(pos), k)
-    rows, constraints = largest_pair_rows(s_pos, s_neg, 1.0, beta)
-    return sum_largest(rows, k) / (beta * k), bind + constraints
+    on, top_k, constraints = _rows_on(s_neg, k, len(pos), 1, levels)
+    rows, row_constraints = largest_pair_rows(s_pos, on, 1.0, beta)
+    return top_k(rows) / (beta * k), bind + constraints + row_constraints
 
 
-def tight_struct(pos, neg, s: cp.Expression, k: int) -> tuple[cp.Expression, list]:
+def tight_struct(pos, neg, s: cp.Expression, k: int, levels: bool | None = None
+                 ) -> tuple[cp.Expression, list]:
     """``sum_largest(maximum(a − c, b), k)/(βk)`` with pair epigraphs for ``a`` and ``b``:
     2·n₊·n₋ variables (n₊·n₋ when n₊ <= k, where c = 0 and a >= b), plus O(n₋) for
-    ``maximum``/``sum_largest``; no k·n₋ term."""
+    ``maximum``/``sum_largest``; no k·n₋ term. On levels (:func:`_rows_on`) 2·n₊·k (n₊·k),
+    plus those of the levels."""
     s_pos, s_neg, constraints = pair_scores(pos, neg, s)
     n_pos = len(pos)
     beta = min(n_pos, k)
-    a, a_constraints = largest_pair_rows(s_pos, s_neg, 1.0, n_pos)
+    on, top_k, level_constraints = _rows_on(s_neg, k, n_pos, 2 if beta < n_pos else 1,
+                                            levels)
+    constraints += level_constraints
+    a, a_constraints = largest_pair_rows(s_pos, on, 1.0, n_pos)
     constraints += a_constraints
     if beta < n_pos:
-        b, b_constraints = largest_pair_rows(s_pos, s_neg, 0.0, n_pos)
+        b, b_constraints = largest_pair_rows(s_pos, on, 0.0, n_pos)
         a, constraints = cp.maximum(a - (n_pos - beta), b), constraints + b_constraints
-    return sum_largest(a, k) / (beta * k), constraints
+    return top_k(a) / (beta * k), constraints
 
 
-def pauc_struct(pos, neg, s: cp.Expression, k: int) -> tuple[cp.Expression, list]:
-    """``sum_largest(Σ_i H_ij, k)/(n₊k)`` with n₊·n₋ pair variables."""
-    total, constraints = top_k_pair_hinges(pos, neg, s, k)
+def pauc_struct(pos, neg, s: cp.Expression, k: int, levels: bool | None = None
+                ) -> tuple[cp.Expression, list]:
+    """``sum_largest(Σ_i H_ij, k)/(n₊k)`` with n₊·n₋ pair variables, or n₊·k on levels."""
+    total, constraints = top_k_pair_hinges(pos, neg, s, k, levels)
     return total / (len(pos) * k), constraints

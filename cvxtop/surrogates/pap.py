@@ -23,8 +23,8 @@ over a set of positives against a set of negatives then comes from prefix sums a
 ``searchsorted`` (see :func:`_row_hinges`), in O(n + n₊ log n₊ + k log k + (n₊ + k) log n)
 time and O(n) memory, with no pair matrix.
 
-The cvxpy forms live in :mod:`._pap_dcp`; those of max, TS and pauc-struct need one
-epigraph variable per (positive, negative) pair.
+The cvxpy forms live in :mod:`._pap_dcp`. Those of max, TS and pauc-struct need one epigraph
+variable per (positive, negative) pair, or per positive and level at a small k (n₊·k).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from typing import ClassVar
 import numpy as np
 
 from .. import reference
+from . import _pap_dcp_size
 from .registry import register
 from .base import Bound, DifferenceOfConvex, PapSurrogate
 from .top_indices import top_indices
@@ -143,8 +144,9 @@ def _pair_block(grad: np.ndarray | None, weight: float, r: _Ranked, part: slice,
 class _PapFace(PapSurrogate):
     """Value and subgradient from one pass of ``_evaluate`` (one sort for both)."""
 
-    #: Whether the cvxpy form needs one variable per (positive, negative) pair.
-    pairwise_dcp: ClassVar[bool] = False
+    #: Epigraph matrices of the cvxpy form's rows, each of one variable per (positive,
+    #: negative) pair or per (positive, level) (:mod:`._pap_dcp`); 0 for a form without.
+    pair_matrices: ClassVar[int] = 0
 
     @abstractmethod
     def _evaluate(self, b: Bound, s: np.ndarray, grad: np.ndarray | None) -> float:
@@ -158,7 +160,10 @@ class _PapFace(PapSurrogate):
         return self._evaluate(b, s, grad), grad
 
     def dcp_size(self, n_pos: int, n_neg: int) -> int:
-        return n_pos * n_neg + n_pos + n_neg if self.pairwise_dcp else n_pos + n_neg
+        if not self.pair_matrices:
+            return n_pos + n_neg
+        k = min(int(self.k), n_neg)
+        return _pap_dcp_size.size(n_pos, n_neg, k, self.pair_matrices if k < n_pos else 1)
 
 
 @register
@@ -211,7 +216,7 @@ class PapMax(_PapFace):
 
     name: ClassVar[str] = "pap@k-max"
     convex: ClassVar[bool] = True
-    pairwise_dcp: ClassVar[bool] = True
+    pair_matrices: ClassVar[int] = 1
     definition = staticmethod(reference.pap_max)
 
     def _evaluate(self, b, s, grad):
@@ -242,7 +247,7 @@ class PapTightStruct(_PapFace):
 
     name: ClassVar[str] = "pap@k-ts"
     convex: ClassVar[bool] = True
-    pairwise_dcp: ClassVar[bool] = True
+    pair_matrices: ClassVar[int] = 2
     definition = staticmethod(reference.pap_ts)
 
     def _evaluate(self, b, s, grad):
@@ -278,7 +283,7 @@ class PaucStruct(_PapFace):
     name: ClassVar[str] = "pauc-struct"
     convex: ClassVar[bool] = True
     metric: ClassVar[str] = "partial_auc"
-    pairwise_dcp: ClassVar[bool] = True
+    pair_matrices: ClassVar[int] = 1
     definition = staticmethod(reference.pauc_struct)
 
     def _evaluate(self, b, s, grad):
@@ -306,7 +311,7 @@ class PapRamp(_PapFace, DifferenceOfConvex):
 
     name: ClassVar[str] = "pap@k-ramp"
     convex: ClassVar[bool] = False
-    pairwise_dcp: ClassVar[bool] = True
+    pair_matrices: ClassVar[int] = 1
     definition = staticmethod(reference.pap_ramp)
     dca_start: ClassVar[str | None] = "pap@k-avg"
 
