@@ -70,7 +70,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import itertools
 import time
 import warnings
 from dataclasses import replace
@@ -334,28 +333,31 @@ def _direct_candidate(objective: RankingObjective, bundle: CutStore, row_norms: 
     """Stores the cuts at the direct program's answers (:mod:`.direct_program`), and the
     dual form's cut at the multipliers whose cut bounds highest; returns the best point's
     state ``(upper, best, best_s, best_oracle, exact_scores)``, moved to an answer or to
-    that cut's weights where their objective is lower. The solvers of
-    :func:`.direct_program.solvers` are tried in turn, each at the loss weights in turn,
-    until the best point's objective is within ``tol`` of the higher of ``lower`` and the
-    best cut's dual value."""
-    dual = None
-    for solver, weight in itertools.product(direct_program.solvers(objective),
-                                            direct_program.LOSS_WEIGHTS):
-        for w, multipliers in direct_program.answers(objective, solver, (weight,)):
-            scores = np.asarray(objective.Z @ w).ravel()
-            loss, g = objective.loss_and_score_gradient(scores)
-            _add_query_cut(bundle, (objective.Z, g, loss - float(g @ scores),
-                                    cut_rounding(loss, g, scores, row_norms, bundle.scores)),
-                           True)
-            value = 0.5 * float(w @ w) + objective.C * loss
-            if value < best_state[0]:
-                best_state = (value, w, scores, (loss, g), True)
-            cut = direct_program.cut_near(objective, multipliers)
-            if cut is not None and (dual is None or cut.dual_value(objective.C)
-                                    > dual.dual_value(objective.C)):
-                dual = cut
-        bound = lower if dual is None else max(lower, dual.dual_value(objective.C))
-        if best_state[0] - bound <= tol * max(abs(best_state[0]), 1e-12):
+    that cut's weights where their objective is lower. The first solver of
+    :func:`.direct_program.solvers` that answers is the only one asked; its loss weights
+    are tried in turn until the best point's objective is within ``tol`` of the higher of
+    ``lower`` and the best cut's dual value."""
+    dual, answered = None, False
+    for solver in direct_program.solvers(objective):
+        for weight in direct_program.LOSS_WEIGHTS:
+            for w, multipliers in direct_program.answers(objective, solver, (weight,)):
+                answered = True
+                scores = np.asarray(objective.Z @ w).ravel()
+                loss, g = objective.loss_and_score_gradient(scores)
+                _add_query_cut(bundle, (objective.Z, g, loss - float(g @ scores),
+                                        cut_rounding(loss, g, scores, row_norms,
+                                                     bundle.scores)), True)
+                value = 0.5 * float(w @ w) + objective.C * loss
+                if value < best_state[0]:
+                    best_state = (value, w, scores, (loss, g), True)
+                cut = direct_program.cut_near(objective, multipliers)
+                if cut is not None and (dual is None or cut.dual_value(objective.C)
+                                        > dual.dual_value(objective.C)):
+                    dual = cut
+            bound = lower if dual is None else max(lower, dual.dual_value(objective.C))
+            if best_state[0] - bound <= tol * max(abs(best_state[0]), 1e-12):
+                break
+        if answered:
             break
     return best_state if dual is None else _take_cut(bundle, dual, row_norms, best_state)
 

@@ -29,8 +29,8 @@ UCI fits measured, the better of ECOS's answers at the two :data:`LOSS_WEIGHTS` 
 1e-6 of the cutting plane's bound every time, where larger weights fell short or failed
 (docs/solvers.md, "The direct program as a candidate"). Both are solved: the lower
 objective is the candidate, the higher bound the dual cut. The pAp@k forms with epigraph
-matrices are solved by Clarabel first, the others by ECOS first, and the other solver is
-asked where the first one's answers leave the gap open (:func:`solvers`).
+matrices are solved by Clarabel, the others by ECOS, and the other solver is asked where
+the first gives no answer (:func:`solvers`).
 
 Only programs of at most :data:`MAX_SIZE` auxiliary variables
 (:meth:`~cvxtop.solvers.objective.RankingObjective.dcp_size`: one an item for the
@@ -78,7 +78,7 @@ SOLVERS = {"ECOS": TIGHT,
 
 def solvers(objective: RankingObjective) -> tuple[str, ...]:
     """The solvers of :data:`SOLVERS` in the order they are tried, the next only where the
-    answers so far leave the gap open (``cutting_plane._direct_candidate``): Clarabel first
+    last gave no answer (``cutting_plane._direct_candidate``): Clarabel first
     for the pAp@k forms with epigraph matrices (max, TS, pauc-struct), ECOS first for the
     others. On the sum forms of spambase and MAGIC as shipped at C = 1e4 ECOS's answers
     were the better; on TS at k = 1 on spambase as shipped (C = 0.01 to 1e4) Clarabel's
