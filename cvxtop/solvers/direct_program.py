@@ -27,10 +27,11 @@ infeasible. The program is therefore solved in ``v = w/ρ``, as
 ``min ½‖v‖² + c·L(ρZv)`` with ``ρ² = C/c``: the same problem for every ``c``. On the
 UCI fits measured, the better of ECOS's answers at the two :data:`LOSS_WEIGHTS` came within
 1e-6 of the cutting plane's bound every time, where larger weights fell short or failed
-(docs/solvers.md, "The direct program as a candidate"). Both are solved: the lower
-objective is the candidate, the higher bound the dual cut. The pAp@k forms with epigraph
-matrices are solved by Clarabel, the others by ECOS, and the other solver is asked where
-the first gives no answer (:func:`solvers`).
+(docs/solvers.md, "The direct program as a candidate"). Both are solved, the second
+unless the first's answer already closes the gap: the lower objective is the candidate,
+the higher bound the dual cut. The pAp@k forms with epigraph matrices are solved by
+Clarabel, the others by ECOS, and the other solver is asked where the first gives no
+answer (:func:`solvers`).
 
 Only programs of at most :data:`MAX_SIZE` auxiliary variables
 (:meth:`~cvxtop.solvers.objective.RankingObjective.dcp_size`: one an item for the
@@ -83,7 +84,7 @@ def solvers(objective: RankingObjective) -> tuple[str, ...]:
     others. On the sum forms of spambase and MAGIC as shipped at C = 1e4 ECOS's answers
     were the better; on TS at k = 1 on spambase as shipped (C = 0.01 to 1e4) Clarabel's
     came within 1e-9 of the optimum, ECOS's at 2 to 5 times the optimum, and took longer
-    (docs/solvers.md, "The direct program as a candidate")."""
+    (docs/solvers.md, "pAp@k-TS at a small k")."""
     if getattr(objective.surrogate, "pair_matrices", 0):
         return ("CLARABEL", "ECOS")
     return ("ECOS", "CLARABEL")

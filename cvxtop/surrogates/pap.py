@@ -211,7 +211,8 @@ class PapMax(_PapFace):
     bottom-β positives and the top-k negatives (Algorithm 2, lines 6-8).
     Expression: ``sum_largest(r, k)/(βk)`` with the per-row epigraphs of
     :func:`_largest_pair_rows` (m = β): n₊·n₋ + n₋ variables (n₊·n₋ when n₊ <= k), plus
-    n₋ + 1 for ``sum_largest``.
+    n₋ + 1 for ``sum_largest``; at a small k the rows are written on k levels instead
+    (n₊·k + k, plus (k − 1)(n₋ + 1) for the levels).
     """
 
     name: ClassVar[str] = "pap@k-max"
@@ -242,7 +243,8 @@ class PapTightStruct(_PapFace):
     not Algorithm 2's (see ``pap@k-ts-paper``).
     Expression: ``sum_largest(maximum(a − c, b), k)/(βk)`` with pair epigraphs for a and b:
     2·n₊·n₋ variables (n₊·n₋ when n₊ <= k, where c = 0 and a >= b), plus O(n₋) for
-    ``maximum``/``sum_largest``; no k·n₋ term.
+    ``maximum``/``sum_largest``; no k·n₋ term. At a small k the rows are written on k
+    levels instead (2·n₊·k, plus (k − 1)(n₋ + 1) for the levels).
     """
 
     name: ClassVar[str] = "pap@k-ts"
@@ -277,7 +279,8 @@ class PaucStruct(_PapFace):
     A valid convex upper bound on the pAp@k risk: it is the average over all β-subsets Z₊ of
     ``(1/(βk)) Σ_{i ∈ Z₊} Σ_j h_ij`` (each positive lies in a fraction β/n₊ of them), which is
     ≥ the minimum over Z₊, ≥ the minimum over Z₊ of the pairs' error count = the risk
-    (eq. (5)). Expression: ``sum_largest(Σ_i H_ij, k)/(n₊k)`` with n₊·n₋ pair variables.
+    (eq. (5)). Expression: ``sum_largest(Σ_i H_ij, k)/(n₊k)`` with n₊·n₋ pair variables,
+    or n₊·k on k levels at a small k.
     """
 
     name: ClassVar[str] = "pauc-struct"
@@ -320,7 +323,7 @@ class PapRamp(_PapFace, DifferenceOfConvex):
         return _pair_block(grad, r.scale, r, r.top(r.beta), 1.0)
 
     def _convex_part_expression(self, b, s):
-        """``G`` as a DCP expression: n₊·n₋ pair variables."""
+        """``G`` as a DCP expression: n₊·n₋ pair variables, or n₊·k on k levels at a small k."""
         from . import _pap_dcp
 
         total, constraints = _pap_dcp.top_k_pair_hinges(b.pos, b.neg, s, b.k)
