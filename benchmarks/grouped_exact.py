@@ -9,7 +9,8 @@ Each cell fits ``TopRanker(surrogate, k=5, C=10, solver="exact", engine=...)`` w
 always and with the direct engine (one cvxpy program, then certified by the cutting plane
 warm-started at its answer) where it is feasible: at most ``--direct-max-users`` users and
 at most ``--direct-max-items`` items (avg, an O(n) form) or ``--direct-max-pairs``
-(positive, negative) pairs (TS, a pairwise form). Data: every user has the same number of
+epigraph variables (TS, one a (positive, negative) pair, or one a positive and level at a
+small k: the surrogate's ``dcp_size`` less one an item). Data: every user has the same number of
 items, 20% of them relevant, with features N(3·w*, I_10) (relevant) or N(0, I_10) (one unit
 w* shared by all users). A smaller class shift makes the zero model the exact optimum on
 long lists (the mean of the relevant items then lies in the polytope of averages of k
@@ -74,9 +75,10 @@ class Limits:
     def direct_feasible(self, surrogate: str, users: int, items: int) -> bool:
         if users > self.users:
             return False
-        if surrogates.get(surrogate, K).pairwise_dcp:
-            n_pos = max(1, round(POS_RATE * items))
-            return users * n_pos * (items - n_pos) <= self.pairs
+        n_pos = max(1, round(POS_RATE * items))
+        epigraph = surrogates.get(surrogate, K).dcp_size(n_pos, items - n_pos) - items
+        if epigraph > 0:  # a form with epigraph matrices (TS)
+            return users * epigraph <= self.pairs
         return users * items <= self.items
 
 
@@ -199,7 +201,7 @@ def main() -> None:
              f"k = {K}, C = {C:g}, d = {D}, {POS_RATE:.0%} relevant items per user; tol = 1e-6 "
              "(relative gap). Direct engine only up to "
              f"{limits.users} users and {limits.items:,} items (avg) or {limits.pairs:,} "
-             "pairs (TS).", ""]
+             "epigraph variables (TS).", ""]
     summary = []
     for surrogate in SURROGATES:
         part, times = section(surrogate, users, items, limits, args.seed)
