@@ -46,8 +46,9 @@ __all__ = ["suits", "cut_near"]
 
 
 def suits(objective: RankingObjective) -> bool:
-    """Whether :func:`cut_near` applies: pAp@k-TS on one list."""
-    return objective.one_list and objective.surrogate.name == "pap@k-ts"
+    """Whether :func:`cut_near` applies: a surrogate that declares this cut (``dual_form``
+    ``"pap-ts"``: pAp@k-TS) on one list."""
+    return objective.one_list and objective.surrogate.dual_form == "pap-ts"
 
 
 def cut_near(objective: RankingObjective, g: np.ndarray) -> DualCut:

@@ -72,7 +72,8 @@ class Surrogate(ABC):
     #: (prec@k-avg and -max's form, :class:`~cvxtop.surrogates.prec.SelectionSurrogate`:
     #: :mod:`cvxtop.solvers.selection_dual`), ``"box-hinge"`` (prec@k-svmperf's),
     #: ``"box-struct"`` (prec@k-struct's) and ``"box-pap"`` (pAp@k-avg's,
-    #: :mod:`cvxtop.solvers.box_dual`), or ``None``.
+    #: :mod:`cvxtop.solvers.box_dual`), ``"pap-ts"`` (pAp@k-TS's cut read off a score
+    #: vector, :mod:`cvxtop.solvers.pap_ts_cut`), or ``None``.
     #: A subclass that changes the function must set it anew.
     dual_form: ClassVar[str | None] = None
 

@@ -250,6 +250,7 @@ class PapTightStruct(_PapFace):
     name: ClassVar[str] = "pap@k-ts"
     convex: ClassVar[bool] = True
     pair_matrices: ClassVar[int] = 2
+    dual_form: ClassVar[str | None] = "pap-ts"
     definition = staticmethod(reference.pap_ts)
 
     def _evaluate(self, b, s, grad):
