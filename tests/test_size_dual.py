@@ -76,6 +76,43 @@ def test_the_pieces_values_are_the_loss(seed):
     assert np.all(values <= loss + 1e-12)
 
 
+def test_a_labeling_without_an_irrelevant_item_is_no_cut():
+    """The counterexample of the module docstring: the labeling of the first item alone
+    lies above the loss, so pieces count only labelings with an irrelevant item, and a
+    dual point on relevant items alone is moved onto them before its cut is made."""
+    y, s, k = np.array([1, 1, 0]), np.array([10.0, -10.0, -100.0]), 1
+    loss = reference.prec_svmperf(y, s, k)
+    assert loss == 0.0 and float(s[0] - y @ s) == 10.0  # (ŷ − y)·s of that labeling
+    values = size_dual._piece_values(s, y.astype(float), k, np.arange(k, 4))
+    assert np.all(values <= loss)
+    objective = RankingObjective(np.eye(3), y, surrogates.get("prec@k-svmperf", k), 1.0)
+    piece = size_dual._Piece(np.arange(3), np.array([True, False, False]),
+                             np.array([False, True, True]), 1, -float(k) * y, False)
+    cut = size_dual._cut(objective, [piece], np.array([1.0, 0.0]), [np.zeros(2)])
+    assert cut.intercept + float(cut.g @ s) <= loss + 1e-12
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_points_moved_onto_a_size_polytope_give_valid_cuts(seed):
+    """Random points, most of their weight on relevant items, moved onto the labelings of a
+    size with an irrelevant item: in the box, of that size, at least 1 on the irrelevant
+    items, and a valid cut at scores that rank relevant items low and irrelevant ones
+    lower (where labelings without an irrelevant item would break it)."""
+    rng = np.random.default_rng(seed)
+    _, y, k = tiny(seed)
+    n = len(y)
+    m = int(rng.integers(1, n + 1))
+    u = rng.random(n) * np.where(y == 1, 3.0, rng.choice([0.0, 0.01, 0.5]))
+    u = size_dual.onto_size_polytope(u, m, y == 0)
+    assert np.all(u >= 0) and np.all(u <= 1)
+    assert u.sum() == pytest.approx(m, abs=1e-9) and u[y == 0].sum() >= 1.0
+    c = -(k / m) * y
+    for trial in range(20):
+        s = rng.standard_normal(n) * np.where(y == 1, 10.0, 1.0) - 50.0 * (y == 0) * (trial % 2)
+        cut = k + float(c @ u) + float((u - y) @ s)
+        assert reference.prec_svmperf(y, s, k) >= cut - 1e-9
+
+
 def sparse_wide(C: float) -> RankingObjective:
     """400 × 4,000 sparse data (1%), k = n₊/4: at C = 1 the optimum ties the sizes 10, 42
     and 43, the hinge among them, and most items of each."""

@@ -6,10 +6,15 @@ labelings predicting ``a`` relevant and ``b`` irrelevant items of ``k·b/m + (ŷ
 ``m = a + b``, floored at 0. Since ``k·b/m = k − (k/m)·a``, the labelings of one size ``m``
 make one piece,
 
-    P_m(s) = k − y·s + max {u·(s + c_m) : u ∈ [0, 1]ⁿ, Σu = m},   c_m = −(k/m)·y,
+    P_m(s) = k − y·s + max {u·(s + c_m) : u ∈ U_m},   c_m = −(k/m)·y,
+    U_m = {u ∈ [0, 1]ⁿ : Σu = m, Σ_{y_i = 0} u_i >= 1},
 
-(the labelings without an irrelevant item, ``b = 0``, have ``P_m <= 0``, below the floor),
-and those with ``a = 0`` and ``b >= k`` make the hinge of :mod:`.box_dual`,
+whose vertices are the labelings of size ``m`` with an irrelevant item (the constraints'
+matrix is an interval matrix). The labelings without one, which the surrogate skips, can
+lie above the loss: with ``y = (1, 1, 0)``, ``s = (10, −10, −100)`` and ``k = 1`` the
+labeling of the first item alone has ``(ŷ − y)·s = 10`` where ``L = 0``, so a point of the
+box with ``Σu = m`` alone is no valid cut (:func:`onto_size_polytope`). Those with ``a = 0``
+and ``b >= k`` make the hinge of :mod:`.box_dual`,
 ``P_H(s) = k − y·s + max {u·s : u ∈ [0, 1] on the irrelevant items, Σu >= k}``. So
 ``L = max(0, P_H, P_k, …, P_n)``, and every convex combination of points of the pieces'
 polytopes, weighted by ``λ`` (``λ_0`` on the floor), gives a cut valid everywhere:
@@ -38,6 +43,8 @@ is repeated from the better point, up to :data:`REPEATS` times.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -49,7 +56,7 @@ from .objective import RankingObjective
 from .selection_dual import DualCut, dual_cut
 
 __all__ = ["ALL_SIZES", "FREE_PER_FEATURE", "KEEP", "MAX_FREE", "MAX_ITEMS", "REPEATS", "SIZES",
-           "WINDOW", "size_dual_cut", "suits"]
+           "WINDOW", "onto_size_polytope", "size_dual_cut", "suits"]
 
 #: Labeling sizes kept: the highest pieces at the best point among :data:`WINDOW` sizes
 #: either side of its labeling's size.
@@ -88,7 +95,7 @@ def suits(objective: RankingObjective) -> bool:
 
 def _piece_values(s: np.ndarray, y: np.ndarray, k: int, sizes: np.ndarray) -> np.ndarray:
     """``P_m(s)`` for each size ``m``: ``k − y·s`` plus the best split of ``m`` into ``a``
-    relevant items (the highest, each less ``k/m``) and ``m − a`` irrelevant ones."""
+    relevant items (the highest, each less ``k/m``) and ``m − a >= 1`` irrelevant ones."""
     pos_sums = np.r_[0.0, np.cumsum(np.sort(s[y == 1])[::-1])]
     neg_sums = np.r_[0.0, np.cumsum(np.sort(s[y == 0])[::-1])]
     n_pos, n_neg = len(pos_sums) - 1, len(neg_sums) - 1
@@ -96,7 +103,7 @@ def _piece_values(s: np.ndarray, y: np.ndarray, k: int, sizes: np.ndarray) -> np
     m = sizes[:, None]
     b = m - a
     terms = pos_sums[a] - (k / m) * a + neg_sums[np.clip(b, 0, n_neg)]
-    terms = np.where((b >= 0) & (b <= n_neg), terms, -np.inf)
+    terms = np.where((b >= 1) & (b <= n_neg), terms, -np.inf)
     return k - float(y @ s) + terms.max(axis=1)
 
 
@@ -191,6 +198,10 @@ def _solve(objective: RankingObjective, pieces: list[_Piece], solver: str
         total = cp.sum(x) + count * lam[j]
         constraints += [x <= lam[j], total >= p.size * lam[j] if p.hinge
                         else total == p.size * lam[j]]
+        irrelevant = y[p.at_one] == 0
+        if not p.hinge and not irrelevant.any():
+            # a labeling of the size with an irrelevant item (module docstring, U_m)
+            constraints.append(cp.sum(x[np.flatnonzero(y[p.free] == 0)]) >= lam[j])
         intercept = intercept + (k + float(p.c[p.at_one].sum())) * lam[j] + p.c[p.free] @ x
         embed = sp.csr_matrix((np.ones(len(p.free)), (slot[p.free], np.arange(len(p.free)))),
                               shape=(len(free), len(p.free)))
@@ -221,11 +232,35 @@ def _dense(product) -> np.ndarray:
     return product.toarray() if sp.issparse(product) else np.atleast_2d(np.asarray(product))
 
 
+def onto_size_polytope(u: np.ndarray, size: int, irrelevant: np.ndarray) -> np.ndarray:
+    """``u`` moved onto ``U_m`` (module docstring) for ``m = size``, up to the rounding of a
+    sum: clipped to ``[0, 1]`` and brought to its sum (:func:`.box_dual._onto_box_sum`),
+    then, where the ``irrelevant`` items hold less than 1 (plus a margin far above the
+    rounding of a sum), weight moved from the relevant items to them, raising them towards
+    1 (to 1 exactly where that is all they can take). Needs ``1 <= size`` and an
+    irrelevant item."""
+    u = _onto_box_sum(u, size, equality=True)
+    need = 1.0 + 1e-12 * len(u) - math.fsum(u[irrelevant])
+    if need <= 0:
+        return u
+    room = math.fsum(1.0 - u[irrelevant])
+    if need >= room:
+        added = room
+        u[irrelevant] = 1.0
+    else:
+        added = need
+        u[irrelevant] += (1.0 - u[irrelevant]) * (need / room)
+    relevant = ~irrelevant
+    u[relevant] *= max(0.0, 1.0 - added / max(math.fsum(u[relevant]), 1e-300))
+    return u
+
+
 def _cut(objective: RankingObjective, pieces: list[_Piece], lam: np.ndarray,
          xs: list[np.ndarray]) -> DualCut:
     """The cut of the dual point, moved onto the pieces' polytopes exactly up to rounding:
     ``λ`` clipped and normalized, each piece's weights scaled to ``[0, 1]`` and brought to
-    its sum (:func:`.box_dual._onto_box_sum`)."""
+    its sum (:func:`.box_dual._onto_box_sum`), a size's with at least 1 on the irrelevant
+    items (:func:`onto_size_polytope`)."""
     bound = objective.parts[0].bound
     y, k = bound.y.astype(np.float64), bound.k
     lam = np.clip(lam, 0.0, None)
@@ -237,7 +272,8 @@ def _cut(objective: RankingObjective, pieces: list[_Piece], lam: np.ndarray,
         u = np.zeros(bound.n)
         u[p.at_one] = 1.0
         u[p.free] = np.clip(x / weight, 0.0, 1.0)
-        u[p.items] = _onto_box_sum(u[p.items], p.size, equality=not p.hinge)
+        u[p.items] = _onto_box_sum(u[p.items], p.size, equality=False) if p.hinge \
+            else onto_size_polytope(u[p.items], p.size, y[p.items] == 0)
         g += weight * (u - y)
         intercept += weight * (k + float(p.c @ u))
     return dual_cut(objective, g, intercept)
