@@ -389,19 +389,21 @@ def _size_candidate(objective: RankingObjective, bundle: CutStore, row_norms: np
         value = 0.5 * float(w @ w) + objective.C * loss
         if value < best_state[0]:
             best_state = (value, w, scores, (loss, g), True)
-        _add_combination(bundle, answer, rows, intercepts, active, row_norms)
+        _add_combination(objective, bundle, answer, (rows, intercepts, active), row_norms)
         break
     return best_state
 
 
-def _add_combination(bundle: CutStore, answer: "size_program.Answer", rows: np.ndarray,
-                     intercepts: np.ndarray, active: np.ndarray, row_norms: np.ndarray) -> None:
-    """Stores the answer's cut, ``(answer.intercept + α·b) + (Zᵀ answer.g + Hα)·w``, with its
-    rounding: the sizes' part's (:func:`.cut_store.cut_rounding`), the weighed margins of the
-    store's cuts, and the rounding of the combination's sums (the store holds ``h`` itself:
-    the program is tried on lists with more items than features)."""
+def _add_combination(objective: RankingObjective, bundle: CutStore,
+                     answer: "size_program.Answer", given: tuple, row_norms: np.ndarray) -> None:
+    """Stores the answer's cut, ``(answer.intercept + α·b) + (Zᵀ answer.g + Hα)·w`` for the
+    store's cuts ``given`` (their rows ``H``, intercepts ``b`` and slots), with its rounding:
+    the sizes' part's (:func:`.cut_store.cut_rounding`), the weighed margins of the store's
+    cuts, and the rounding of the combination's sums (the store holds ``h`` itself: the
+    program is tried on lists with more items than features)."""
+    rows, intercepts, active = given
     alpha, eps = answer.alpha, np.finfo(np.float64).eps
-    h_sizes = np.asarray(bundle.Z.T @ answer.g).ravel()
+    h_sizes = np.asarray(objective.Z.T @ answer.g).ravel()
     h = h_sizes + alpha @ rows
     intercept = answer.intercept + float(alpha @ intercepts)
     margin, h_error = cut_rounding(answer.intercept, answer.g, None, row_norms, bundle.scores)

@@ -47,6 +47,7 @@ from typing import Any
 
 import cvxpy as cp
 import numpy as np
+import scipy.sparse as sp
 
 from .. import _cvxpy
 from ..exceptions import SolverError
@@ -135,16 +136,17 @@ def _program(objective: RankingObjective, pieces: list[_Piece], rows: np.ndarray
     """The restricted program at loss weight ``weight`` in ``v = w/ρ``: the problem, ``v``,
     ``ρ``, per piece its constraint on ``τ`` and its free items' hinge constraints, and the
     constraint of the given cuts (``None`` without cuts)."""
-    Z, C = np.asarray(objective.Z), objective.C
+    Z, C = objective.Z, objective.C
+    Z = sp.csr_matrix(Z) if sp.issparse(Z) else np.asarray(Z)
     bound = objective.parts[0].bound
     y, k = bound.y.astype(np.float64), bound.k
     rho = math.sqrt(C / weight)
     v = cp.Variable(Z.shape[1])
     tau = cp.Variable(nonneg=True)
-    relevant = rho * (y @ Z)
+    relevant = rho * np.asarray(Z.T @ y).ravel()
     constraints, on_tau, on_hinges = [], [], []
     for p in pieces:
-        fixed = rho * Z[p.at_one].sum(axis=0)
+        fixed = rho * np.asarray(Z[p.at_one].sum(axis=0)).ravel()
         threshold = cp.Variable()
         hinge = cp.Variable(len(p.free), nonneg=True)
         augmented = (rho * Z[p.free]) @ v + p.c[p.free] - threshold
