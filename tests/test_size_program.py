@@ -53,7 +53,7 @@ def test_the_cut_of_any_multipliers_is_valid(seed, monkeypatch):
     assert lam.sum() + alpha.sum() <= 1.0 + 1e-12 and np.all(lam >= 0) and np.all(alpha >= 0)
     hinges = [rng.standard_normal(len(p.free)) * rng.choice([1e-3, 1.0, 1e3])
               for p in pieces]
-    g, intercept = size_program._mixture(objective, pieces, lam, hinges)
+    g, intercept = size_dual.combination(pieces, lam, hinges, y.astype(float), k)
     g_all, b_all = g + alpha[0] * given[0], intercept + alpha[0] * given[1]
     for trial in range(20):
         s = scores_with_ties(rng, n, trial)

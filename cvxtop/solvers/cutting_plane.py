@@ -330,6 +330,19 @@ def _take_cut(bundle: CutStore, cut: DualCut, row_norms: np.ndarray, best_state:
     return best_state
 
 
+def _candidate(objective: RankingObjective, bundle: CutStore, row_norms: np.ndarray,
+               w: np.ndarray, best_state: tuple) -> tuple:
+    """Stores the cut at a program's answer ``w`` and returns the best point's state
+    ``(upper, best, best_s, best_oracle, exact_scores)``, moved to ``w`` where its objective,
+    evaluated exactly, is lower."""
+    scores = np.asarray(objective.Z @ w).ravel()
+    loss, g = objective.loss_and_score_gradient(scores)
+    _add_query_cut(bundle, (objective.Z, g, loss - float(g @ scores),
+                            cut_rounding(loss, g, scores, row_norms, bundle.scores)), True)
+    value = 0.5 * float(w @ w) + objective.C * loss
+    return (value, w, scores, (loss, g), True) if value < best_state[0] else best_state
+
+
 def _direct_candidate(objective: RankingObjective, bundle: CutStore, row_norms: np.ndarray,
                       best_state: tuple, lower: float, tol: float) -> tuple:
     """Stores the cuts at the direct program's answers (:mod:`.direct_program`), and the
@@ -344,14 +357,7 @@ def _direct_candidate(objective: RankingObjective, bundle: CutStore, row_norms: 
         for weight in direct_program.LOSS_WEIGHTS:
             for w, multipliers in direct_program.answers(objective, solver, (weight,)):
                 answered = True
-                scores = np.asarray(objective.Z @ w).ravel()
-                loss, g = objective.loss_and_score_gradient(scores)
-                _add_query_cut(bundle, (objective.Z, g, loss - float(g @ scores),
-                                        cut_rounding(loss, g, scores, row_norms,
-                                                     bundle.scores)), True)
-                value = 0.5 * float(w @ w) + objective.C * loss
-                if value < best_state[0]:
-                    best_state = (value, w, scores, (loss, g), True)
+                best_state = _candidate(objective, bundle, row_norms, w, best_state)
                 cut = direct_program.cut_near(objective, multipliers)
                 if cut is not None and (dual is None or cut.dual_value(objective.C)
                                         > dual.dual_value(objective.C)):
@@ -381,14 +387,7 @@ def _size_candidate(objective: RankingObjective, bundle: CutStore, row_norms: np
                                                 weight)
         if answer is None:
             continue
-        w = answer.weights
-        scores = np.asarray(objective.Z @ w).ravel()
-        loss, g = objective.loss_and_score_gradient(scores)
-        _add_query_cut(bundle, (objective.Z, g, loss - float(g @ scores),
-                                cut_rounding(loss, g, scores, row_norms, bundle.scores)), True)
-        value = 0.5 * float(w @ w) + objective.C * loss
-        if value < best_state[0]:
-            best_state = (value, w, scores, (loss, g), True)
+        best_state = _candidate(objective, bundle, row_norms, answer.weights, best_state)
         _add_combination(objective, bundle, answer, (rows, intercepts, active), row_norms)
         break
     return best_state

@@ -56,7 +56,7 @@ from .objective import RankingObjective
 from .selection_dual import DualCut, dual_cut
 
 __all__ = ["ALL_SIZES", "FREE_PER_FEATURE", "KEEP", "MAX_FREE", "MAX_ITEMS", "REPEATS", "SIZES",
-           "WINDOW", "onto_size_polytope", "size_dual_cut", "suits"]
+           "WINDOW", "combination", "onto_size_polytope", "size_dual_cut", "suits"]
 
 #: Labeling sizes kept: the highest pieces at the best point among :data:`WINDOW` sizes
 #: either side of its labeling's size.
@@ -123,9 +123,10 @@ def _band(scores: np.ndarray, threshold: float, width: np.ndarray, most: int
 
 
 class _Piece:
-    """One piece of the restricted dual: its items at one and free (as item indices), the
-    items it ranges over, its size (``Σu = size``, or ``>= size`` for the hinge) and ``c``
-    on every item of the list."""
+    """One piece of a restriction (this module's dual, :mod:`.size_program`'s program): the
+    items it ranges over, those of them at one and free (given as masks or positions over
+    ``items``, kept as item indices), its size (``Σu = size``, or ``>= size`` for the
+    hinge) and ``c`` on every item of the list."""
 
     def __init__(self, items: np.ndarray, at_one: np.ndarray, free: np.ndarray, size: int,
                  c: np.ndarray, hinge: bool) -> None:
@@ -255,28 +256,38 @@ def onto_size_polytope(u: np.ndarray, size: int, irrelevant: np.ndarray) -> np.n
     return u
 
 
-def _cut(objective: RankingObjective, pieces: list[_Piece], lam: np.ndarray,
-         xs: list[np.ndarray]) -> DualCut:
-    """The cut of the dual point, moved onto the pieces' polytopes exactly up to rounding:
-    ``λ`` clipped and normalized, each piece's weights scaled to ``[0, 1]`` and brought to
-    its sum (:func:`.box_dual._onto_box_sum`), a size's with at least 1 on the irrelevant
-    items (:func:`onto_size_polytope`)."""
-    bound = objective.parts[0].bound
-    y, k = bound.y.astype(np.float64), bound.k
-    lam = np.clip(lam, 0.0, None)
-    lam = lam / lam.sum()
-    g, intercept = np.zeros(bound.n), 0.0
+def combination(pieces: list[_Piece], lam: np.ndarray, xs: list[np.ndarray | None],
+                y: np.ndarray, k: int) -> tuple[np.ndarray, float]:
+    """``Σ_j λ_j (u_j − y)`` and ``Σ_j λ_j (k + c_j·u_j)`` for weights ``λ_j >= 0`` (the
+    floor's left out) and each piece's free weights ``x_j``: ``u_j`` is ``x_j/λ_j`` clipped
+    to ``[0, 1]`` on the free items (0 where ``x_j`` is missing or not finite) and 1 on the
+    items at one, moved onto the piece's polytope exactly up to rounding (the hinge's by
+    :func:`.box_dual._onto_box_sum`, a size's onto ``U_m`` by :func:`onto_size_polytope`).
+    A valid cut whatever ``x``, for ``Σλ <= 1``."""
+    g, intercept = np.zeros(len(y)), 0.0
     for p, x, weight in zip(pieces, xs, lam):
-        if weight <= 0:
+        if not weight > 0:
             continue
-        u = np.zeros(bound.n)
+        u = np.zeros(len(y))
         u[p.at_one] = 1.0
-        u[p.free] = np.clip(x / weight, 0.0, 1.0)
+        if x is not None and np.all(np.isfinite(x)):
+            u[p.free] = np.clip(x / weight, 0.0, 1.0)
         u[p.items] = _onto_box_sum(u[p.items], p.size, equality=False) if p.hinge \
             else onto_size_polytope(u[p.items], p.size, y[p.items] == 0)
         g += weight * (u - y)
         intercept += weight * (k + float(p.c @ u))
-    return dual_cut(objective, g, intercept)
+    return g, intercept
+
+
+def _cut(objective: RankingObjective, pieces: list[_Piece], lam: np.ndarray,
+         xs: list[np.ndarray]) -> DualCut:
+    """The cut of the dual point (:func:`combination`), ``λ`` clipped and normalized with
+    the floor's weight last."""
+    bound = objective.parts[0].bound
+    lam = np.clip(lam, 0.0, None)
+    lam = lam / lam.sum()
+    return dual_cut(objective, *combination(pieces, lam[:-1], xs, bound.y.astype(np.float64),
+                                            bound.k))
 
 
 def size_dual_cut(objective: RankingObjective, best_scores: np.ndarray,

@@ -54,7 +54,7 @@ from ..exceptions import SolverError
 from ..surrogates.prec_svmperf import count_pieces
 from . import count_dual, direct_program
 from .objective import RankingObjective
-from .size_dual import onto_size_polytope
+from .size_dual import _Piece, combination
 
 __all__ = ["BAND", "MAX_SIZES", "PIECE_RTOL", "REPEATS", "Answer",
            "restricted_answer", "suits"]
@@ -83,16 +83,6 @@ def suits(objective: RankingObjective) -> bool:
 
 
 @dataclass
-class _Piece:
-    """One size ``m`` of the restriction: its items fixed at 1 and free, and ``c_m``."""
-
-    size: int
-    at_one: np.ndarray
-    free: np.ndarray
-    c: np.ndarray
-
-
-@dataclass
 class Answer:
     """The program's answer: its weights ``w``, and its multipliers as one valid cut,
     ``Σ_m λ_m (k + c_m·u_m + (u_m − y)·s) + Σ_c α_c (b_c + h_c·w)``: the sizes' part as the
@@ -106,14 +96,16 @@ class Answer:
 
 
 def _pieces(scores: np.ndarray, y: np.ndarray, k: int, sizes: np.ndarray) -> list[_Piece]:
-    """The restriction of each size at ``scores`` (module docstring)."""
+    """The restriction of each size at ``scores`` (module docstring): a partition of the
+    items by their augmented scores at the band's two ends, no whole sort."""
     n = len(y)
+    every = np.arange(n)
     pieces = []
     for m in sizes:
         c = -(k / m) * y
-        order = np.argsort(-(scores + c), kind="stable")
         top, bottom = max(0, m - BAND), min(n, m + BAND)
-        pieces.append(_Piece(int(m), order[:top], order[top:bottom], c))
+        order = np.argpartition(-(scores + c), sorted({top, bottom - 1}))
+        pieces.append(_Piece(every, order[:top], order[top:bottom], int(m), c, False))
     return pieces
 
 
@@ -171,29 +163,6 @@ def _program(objective: RankingObjective, pieces: list[_Piece], rows: np.ndarray
     return problem, v, rho, on_tau, on_hinges, on_cuts
 
 
-def _mixture(objective: RankingObjective, pieces: list[_Piece], weights: np.ndarray,
-             hinges: list[np.ndarray | None]) -> tuple[np.ndarray, float]:
-    """The sizes' part of the cut, ``g = Σ_m λ_m (u_m − y)`` and ``Σ_m λ_m (k + c_m·u_m)``,
-    for the weights ``λ_m`` (``weights``, at least 0) and the free items' multipliers
-    ``μ_m`` (``hinges``): ``u_m`` is ``μ_m/λ_m`` on the free items and 1 on those fixed
-    there, moved onto the labelings of size ``m`` with an irrelevant item exactly
-    (:func:`.size_dual.onto_size_polytope`). Valid whatever the multipliers."""
-    bound = objective.parts[0].bound
-    y, k = bound.y.astype(np.float64), bound.k
-    g, intercept = np.zeros(len(y)), 0.0
-    for p, lam, mu in zip(pieces, weights, hinges):
-        if not lam > 0:
-            continue
-        u = np.zeros(len(y))
-        u[p.at_one] = 1.0
-        if mu is not None and np.all(np.isfinite(mu)):
-            u[p.free] = np.clip(mu / lam, 0.0, 1.0)
-        u = onto_size_polytope(u, p.size, y == 0)
-        g += lam * (u - y)
-        intercept += lam * (k + float(p.c @ u))
-    return g, intercept
-
-
 def _on_simplex(lam: np.ndarray, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The weights clipped at 0 and, where they sum above 1, scaled to sum 1 (below 1 the
     floor ``L >= 0`` takes the rest): a convex combination of valid cuts."""
@@ -204,7 +173,7 @@ def _on_simplex(lam: np.ndarray, alpha: np.ndarray) -> tuple[np.ndarray, np.ndar
     return lam, alpha
 
 
-def _multipliers(constraints: list, weight: float) -> list[np.ndarray | float | None]:
+def _multipliers(constraints: list, weight: float) -> list[np.ndarray | None]:
     """The constraints' multipliers over the loss weight (``None`` where there are none)."""
     values = []
     for constraint in constraints:
@@ -242,5 +211,6 @@ def restricted_answer(objective: RankingObjective, scores: np.ndarray, rows: np.
     if not (np.all(np.isfinite(lam)) and np.all(np.isfinite(alpha))):
         lam, alpha = np.zeros(len(lam)), np.zeros(len(alpha))
     lam, alpha = _on_simplex(lam, alpha)
-    g, intercept = _mixture(objective, pieces, lam, _multipliers(on_hinges, weight))
+    g, intercept = combination(pieces, lam, _multipliers(on_hinges, weight),
+                               bound.y.astype(np.float64), bound.k)
     return Answer(rho * np.asarray(v.value, dtype=np.float64), g, intercept, alpha)
