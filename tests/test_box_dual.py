@@ -675,6 +675,8 @@ def test_shifted_rows_give_the_products_of_the_rows_they_stand_for():
                                rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(rows[chosen] @ x, dense[chosen] @ x, rtol=1e-12, atol=1e-12)
     assert box_dual._squared_norm(rows) == pytest.approx(float((dense ** 2).sum()), rel=1e-12)
+    np.testing.assert_allclose(box_dual._row_squares(rows), (dense ** 2).sum(axis=1),
+                               rtol=1e-10, atol=1e-12)
     assert rows.shape == dense.shape
     with pytest.raises(ValueError, match="axis"):
         rows.sum(axis=1)
@@ -865,16 +867,23 @@ def test_a_guess_that_holds_is_solved_once_for_every_c(case, monkeypatch):
     np.testing.assert_allclose(by_face.g, by_steps.g, atol=1e-6 * np.abs(by_face.g).max())
 
 
-def test_a_kept_guess_that_is_no_longer_optimal_falls_back_to_the_steps(monkeypatch):
-    """Where the kept face's guess is not this C's optimal one, its cut is not taken (its
-    gap is above the aim) and the steps solve from the same guess, to the cold fit's
-    optimum."""
+def _struct_face_kept() -> tuple:
+    """A struct path's solves at C = 0.3 and 1.0, whose guess holds between them: the
+    data, the objective (at C = 1.0) and the second solve, whose cuts keep its face."""
     X, y = make_sparse_ranking_data(1000, 3000, density=0.01, noise=0.5, random_state=0)
     objective = RankingObjective(X, y, surrogates.get("prec@k-struct", 0.25), 0.3)
     result = solve_cutting_plane(objective, tol=1e-8, keep_cuts=True)
     objective.C = 1.0  # the same guess: its face is kept
     result = solve_cutting_plane(objective, tol=1e-8, keep_cuts=True, cuts=result.cuts,
                                  w0=result.coef)
+    return X, y, objective, result
+
+
+def test_a_kept_guess_that_is_no_longer_optimal_falls_back_to_the_steps(monkeypatch):
+    """Where the kept face's guess is not this C's optimal one, its cut is not taken (its
+    gap is above the aim) and the steps solve from the same guess, to the cold fit's
+    optimum."""
+    X, y, objective, result = _struct_face_kept()
     assert "last" in result.cuts.box_faces
     faces, steps = [], []
     face_cut, solve = box_dual._face_cut, box_dual._box_sum_weights
@@ -888,6 +897,58 @@ def test_a_kept_guess_that_is_no_longer_optimal_falls_back_to_the_steps(monkeypa
     assert [cut for cut, _ in faces] == [None] and steps
     assert path.status == "optimal"
     assert path.objective == pytest.approx(cold.objective, rel=2e-8)
+
+
+def test_a_missed_face_ends_the_faces_of_the_path(monkeypatch):
+    """Once a kept face's guess misses, the path's faces say so, and a later guess that
+    holds from one C to the next is not solved for every C (its three solves would not
+    pay where this loss's guesses change)."""
+    _, _, objective, result = _struct_face_kept()
+    kept = result.cuts.box_faces["last"]
+    objective.C = 0.01  # another guess: the face misses
+    result = solve_cutting_plane(objective, tol=1e-8, keep_cuts=True, cuts=result.cuts,
+                                 w0=result.coef)
+    assert result.cuts.box_faces.get("missed") and result.cuts.box_faces["last"] is kept
+    solves = []
+    keep = box_dual._keep_face
+    monkeypatch.setattr(box_dual, "_keep_face",
+                        lambda *args: solves.append(1) or keep(*args))
+    for C in (0.0101, 0.0102):  # a guess that holds: the steps end where they start
+        objective.C = C
+        result = solve_cutting_plane(objective, tol=1e-8, keep_cuts=True, cuts=result.cuts,
+                                     w0=result.coef)
+        assert result.status == "optimal"
+    assert solves and result.cuts.box_faces["last"] is kept
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_tied_rows_of_very_different_norms_are_solved_in_few_runs(seed, monkeypatch):
+    """The Jacobi preconditioner (the rows' squared norms): rows scaled over four orders
+    of magnitude, whose system unpreconditioned conjugate gradients need hundreds of
+    products for, are solved in a few dozen, free and on the plane of the sum, at a small C
+    too (a large constant part ``c/C`` in the right side), to the factored answer."""
+    rng = np.random.default_rng(seed)
+    Z_T = sparse.diags(10.0 ** rng.uniform(-2, 2, 60)) @ sparse.random(
+        60, 400, density=0.05, random_state=seed, format="csr")
+    products = []
+    times = box_dual._TiedSystem._times
+    monkeypatch.setattr(box_dual._TiedSystem, "_times",
+                        lambda self, p: products.append(1) or times(self, p))
+    exact = box_dual._TiedSystem(Z_T.toarray(), 0.0, 1e-12)
+    for C in (1e-4, 1.0):
+        rhs = 1.0 / C + rng.standard_normal(60)
+        system = box_dual._TiedSystem(sparse.csr_matrix(Z_T), 0.0, 1e-10)
+        products.clear()
+        free = system.solve(rhs, np.zeros(60))
+        assert free is not None and len(products) <= 80
+        np.testing.assert_allclose(free, exact.solve(rhs, np.zeros(60)), rtol=1e-6,
+                                   atol=1e-8 * np.abs(free).max())
+        products.clear()
+        v, theta = system.solve_with_sum(rhs, np.zeros(60), 7.0, C)
+        assert len(products) <= 80
+        v_exact, theta_exact = exact.solve_with_sum(rhs, np.zeros(60), 7.0, C)
+        np.testing.assert_allclose(v, v_exact, rtol=1e-6, atol=1e-8 * np.abs(v_exact).max())
+        assert theta == pytest.approx(theta_exact, rel=1e-6)
 
 
 def test_a_face_starts_its_solves_from_the_last_faces_on_the_items_both_tie():

@@ -25,24 +25,24 @@ optimality conditions put ``v_i = 1`` where ``s_i > θ``, ``0`` where ``s_i < θ
 where ``s_i = θ`` (``s = Xw``), with the threshold ``θ = 0`` while that leaves ``Σv >= k``
 and ``θ < 0`` with ``Σv = k`` where the sum's bound holds. Given which items are tied
 (``T``) and which at 1 (``A``), the tied weights solve ``X_T X_Tᵀ v_T = X_T (X₊ᵀ1 − X_Aᵀ1)``
-at ``θ = 0``, and where that leaves ``Σv < k`` they move by ``−θ·(X_T X_Tᵀ)⁻¹1/C`` with
-the ``θ`` that makes ``Σv = k``: systems solved by conjugate gradients (Hestenes & Stiefel
-1952) on products with ``X_T``, started from an earlier answer's weights where there is
-one. The gap of their answer is their relative residual times a factor that grows with
-``C``, so an answer whose gap is above the aim is solved again from its own guess to a
-finer residual (:func:`_refined_cut`). The primal-dual active-set method (Hintermüller,
-Ito and Kunisch 2002) starts from the cutting plane's best point (items within
-:data:`TIE_SHARE` of the largest score tied) and moves the items that violate the guess
-(of those at 0, the most violating :data:`MIN_ENTERING` or as many as are tied), until
-none does. The answer, clipped onto ``Q``, gives one more cut for the master and its
-weights a candidate best point: the certificate stays the master's. Where the steps fail
-(as many tied items as features make the tied system singular: at the zero model every
+at ``θ = 0``, and where that leaves ``Σv < k`` they move by ``−θ·(X_T X_Tᵀ)⁻¹1/C`` with the
+``θ`` that makes ``Σv = k``: systems solved by conjugate gradients (Hestenes & Stiefel 1952)
+on products with ``X_T``, preconditioned by the rows' squared norms (Jacobi), started from
+an earlier answer's weights where there is one. The gap of their answer is their relative
+residual times a factor that grows with ``C``, so an answer whose gap is above the aim is
+solved again from its own guess to a finer residual (:func:`_refined_cut`). The primal-dual
+active-set method (Hintermüller, Ito and Kunisch 2002) starts from the cutting plane's best
+point (items within :data:`TIE_SHARE` of the largest score tied) and moves the items that
+violate the guess (of those at 0, the most violating :data:`MIN_ENTERING` or as many as are
+tied), until none does. The answer, clipped onto ``Q``, gives one more cut for the master
+and its weights a candidate best point: the certificate stays the master's. Where the steps
+fail (as many tied items as features make the tied system singular: at the zero model every
 irrelevant item is tied, and on ``make_ranking_data(10⁴, 1,000)`` at C = 1 the zero model is
 the optimum), the solve goes on by proximal points (Rockafellar 1976), whose ridged systems
-are definite; a solve that fails both ways adds nothing. ``L₀`` is ``k`` plus a
-positively homogeneous function of the scores, so its minimizer is proportional to ``C``
-and the tied set the same at every ``C``: on the sparse set the solve certifies C_perf
-0.1, 1 and 10 alike, after 20 rounds (measured: docs/solvers.md, "Measurements behind the constants").
+are definite; a solve that fails both ways adds nothing. ``L₀`` is ``k`` plus a positively
+homogeneous function of the scores, so its minimizer is proportional to ``C`` and the tied
+set the same at every ``C``: on the sparse set the solve certifies C_perf 0.1, 1 and 10
+alike, after 20 rounds (measured: docs/solvers.md, "Measurements behind the constants").
 Where the optimum predicts relevant items too (the UCI sets at SVMperf's grid, except
 letter) the labelings of the best point have ``a > 0`` and the solve is not tried.
 
@@ -237,7 +237,9 @@ def _factored(Z: Any) -> bool:
 
 class _TiedSystem:
     """``(Z_T Z_Tᵀ + ridge·I) v = rhs`` for one guess's tied rows ``Z_T``. Sparse rows:
-    conjugate gradients to the relative residual ``rtol``, a right side at a time (splitting
+    conjugate gradients to the relative residual ``rtol``, with the diagonal (``squares``,
+    the rows' squared norms, plus the ridge) as a Jacobi preconditioner, a right side at a
+    time (splitting
     the products over two threads, as the rounds do, gave no steady gain here (measured:
     docs/solvers.md, "Measurements behind the constants")). Dense rows: a Cholesky factor,
     taken once for every right side, of the smaller of ``Z_T Z_Tᵀ + ridge·I`` and, by the
@@ -252,14 +254,19 @@ class _TiedSystem:
     ties 76 irrelevant items with 40 distinct rows, which 57 features determine
     (docs/solvers.md, "Equal rows")."""
 
-    def __init__(self, Z_T, ridge: float, rtol: float, plane_rtol: float | None = None
-                 ) -> None:
+    def __init__(self, Z_T, ridge: float, rtol: float, plane_rtol: float | None = None,
+                 squares: np.ndarray | None = None) -> None:
         self.Z_T, self.ridge, self.rtol = Z_T, ridge, rtol
         self.plane_rtol = rtol if plane_rtol is None else plane_rtol
         self._factor: tuple | None = None
         self._groups = _equal_rows(Z_T) if _factored(Z_T) and ridge <= 0 else None
         #: rows whose equations can differ: the distinct ones where equal rows are merged
         self.distinct_rows = Z_T.shape[0] if self._groups is None else len(self._groups[0])
+        if not _factored(Z_T):  # conjugate gradients: the transpose and the diagonal, once
+            self._transposed = Z_T.T
+            diagonal = (_row_squares(Z_T) if squares is None else squares) + ridge
+            self._inverse_diagonal = np.where(diagonal > 0, 1.0 / np.where(diagonal > 0,
+                                                                           diagonal, 1.0), 1.0)
 
     def _dense(self, rhs: np.ndarray) -> np.ndarray:
         if self._groups is not None:
@@ -291,7 +298,7 @@ class _TiedSystem:
         return (totals / sizes)[group]
 
     def _times(self, p: np.ndarray) -> np.ndarray:
-        return np.asarray(self.Z_T @ (self.Z_T.T @ np.ravel(p))).ravel() + self.ridge * p
+        return np.asarray(self.Z_T @ (self._transposed @ np.ravel(p))).ravel() + self.ridge * p
 
     def solve(self, rhs: np.ndarray, start: np.ndarray) -> np.ndarray | None:
         """``v``, or ``None`` (a singular factor, or gradients that did not converge)."""
@@ -302,7 +309,10 @@ class _TiedSystem:
                 return None
         m = self.Z_T.shape[0]
         gram = LinearOperator((m, m), matvec=self._times, dtype=np.float64)
-        solution, info = cg(gram, rhs, x0=start, rtol=self.rtol, maxiter=CG_ITERATIONS)
+        jacobi = LinearOperator((m, m), matvec=lambda r: self._inverse_diagonal * np.ravel(r),
+                                dtype=np.float64)
+        solution, info = cg(gram, rhs, x0=start, rtol=self.rtol, maxiter=CG_ITERATIONS,
+                            M=jacobi)
         return solution if info == 0 else None
 
     def solve_with_sum(self, rhs: np.ndarray, start: np.ndarray, total: float, C: float
@@ -332,21 +342,32 @@ class _TiedSystem:
         target = (self.plane_rtol * scale) ** 2
         v = start + (total - float(start.sum())) / m
         residual = rhs - self._times(v)
-        projected = residual - residual.mean()
-        direction, norm2 = projected.copy(), float(projected @ projected)
+        inverse = self._inverse_diagonal
+        weight = float(inverse.sum())
+
+        def preconditioned(r: np.ndarray) -> tuple[np.ndarray, float]:
+            # P⁻¹(r − λ·1) with the λ that keeps it on the plane (sum 0), and its product
+            # with r − λ·1 (not with r, whose constant part, c/C at a small C, is large)
+            shifted = r - float(inverse @ r) / weight
+            z = inverse * shifted
+            return z, float(shifted @ z)
+
+        z, rho = preconditioned(residual)
+        direction = z.copy()
         for _ in range(CG_ITERATIONS):
-            if norm2 <= target:
+            projected = residual - residual.mean()
+            if float(projected @ projected) <= target:
                 return v, C * float(residual.mean())
             product = self._times(direction)
             curvature = float(direction @ product)
             if not curvature > 0:
                 return None
-            step = norm2 / curvature
+            step = rho / curvature
             v = v + step * direction
             residual = residual - step * product
-            projected = residual - residual.mean()
-            previous, norm2 = norm2, float(projected @ projected)
-            direction = projected + (norm2 / previous) * direction
+            previous = rho
+            z, rho = preconditioned(residual)
+            direction = z + (rho / previous) * direction
         return None
 
 
@@ -377,6 +398,11 @@ class _ShiftedRows:
     def T(self) -> "_ShiftedColumns":
         return _ShiftedColumns(self)
 
+    def squared_norms(self, unshifted: np.ndarray) -> np.ndarray:
+        """``‖scale·(z_i − m)‖²`` for each row, from the rows' own ``‖z_i‖²``."""
+        cross = np.asarray(self.Z @ self.shift).ravel()
+        return self.scale ** 2 * (unshifted - 2.0 * cross + float(self.shift @ self.shift))
+
     def squared_norm(self) -> float:
         """``Σ_i ‖scale·(z_i − m)‖²``."""
         Z, m = self.Z, self.shift
@@ -394,6 +420,20 @@ class _ShiftedColumns:
     def __matmul__(self, v: np.ndarray) -> np.ndarray:
         rows, v = self.rows, np.ravel(v)
         return rows.scale * (np.asarray(rows.Z.T @ v).ravel() - rows.shift * v.sum())
+
+
+def _squares(objective: RankingObjective, items: np.ndarray | None = None) -> np.ndarray:
+    """The squared norms of the rows of ``items`` (default every item), from the
+    objective's row norms, for the tied systems' Jacobi preconditioner."""
+    squares = objective.row_norms() ** 2
+    return squares if items is None else squares[items]
+
+
+def _row_squares(Z: Any) -> np.ndarray:
+    """The squared norms of sparse or shifted rows, computed from them."""
+    if isinstance(Z, _ShiftedRows):
+        return Z.squared_norms(np.asarray(Z.Z.multiply(Z.Z).sum(axis=1)).ravel())
+    return np.asarray(Z.multiply(Z).sum(axis=1)).ravel()
 
 
 def _squared_norm(Z: Any) -> float:
@@ -437,6 +477,14 @@ class _BoxProblem:
     #: where the last guess solved at every ``C`` is kept (:class:`_Face`, under ``"last"``):
     #: the cut store's, which a path's cuts carry to its next ``C``
     faces: dict | None = None
+    #: the items' rows' squared norms, the diagonal of the tied systems' Jacobi
+    #: preconditioner (rows solved by conjugate gradients; ``None`` for dense rows)
+    squares: np.ndarray | None = None
+
+
+def _tied_squares(problem: _BoxProblem, tied: np.ndarray) -> np.ndarray | None:
+    """The tied rows' squared norms, where the problem has them."""
+    return None if problem.squares is None else problem.squares[tied]
 
 
 @dataclass(frozen=True)
@@ -479,13 +527,15 @@ def _kept_face(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray) -> _F
 def _keep_face(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray) -> None:
     """Solve a guess's systems for every ``C`` (to :data:`FACE_RESIDUAL`) and keep its
     :class:`_Face` in ``problem.faces`` in place of the last; nothing where nothing is kept
-    or tied, or where a solve fails. (The steps have just solved this guess, so its system
-    is not singular.)"""
-    if problem.faces is None or not tied.any():
+    or tied, where a solve fails, or once a kept face has been missed (``"missed"``: this
+    loss's guesses do not hold from one ``C`` to the next, and a face's three solves cost
+    more than the points that read one save; docs/solvers.md, "A path over C"). (The steps
+    have just solved this guess, so its system is not singular.)"""
+    if problem.faces is None or not tied.any() or problem.faces.get("missed"):
         return
     Z_items = problem.Z_items
     Z_T = Z_items[tied]
-    system = _TiedSystem(Z_T, 0.0, FACE_RESIDUAL)
+    system = _TiedSystem(Z_T, 0.0, FACE_RESIDUAL, squares=_tied_squares(problem, tied))
     base = problem.fixed - np.asarray(Z_items[at_one].sum(axis=0)).ravel()
     c_T = problem.c[tied]
     r_0, p_0, q_0 = _face_starts(problem.faces.get("last"), at_one, tied)
@@ -602,7 +652,8 @@ def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
         threshold = 0.0
         if tied.any():
             Z_T = Z_items[tied]
-            system = _TiedSystem(Z_T, ridge, residual.rtol, residual.tight)
+            system = _TiedSystem(Z_T, ridge, residual.rtol, residual.tight,
+                                 _tied_squares(problem, tied))
             if ridge <= 0 and system.distinct_rows >= Z_items.shape[1]:
                 return None  # M singular (equal dense rows count once): give up
             rhs = np.asarray(Z_T @ base).ravel() + c[tied] / C + ridge * centre[tied]
@@ -667,6 +718,8 @@ def _solve_box(problem: _BoxProblem, scores: np.ndarray, centre: float, tie: flo
         cut, weights = (None, None) if face is None else _face_cut(problem, face, tol, cut_of)
         if cut is not None:
             return cut
+        if face is not None:
+            problem.faces["missed"] = True
         found = _box_sum_weights(problem, at_one, tied, tol,
                                  values=start if weights is None else weights)
         if found is not None:
@@ -767,8 +820,9 @@ def hinge_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: fl
     tie = TIE_SHARE * float(np.max(np.abs(best_scores), initial=0.0))
     rows = objective.derived("irrelevant rows", lambda: Z[neg])
     fixed = objective.derived("relevant rows' sum", lambda: np.asarray(Z[pos].sum(axis=0)).ravel())
+    squares = None if _factored(rows) else _squares(objective, neg)
     problem = _BoxProblem(rows, np.zeros(len(neg)), fixed, bound.k, objective.C, False,
-                          faces=faces)
+                          faces=faces, squares=squares)
 
     def cut_of(v: np.ndarray) -> DualCut:
         g = np.zeros(bound.n)
@@ -799,7 +853,8 @@ def struct_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: f
     # the scale of the scores themselves (the augmented ones are 1 apart by class)
     tie = TIE_SHARE * float(np.max(np.abs(best_scores), initial=0.0))
     fixed = objective.derived("relevant rows' sum", lambda: np.asarray(Z.T @ y).ravel())
-    problem = _BoxProblem(Z, c, fixed, k, objective.C, True, faces=faces)
+    problem = _BoxProblem(Z, c, fixed, k, objective.C, True, faces=faces,
+                          squares=None if _factored(Z) else _squares(objective))
     return _solve_box(problem, augmented, centre, tie, tol,
                       lambda v: _struct_cut(objective, v), proximal,
                       None if start is None else start + y)
@@ -836,8 +891,11 @@ def pap_avg_dual_cut(objective: RankingObjective, best_scores: np.ndarray, tol: 
         return _ShiftedRows(Z[neg], mean, 1.0 / k) if sp.issparse(Z) else (Z[neg] - mean) / k
 
     rows = objective.derived("irrelevant rows shifted by the relevant mean, over k", shifted)
+    squares = None if _factored(rows) else objective.derived(
+        "irrelevant rows shifted by the relevant mean, over k: squared norms",
+        lambda: rows.squared_norms(_squares(objective, neg)))
     problem = _BoxProblem(rows, np.full(len(neg), 1.0 / k), np.zeros(Z.shape[1]), k,
-                          objective.C, False, at_most=True, faces=faces)
+                          objective.C, False, at_most=True, faces=faces, squares=squares)
     augmented = (1.0 + best_scores[neg] - best_scores[pos].mean()) / k
     centre = max(0.0, float(np.partition(augmented, len(neg) - k)[len(neg) - k]))
     tie = TIE_SHARE * float(np.max(np.abs(best_scores), initial=0.0)) / k
