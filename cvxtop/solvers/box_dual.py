@@ -239,12 +239,12 @@ class _TiedSystem:
     """``(Z_T Z_Tᵀ + ridge·I) v = rhs`` for one guess's tied rows ``Z_T``. Sparse rows:
     conjugate gradients to the relative residual ``rtol``, with the diagonal (``squares``,
     the rows' squared norms, plus the ridge) as a Jacobi preconditioner, a right side at a
-    time (splitting
-    the products over two threads, as the rounds do, gave no steady gain here (measured:
-    docs/solvers.md, "Measurements behind the constants")). Dense rows: a Cholesky factor,
-    taken once for every right side, of the smaller of ``Z_T Z_Tᵀ + ridge·I`` and, by the
-    Woodbury identity, ``Z_TᵀZ_T + ridge·I``. ``plane_rtol`` (default ``rtol``) is the
-    residual of the runs on the plane of a sum (:meth:`solve_with_sum`).
+    time (splitting the products over two threads, as the rounds do, gave no steady gain
+    here (measured: docs/solvers.md, "Measurements behind the constants")). Dense rows: a
+    Cholesky factor, taken once for every right side, of the smaller of
+    ``Z_T Z_Tᵀ + ridge·I`` and, by the Woodbury identity, ``Z_TᵀZ_T + ridge·I``.
+    ``plane_rtol`` (default ``rtol``) is the residual of the runs on the plane of a sum
+    (:meth:`solve_with_sum`).
 
     Equal dense rows make ``Z_T Z_Tᵀ`` singular however few features they span; without a
     ridge they are solved as one row each: their equations agree where their right sides
@@ -265,8 +265,9 @@ class _TiedSystem:
         if not _factored(Z_T):  # conjugate gradients: the transpose and the diagonal, once
             self._transposed = Z_T.T
             diagonal = (_row_squares(Z_T) if squares is None else squares) + ridge
-            self._inverse_diagonal = np.where(diagonal > 0, 1.0 / np.where(diagonal > 0,
-                                                                           diagonal, 1.0), 1.0)
+            filled = diagonal > 0  # (an empty row's equation is left unscaled)
+            self._inverse_diagonal = np.where(filled, 1.0 / np.where(filled, diagonal, 1.0),
+                                              1.0)
 
     def _dense(self, rhs: np.ndarray) -> np.ndarray:
         if self._groups is not None:

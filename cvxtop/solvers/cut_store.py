@@ -92,7 +92,8 @@ class Cuts:
     gram: np.ndarray | None = None
     #: The box duals' kept face (:class:`.box_dual._Face`, under ``"last"``): a guess of
     #: the dual over the items solved for every ``C``, from which the next ``C``'s dual
-    #: solve reads its weights where that guess still holds.
+    #: solve reads its weights where that guess still holds; ``"missed"`` is set once a
+    #: kept face's guess did not (no further face is kept then).
     box_faces: dict | None = None
 
     def __len__(self) -> int:
