@@ -674,7 +674,9 @@ def test_shifted_rows_give_the_products_of_the_rows_they_stand_for():
     np.testing.assert_allclose(rows[chosen].sum(axis=0), dense[chosen].sum(axis=0),
                                rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(rows[chosen] @ x, dense[chosen] @ x, rtol=1e-12, atol=1e-12)
-    assert box_dual._squared_norm(rows) == pytest.approx(float((dense ** 2).sum()), rel=1e-12)
+    problem = box_dual._BoxProblem(rows, np.zeros(40), np.zeros(12), 3, 1.0, False)
+    assert box_dual._squared_norm(problem) == pytest.approx(float((dense ** 2).sum()),
+                                                            rel=1e-12)
     np.testing.assert_allclose(box_dual._row_squares(rows), (dense ** 2).sum(axis=1),
                                rtol=1e-10, atol=1e-12)
     assert rows.shape == dense.shape

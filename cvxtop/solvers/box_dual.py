@@ -404,13 +404,6 @@ class _ShiftedRows:
         cross = np.asarray(self.Z @ self.shift).ravel()
         return self.scale ** 2 * (unshifted - 2.0 * cross + float(self.shift @ self.shift))
 
-    def squared_norm(self) -> float:
-        """``Σ_i ‖scale·(z_i − m)‖²``."""
-        Z, m = self.Z, self.shift
-        rows = float(Z.multiply(Z).sum())
-        cross = float(np.asarray(Z.sum(axis=0)).ravel() @ m)
-        return self.scale ** 2 * (rows - 2.0 * cross + Z.shape[0] * float(m @ m))
-
 
 @dataclass
 class _ShiftedColumns:
@@ -437,11 +430,13 @@ def _row_squares(Z: Any) -> np.ndarray:
     return np.asarray(Z.multiply(Z).sum(axis=1)).ravel()
 
 
-def _squared_norm(Z: Any) -> float:
-    """The squared Frobenius norm of the items' rows."""
-    if isinstance(Z, _ShiftedRows):
-        return Z.squared_norm()
-    return float(Z.multiply(Z).sum() if sp.issparse(Z) else np.einsum("ij,ij->", Z, Z))
+def _squared_norm(problem: "_BoxProblem") -> float:
+    """The squared Frobenius norm of the problem's rows: the sum of its rows' squared norms
+    where it has them, else from the rows."""
+    Z = problem.Z_items
+    if problem.squares is not None:
+        return float(problem.squares.sum())
+    return float(np.einsum("ij,ij->", Z, Z) if _factored(Z) else _row_squares(Z).sum())
 
 
 def _onto_box_sum(v: np.ndarray, k: int, equality: bool) -> np.ndarray:
@@ -775,7 +770,7 @@ def _proximal_box_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.nda
     labelings with relevant items), the cut with the highest dual value, a valid cut that
     still raises the master's bound; ``None`` if no point was solved."""
     Z = problem.Z_items
-    ridge = RIDGE_START * _squared_norm(Z) / Z.shape[0]
+    ridge = RIDGE_START * _squared_norm(problem) / Z.shape[0]
     centre = np.clip(at_one + 0.5 * tied, 0.0, 1.0)
     best, best_lower, failures = None, -np.inf, 0
     for _ in range(PROXIMAL_STEPS):

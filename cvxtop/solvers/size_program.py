@@ -205,9 +205,8 @@ def restricted_answer(objective: RankingObjective, scores: np.ndarray, rows: np.
     if v.value is None or not np.all(np.isfinite(v.value)):
         return None
     lam = np.array([0.0 if m is None else float(m[0]) for m in _multipliers(on_tau, weight)])
-    alpha = np.zeros(len(intercepts))
-    if on_cuts is not None and on_cuts.dual_value is not None:
-        alpha = np.asarray(on_cuts.dual_value, dtype=np.float64).reshape(-1) / weight
+    given = None if on_cuts is None else _multipliers([on_cuts], weight)[0]
+    alpha = np.zeros(len(intercepts)) if given is None else given
     if not (np.all(np.isfinite(lam)) and np.all(np.isfinite(alpha))):
         lam, alpha = np.zeros(len(lam)), np.zeros(len(alpha))
     lam, alpha = _on_simplex(lam, alpha)
