@@ -215,15 +215,38 @@ def test_more_tied_items_than_features_are_solved_by_proximal_points():
 def test_a_zero_model_optimum_is_certified():
     """On ``make_ranking_data(5,000, 100)`` at C = 1 the zero model is the optimum, with every
     irrelevant item tied at score 0: the rounds alone stopped at a gap of 3e-2 after 2,000
-    rounds; the proximal points certify it at the first solve."""
+    rounds; the proximal points certify it at their first solve, on these dense rows the
+    first solve round (on sparse rows they wait for ``PROXIMAL_ROUND``)."""
     X, y = make_ranking_data(5000, 100)
     objective = RankingObjective(X, y, surrogates.get("prec@k-svmperf", 0.25), 1.0)
+    assert box_dual.proximal_round(objective) == box_dual.DENSE_PROXIMAL_ROUND
+    sparse_rows = RankingObjective(sparse.csr_matrix(X), y, objective.surrogate, 1.0)
+    assert box_dual.proximal_round(sparse_rows) == box_dual.PROXIMAL_ROUND
     solved = solve_cutting_plane(objective, tol=1e-8)
     k = objective.parts[0].bound.k
-    assert solved.status == "optimal" and solved.n_iter == box_dual.PROXIMAL_ROUND
+    assert solved.status == "optimal" and solved.n_iter == box_dual.DENSE_PROXIMAL_ROUND
     assert solved.objective == pytest.approx(k, rel=1e-12)  # C·L(0) = C·k
     assert solved.lower_bound <= solved.objective
 
+
+
+@pytest.mark.parametrize("C", [0.01, 100.0])
+def test_dense_rows_take_proximal_points_from_the_first_solve(C, monkeypatch):
+    """pAp@k-avg on dense rows of 40 features: the steps fail (as many tied items as
+    features), and the proximal points, from the first solve round on dense rows, certify
+    there the optimum that the rule of sparse rows (proximal points from round 150) reaches
+    only after more rounds."""
+    X, y = make_ranking_data(1000, 40, noise=0.3, random_state=0)
+    objective = RankingObjective(X, y, surrogates.get("pap@k-avg", 10), C)
+    early = solve_cutting_plane(objective, tol=1e-8)
+    first = box_dual.DENSE_PROXIMAL_ROUND
+    monkeypatch.setattr(box_dual, "DENSE_PROXIMAL_ROUND", box_dual.PROXIMAL_ROUND)
+    late = solve_cutting_plane(RankingObjective(X, y, objective.surrogate, C), tol=1e-8)
+    assert early.status == late.status == "optimal"
+    assert early.n_iter == first == min(box_dual.SOLVE_ROUNDS) < late.n_iter
+    for a, b in ((early, late), (late, early)):
+        assert a.lower_bound <= b.objective + 1e-12 * abs(b.objective)
+    assert early.objective == pytest.approx(late.objective, rel=2e-8)
 
 def test_a_round_where_the_solve_does_not_apply_is_no_failure(monkeypatch):
     """A best point whose labeling predicts relevant items skips that round's solve (here

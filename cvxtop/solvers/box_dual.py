@@ -76,7 +76,7 @@ from .ridge_cg import StepResidual
 from .selection_dual import MIN_FEATURES, DualCut, dual_cut, most_violating
 
 __all__ = ["SOLVE_ROUNDS", "PATH_ROUND", "applies", "box_dual_cut", "cut_near", "hinge_dual_cut",
-           "struct_dual_cut", "suits"]
+           "proximal_round", "struct_dual_cut", "suits"]
 
 #: Rounds of the cutting plane after which the solve is tried (while the gap is open): it
 #: needs no more than a rough best point to start from, and the rounds before it are
@@ -88,12 +88,20 @@ SOLVE_ROUNDS = frozenset({20, 50, 150, 400, 1000})
 #: sparse 50,000 × 50,000 set prec@k-struct then certifies after 1 round instead of 20
 #: (benchmarks/c_path.py).
 PATH_ROUND = 1
-#: The first of those rounds at which proximal points take over where the steps fail: the
-#: rounds often certify such problems cheaply before it (20,000 × 5,000 sparse data, with
+#: The first of those rounds at which proximal points take over where the steps fail on
+#: sparse rows (:func:`proximal_round`): the rounds often certify such problems cheaply
+#: before it (20,000 × 5,000 sparse data, with
 #: 18,000 items tied at round 20, takes 39 to 91 rounds, at a tenth of the proximal
 #: points' cost), while a zero-model optimum (every irrelevant item tied) is certified by
 #: no number of rounds (measured: docs/solvers.md, "Measurements behind the constants").
 PROXIMAL_ROUND = 150
+#: The same on dense rows: the first solve round. Their ridged systems are factored in the
+#: features' space (Woodbury), and there the proximal points certify at once where the
+#: rounds went on to 150 or more: on spambase, pAp@k-avg at 20 rounds instead of 71 to 252,
+#: on ``make_ranking_data(5,000, 50)`` prec@k-svmperf at 20 instead of 91 to 150
+#: (measured: docs/solvers.md, "Measurements behind the constants").
+DENSE_PROXIMAL_ROUND = 20
+
 #: Irrelevant items whose score at the best point is within this share of the largest
 #: absolute score start tied at 0.
 TIE_SHARE = 0.01
@@ -169,6 +177,12 @@ def applies(objective: RankingObjective, subgradient: np.ndarray) -> bool:
         return False
     return objective.surrogate.dual_form != "box-hinge" \
         or bool(np.all(subgradient[objective.parts[0].bound.pos] == -1.0))
+
+
+def proximal_round(objective: RankingObjective) -> int:
+    """The first round at which proximal points take over where the steps fail:
+    :data:`DENSE_PROXIMAL_ROUND` on dense rows, :data:`PROXIMAL_ROUND` on sparse ones."""
+    return DENSE_PROXIMAL_ROUND if _factored(objective.Z) else PROXIMAL_ROUND
 
 
 def box_dual_cut(objective: RankingObjective, best_scores: np.ndarray,

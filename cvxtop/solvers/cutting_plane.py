@@ -667,6 +667,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     # model's own certificate can be asked for (zero_asked: whether it has been)
     failed_at_zero, zero_asked = False, False
     box = box_dual.suits(objective)  # whether its dual over the items is a box with one sum
+    box_proximal_round = box_dual.proximal_round(objective) if box else None
     # prec@k-svmperf's dual over counts of relevant items (while it gives cuts), or where
     # that does not suit, over labeling sizes
     counts_suit = count_solves = count_dual.suits(objective)
@@ -718,6 +719,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             and not (failed_at_zero and not best.any() and (zero_asked or lower <= 0))
         if try_dual:
             proximal = it >= box_dual.PROXIMAL_ROUND
+            # (on dense rows the box solve's proximal points start earlier: box_proximal)
+            box_proximal = box and it >= box_proximal_round
             # prec@k-svmperf's hinge dual needs a best point predicting no relevant item;
             # elsewhere its dual over the labeling sizes, from the proximal round on, where
             # it suits; a round where neither applies is no failed solve
@@ -742,8 +745,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                 cut = size_dual.size_dual_cut(objective, best_s, best_oracle[1], upper, lower,
                                               aim, solver)
             elif box:
-                cut = box_dual.box_dual_cut(objective, best_s, best_oracle[1], aim, proximal,
-                                            bundle.dual_point if warm else None,
+                cut = box_dual.box_dual_cut(objective, best_s, best_oracle[1], aim,
+                                            box_proximal, bundle.dual_point if warm else None,
                                             bundle.box_faces)
             else:
                 # at the zero model every item is tied: where the best point is no better
@@ -766,7 +769,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             # the best point as usual, or from the zero model, once the best point moves)
             by_box = box and not by_sizes
             failed_at_zero = not by_box and cut is None and not best.any()
-            dual_solves = not proximal if by_box else cut is not None or warm \
+            dual_solves = not box_proximal if by_box else cut is not None or warm \
                 or failed_at_zero
             if warm and cut is None:
                 bundle.dual_point = None
