@@ -216,12 +216,15 @@ def test_a_zero_model_optimum_is_certified():
     """On ``make_ranking_data(5,000, 100)`` at C = 1 the zero model is the optimum, with every
     irrelevant item tied at score 0: the rounds alone stopped at a gap of 3e-2 after 2,000
     rounds; the proximal points certify it at their first solve, on these dense rows the
-    first solve round (on sparse rows they wait for ``PROXIMAL_ROUND``)."""
+    first solve round (on sparse rows, and for prec@k-struct, they wait for
+    ``PROXIMAL_ROUND``)."""
     X, y = make_ranking_data(5000, 100)
     objective = RankingObjective(X, y, surrogates.get("prec@k-svmperf", 0.25), 1.0)
     assert box_dual.proximal_round(objective) == box_dual.DENSE_PROXIMAL_ROUND
     sparse_rows = RankingObjective(sparse.csr_matrix(X), y, objective.surrogate, 1.0)
-    assert box_dual.proximal_round(sparse_rows) == box_dual.PROXIMAL_ROUND
+    struct = RankingObjective(X, y, surrogates.get("prec@k-struct", 0.25), 1.0)
+    assert box_dual.proximal_round(sparse_rows) == box_dual.proximal_round(struct) \
+        == box_dual.PROXIMAL_ROUND
     solved = solve_cutting_plane(objective, tol=1e-8)
     k = objective.parts[0].bound.k
     assert solved.status == "optimal" and solved.n_iter == box_dual.DENSE_PROXIMAL_ROUND

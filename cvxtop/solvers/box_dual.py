@@ -95,11 +95,12 @@ PATH_ROUND = 1
 #: points' cost), while a zero-model optimum (every irrelevant item tied) is certified by
 #: no number of rounds (measured: docs/solvers.md, "Measurements behind the constants").
 PROXIMAL_ROUND = 150
-#: The same on dense rows: the first solve round. Their ridged systems are factored in the
-#: features' space (Woodbury), and there the proximal points certify at once where the
-#: rounds went on to 150 or more: on spambase, pAp@k-avg at 20 rounds instead of 71 to 252,
-#: on ``make_ranking_data(5,000, 50)`` prec@k-svmperf at 20 instead of 91 to 150
-#: (measured: docs/solvers.md, "Measurements behind the constants").
+#: The same for the hinge and pAp@k-avg on dense rows: the first solve round. Their ridged
+#: systems are factored in the features' space (Woodbury), and there the proximal points
+#: certify at once where the rounds went on to 150 or more: on spambase, pAp@k-avg at
+#: round 20 instead of 71 to 252, on ``make_ranking_data(5,000, 50)`` prec@k-svmperf at
+#: round 20 instead of 91 to 150 (measured: docs/solvers.md, "Measurements behind the
+#: constants").
 DENSE_PROXIMAL_ROUND = 20
 
 #: Irrelevant items whose score at the best point is within this share of the largest
@@ -181,8 +182,13 @@ def applies(objective: RankingObjective, subgradient: np.ndarray) -> bool:
 
 def proximal_round(objective: RankingObjective) -> int:
     """The first round at which proximal points take over where the steps fail:
-    :data:`DENSE_PROXIMAL_ROUND` on dense rows, :data:`PROXIMAL_ROUND` on sparse ones."""
-    return DENSE_PROXIMAL_ROUND if _factored(objective.Z) else PROXIMAL_ROUND
+    :data:`DENSE_PROXIMAL_ROUND` for the hinge and pAp@k-avg on dense rows,
+    :data:`PROXIMAL_ROUND` on sparse rows and for prec@k-struct, whose rounds certify soon
+    after the first solve round anyway (on spambase after 33 to 42 cold, 26 to 31 on a
+    path), where its proximal points cost as much as the rounds they save, and more on a
+    path (measured: docs/solvers.md, "Measurements behind the constants")."""
+    early = _factored(objective.Z) and objective.surrogate.dual_form != "box-struct"
+    return DENSE_PROXIMAL_ROUND if early else PROXIMAL_ROUND
 
 
 def box_dual_cut(objective: RankingObjective, best_scores: np.ndarray,
