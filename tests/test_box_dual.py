@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from cvxtop import reference, surrogates
+from cvxtop import TopRanker, reference, surrogates
 from cvxtop.datasets import make_ranking_data, make_sparse_ranking_data
 from cvxtop.solvers import box_dual, count_dual, ridge_cg, size_dual, solve_cutting_plane
 from cvxtop.solvers import cutting_plane as cutting
@@ -250,6 +250,21 @@ def test_dense_rows_take_proximal_points_from_the_first_solve(C, monkeypatch):
     for a, b in ((early, late), (late, early)):
         assert a.lower_bound <= b.objective + 1e-12 * abs(b.objective)
     assert early.objective == pytest.approx(late.objective, rel=2e-8)
+
+
+def test_a_dense_path_takes_proximal_points_from_the_last_dual_point():
+    """On the same dense rows a path's first try, from the last C's dual point, may take
+    proximal points too: every point after the first certifies after one round, at the
+    cold fit's objective."""
+    X, y = make_ranking_data(1000, 40, noise=0.3, random_state=0)
+    Cs = np.logspace(-2, 2, 5)
+    path = TopRanker("pap@k-avg", k=10, engine="cutting-plane", tol=1e-8).fit_path(X, y, Cs)
+    assert [fit.n_iter_ for fit in path] == [box_dual.DENSE_PROXIMAL_ROUND] \
+        + [box_dual.PATH_ROUND] * (len(Cs) - 1)
+    for C, fit in zip(Cs, path):
+        cold = TopRanker("pap@k-avg", k=10, C=C, engine="cutting-plane", tol=1e-8).fit(X, y)
+        assert fit.status_ == cold.status_ == "optimal"
+        assert fit.objective_ == pytest.approx(cold.objective_, rel=2e-8)
 
 def test_a_round_where_the_solve_does_not_apply_is_no_failure(monkeypatch):
     """A best point whose labeling predicts relevant items skips that round's solve (here

@@ -719,8 +719,11 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             and not (failed_at_zero and not best.any() and (zero_asked or lower <= 0))
         if try_dual:
             proximal = it >= box_dual.PROXIMAL_ROUND
-            # (on dense rows the box solve's proximal points start earlier: box_proximal)
-            box_proximal = box and it >= box_proximal_round
+            # the box solve's proximal points: from its own proximal round, and where that is
+            # early (dense rows), in a path's first try from the last dual point too
+            box_proximal = box and (it >= box_proximal_round or it == warm_round
+                                    and bundle.dual_point is not None
+                                    and box_proximal_round == box_dual.DENSE_PROXIMAL_ROUND)
             # prec@k-svmperf's hinge dual needs a best point predicting no relevant item;
             # elsewhere its dual over the labeling sizes, from the proximal round on, where
             # it suits; a round where neither applies is no failed solve
