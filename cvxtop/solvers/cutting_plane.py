@@ -667,7 +667,11 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     # model's own certificate can be asked for (zero_asked: whether it has been)
     failed_at_zero, zero_asked = False, False
     box = box_dual.suits(objective)  # whether its dual over the items is a box with one sum
+    # the box solve's proximal points: from its proximal round, and where that is the early
+    # one (the hinge and pAp@k-avg on dense rows), in a path's first try from the last dual
+    # point too
     box_proximal_round = box_dual.proximal_round(objective) if box else None
+    early_proximal = box and box_proximal_round < box_dual.PROXIMAL_ROUND
     # prec@k-svmperf's dual over counts of relevant items (while it gives cuts), or where
     # that does not suit, over labeling sizes
     counts_suit = count_solves = count_dual.suits(objective)
@@ -719,11 +723,6 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             and not (failed_at_zero and not best.any() and (zero_asked or lower <= 0))
         if try_dual:
             proximal = it >= box_dual.PROXIMAL_ROUND
-            # the box solve's proximal points: from its own proximal round, and where that is
-            # early (dense rows), in a path's first try from the last dual point too
-            box_proximal = box and (it >= box_proximal_round or it == warm_round
-                                    and bundle.dual_point is not None
-                                    and box_proximal_round == box_dual.DENSE_PROXIMAL_ROUND)
             # prec@k-svmperf's hinge dual needs a best point predicting no relevant item;
             # elsewhere its dual over the labeling sizes, from the proximal round on, where
             # it suits; a round where neither applies is no failed solve
@@ -731,6 +730,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             by_sizes = sizes_suit and proximal and not applies
             try_dual = not box or applies or by_sizes
         warm = try_dual and it == warm_round and bundle.dual_point is not None
+        box_proximal = box and (it >= box_proximal_round or warm and early_proximal)
         # a cut the store holds already is refused, and the master's point is queried next;
         # a repeat there too means the model is exact at that point, and only the master's
         # own inaccuracy (the cvxpy master's interior-point answer) leaves a gap: that cut
