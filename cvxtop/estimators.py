@@ -31,6 +31,7 @@ from .gram import check_gram_matrix
 from .groups import Groups
 from .exceptions import SolverError
 from .solvers import RankingObjective, SolveResult, Stream, check_method, minimize
+from .solvers.gaps import within
 from .solvers.gd import STEP_RULES
 from .solvers.minimize import APPROXIMATE_TOL
 from .solvers.path import solve_path
@@ -566,7 +567,7 @@ class TopRanker(BaseEstimator):
             return False  # no bound, or one too loose to tell
         zero = objective.zero_value()
         tol = max(self._tol() or 0.0, result.gap or 0.0)
-        return bool(zero - result.lower_bound <= tol * max(abs(zero), 1e-12))
+        return within(zero, result.lower_bound, tol, objective.C)
 
     def _online(self) -> bool:
         """``partial_fit`` exists for the online solvers only (``hasattr`` tells)."""

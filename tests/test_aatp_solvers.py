@@ -315,4 +315,4 @@ def test_a_screened_candidate_reports_no_optimum():
     solution = CandidateSolution(0, alpha, *primal_dual_values(problem, 0, alpha)[0:3], 0,
                                  SCREENED_STATUS)
     with pytest.raises(ValueError, match="was screened"):
-        solution.result("face-descent")
+        solution.result("face-descent", problem.C)

@@ -405,7 +405,7 @@ class AATP(BaseEstimator):
         self.duality_gap_ = final.duality_gap
         self.n_iter_ = final.n_iter
         self.engine_ = plan.engine
-        self.result_ = solution.result(plan.engine)
+        self.result_ = solution.result(plan.engine, problem.C)
         self.dual_coef_ = np.bincount(problem.slot_item,
                                       weights=problem.slot_sign * solution.alpha,
                                       minlength=problem.n_items)

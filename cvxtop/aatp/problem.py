@@ -35,6 +35,7 @@ import numpy as np
 
 from .._validation import check_fraction, check_labels, check_same_length, check_scores
 from ..exceptions import SolverError
+from ..solvers.gaps import relative_gap
 from ..solvers.result import SolveResult
 from ..cutoff import tau_cutoff
 from ..metrics import top_quantile
@@ -261,9 +262,10 @@ class CandidateSolution:
     def duality_gap(self) -> float:
         return self.objective - self.dual_objective
 
-    def result(self, method: str) -> SolveResult:
+    def result(self, method: str, C: float) -> SolveResult:
         """This candidate's solve as a :class:`cvxtop.solvers.SolveResult`: the dual
-        objective is its lower bound, the relative duality gap its certificate. A screened
+        objective is its lower bound, the relative duality gap its certificate (over at
+        least :func:`cvxtop.solvers.gaps.gap_floor` at the problem's ``C``). A screened
         candidate (its solve stopped once it provably could not be chosen) has no optimum
         to report: ``ValueError``; an uncertified one raises as :func:`require_certified`."""
         if self.status == SCREENED_STATUS:
@@ -271,7 +273,7 @@ class CandidateSolution:
                              "once it provably could not be chosen): it has no certified "
                              "optimum to report")
         require_certified(self, method)
-        gap = self.duality_gap / max(abs(self.objective), 1e-12)
+        gap = relative_gap(self.objective, self.dual_objective, C)
         return SolveResult(coef=self.alpha, objective=self.objective, status="optimal",
                            method=method, n_iter=self.n_iter, lower_bound=self.dual_objective,
                            gap=gap, message=f"candidate {self.candidate}: {self.status}, "

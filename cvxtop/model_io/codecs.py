@@ -148,11 +148,12 @@ def _aatp_check(scalars: dict[str, Any], arrays: dict[str, np.ndarray]
 
 def _aatp_restore(est: Any, arrays: dict[str, np.ndarray], scalars: dict[str, Any]) -> None:
     from ..aatp.kernels import make_kernel
+    from ..solvers.gaps import gap_floor
 
     _set_attributes(est, arrays, scalars)
     est.kernel_ = make_kernel(est.kernel, scalars.get("gamma"), est.n_features_in_)
     est.quantile_distance_ = scalars["candidate_gap"]
-    est.gap_ = scalars["duality_gap"] / max(abs(scalars["objective"]), 1e-12)
+    est.gap_ = scalars["duality_gap"] / max(abs(scalars["objective"]), gap_floor(est.C))
 
 
 AATP_CODEC = Codec(

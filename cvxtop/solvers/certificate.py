@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .cutting_plane import solve_cutting_plane
+from .gaps import gap_floor, relative_gap
 from .objective import RankingObjective
 
 __all__ = ["Certificate", "certify", "CERTIFICATE_ROUNDS"]
@@ -37,21 +38,23 @@ class Certificate:
 
     ``lower_bound <= P* <= best <= value``; ``gap`` is the certified relative distance
     ``(value − lower_bound)/|value|``, and ``excess_at_least`` the relative distance the
-    cutting plane's better point proves, ``(value − best)/|best|``.
+    cutting plane's better point proves, ``(value − best)/|best|`` (each over at least the
+    floor of :func:`.gaps.gap_floor` at the problem's ``C``).
     """
 
     value: float
     lower_bound: float
     best: float
     rounds: int
+    C: float = 1.0
 
     @property
     def gap(self) -> float:
-        return (self.value - self.lower_bound) / max(abs(self.value), 1e-12)
+        return relative_gap(self.value, self.lower_bound, self.C)
 
     @property
     def excess_at_least(self) -> float:
-        return max(0.0, (self.value - self.best) / max(abs(self.best), 1e-12))
+        return max(0.0, (self.value - self.best) / max(abs(self.best), gap_floor(self.C)))
 
 
 def certify(objective: RankingObjective, w: np.ndarray, tol: float,
@@ -61,17 +64,18 @@ def certify(objective: RankingObjective, w: np.ndarray, tol: float,
     ``value`` is ``P(w)`` when the caller has it already."""
     if value is None:
         value = objective.value(w)
-    scale = max(abs(value), 1e-12)
+    floor = gap_floor(objective.C)
+    scale = max(abs(value), floor)
     rounds = 0
 
     def settled(upper: float, lower: float) -> bool:
         nonlocal rounds
         rounds += 1
-        return (value - lower <= tol * scale or value - upper > tol * max(abs(upper), 1e-12)
+        return (value - lower <= tol * scale or value - upper > tol * max(abs(upper), floor)
                 or rounds >= max_rounds)
 
     # the cutting plane's own tolerance is far below tol, so that `settled` decides
     result = solve_cutting_plane(objective, w0=w, tol=min(1e-9, 1e-3 * tol),
                                  max_iter=max_rounds + 1, stop=settled)
     lower = min(float(result.lower_bound), value)
-    return Certificate(value, lower, min(float(result.objective), value), rounds)
+    return Certificate(value, lower, min(float(result.objective), value), rounds, objective.C)

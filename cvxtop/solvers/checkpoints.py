@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .certificate import certify
+from .gaps import relative_gap
 from .objective import RankingObjective
 
 __all__ = ["Checkpoints", "is_checkpoint", "CHECKPOINT_ROUNDS"]
@@ -85,4 +86,4 @@ class Checkpoints:
         """The certified relative gap of the recorded model, ``None`` before a bound."""
         if not np.isfinite(self.lower):
             return None
-        return (self.value - self.lower) / max(abs(self.value), 1e-12)
+        return relative_gap(self.value, self.lower, self.objective.C)

@@ -86,6 +86,7 @@ from ..exceptions import SolverError
 from ..parameters import renamed_keyword
 from . import box_dual, count_dual, direct_program, size_dual, size_program
 from .cut_store import CutStore, Cuts, cut_rounding, loss_key, numbers_per_item
+from .gaps import relative_gap, within
 from .line_search import line_search as segment_minimum
 from .master import rounding_allowance, solve_master
 from .objective import RankingObjective
@@ -247,7 +248,7 @@ def _final_bounds(objective: RankingObjective, bundle: CutStore, best: np.ndarra
                           f"objective {min(upper, zero)!r} of a feasible point (a cut lost its "
                           "validity to rounding; please report it)", status="certificate_failed")
     lower = min(lower, upper)
-    return upper, lower, (upper - lower) / max(abs(upper), 1e-12)
+    return upper, lower, relative_gap(upper, lower, objective.C)
 
 
 def _add_query_cut(bundle: CutStore, query_cut: tuple, refuse_repeat: bool) -> bool:
@@ -363,7 +364,7 @@ def _direct_candidate(objective: RankingObjective, bundle: CutStore, row_norms: 
                                         > dual.dual_value(objective.C)):
                     dual = cut
             bound = lower if dual is None else max(lower, dual.dual_value(objective.C))
-            if best_state[0] - bound <= tol * max(abs(best_state[0]), 1e-12):
+            if within(best_state[0], bound, tol, objective.C):
                 break
         if answered:
             break
@@ -719,7 +720,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                     objective, (upper, best, best_s, best_oracle, exact_scores))
                 start = best  # (the rounds start there: _stalled)
         try_dual = it in dual_rounds and dual_solves \
-            and (upper - lower) > tol * max(abs(upper), 1e-12) \
+            and not within(upper, lower, tol, C) \
             and not (failed_at_zero and not best.any() and (zero_asked or lower <= 0))
         if try_dual:
             proximal = it >= box_dual.PROXIMAL_ROUND
@@ -790,7 +791,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             mastered = solve_master(bundle, C, upper - lower if exact_master else np.inf,
                                     rows_master)
             lower = max(lower, mastered[1])
-        if count_round and (upper - lower) > tol * max(abs(upper), 1e-12):
+        if count_round and not within(upper, lower, tol, C):
             # prec@k-svmperf over a few counts of relevant items, from the point of this
             # round's hinge solve if there was one; tried again while it gives cuts
             started = time.perf_counter()
@@ -841,7 +842,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             rayed = best
             if upper < moved[1]:
                 moved = (it, upper, lower)
-        gap = (upper - lower) / max(abs(upper), 1e-12)
+        gap = relative_gap(upper, lower, C)
         if (direct_candidate or size_candidates) and it % FROZEN_ROUNDS == 0:
             if it >= direct_program.FROM_ROUND and gap > tol \
                     and gap > (1.0 - STALLED_FALL) * window_gap:
@@ -860,7 +861,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                     + time.perf_counter() - started
                 if upper < moved[1]:
                     moved = (it, upper, lower)
-                gap = (upper - lower) / max(abs(upper), 1e-12)
+                gap = relative_gap(upper, lower, C)
             window_gap = gap
         if it == max_iter // 2:
             half_gap = gap
@@ -871,7 +872,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             # caller's rule, which may count its calls, sees the bounds as they are; the
             # result's gap is the recomputed one)
             upper, best_s, best_oracle = _at_own_scores(objective, Z, best)
-            exact_scores, gap = True, (upper - lower) / max(abs(upper), 1e-12)
+            exact_scores, gap = True, relative_gap(upper, lower, C)
         if gap <= tol:
             upper, lower, gap = _final_bounds(objective, bundle, best, best_s, lower, upper,
                                               exact_scores)
@@ -908,14 +909,20 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
         message += (f"; the columns of X differ in scale by a factor of {spread:,.0f} (their "
                     "standard deviations), which makes a large C badly conditioned: "
                     "standardized columns (a different problem) are easier to certify")
-    gap_stuck = gap > (1.0 - STALLED_FALL) * half_gap
-    if gap_stuck:
+    overflow = not (np.isfinite(upper) and np.isfinite(lower))
+    if overflow:
+        message += (f"; its bounds are not finite ({upper:.3g} and {lower:.3g}): at C = "
+                    f"{C:.3g} (once the features are scaled to about 1) the objective's terms "
+                    "overflow float64, so no number of rounds can certify it")
+    gap_stuck = overflow or gap > (1.0 - STALLED_FALL) * half_gap
+    if gap_stuck and not overflow:
         message += (f"; its gap fell only from {half_gap:.2e} over the last "
                     f"{max_iter - max_iter // 2} rounds, so more rounds are unlikely to "
                     "certify it")
     if not accept_inaccurate:
-        more = "tol" if gap_stuck else "max_iter or tol"
-        raise SolverError(f"{message}: raise {more}, or pass accept_inaccurate=True to keep "
+        more = "use a smaller C" if overflow else "raise tol" if gap_stuck \
+            else "raise max_iter or tol"
+        raise SolverError(f"{message}: {more}, or pass accept_inaccurate=True to keep "
                           "this point with its certified gap", status="max_iter")
     warnings.warn(f"{message}: the point is returned with status max_iter and certified "
                   f"relative gap {gap:.3g}", UserWarning, stacklevel=3)

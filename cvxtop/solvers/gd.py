@@ -26,6 +26,7 @@ from typing import Callable
 import numpy as np
 
 from ..exceptions import SolverError
+from .gaps import relative_gap
 from .objective import RankingObjective
 from .result import APPROXIMATE_TOL, SolveResult
 
@@ -75,7 +76,7 @@ def solve_gd(objective: RankingObjective, *, step: str = "line-search", eta0: fl
             w = (1.0 - eta) * w + eta * u
             linear = (1.0 - eta) * linear + eta * cut
             lower = max(lower, linear - 0.5 * float(w @ w))
-            gap = (best - lower) / max(abs(best), 1e-12)
+            gap = relative_gap(best, lower, C)
             if callback is not None:
                 callback(t, best, lower)
             if gap <= tol:

@@ -150,7 +150,7 @@ def solve_master(store: CutStore, C: float, gap: float = 0.0, from_rows: bool = 
     if store.master == "active-set":
         used = store.used
         G, c, allowed = store.G[:used, :used], b[:used] / C, active[:used]
-        accuracy = MASTER_SHARE * gap / (C * C)
+        accuracy = MASTER_SHARE * gap / C / C  # (C·C underflows below C = 1e-154)
         rows = from_rows and not store.scores
         lam_used = _row_ridge_answer(store, G, c, allowed, accuracy) if rows else None
         if lam_used is None:

@@ -17,6 +17,7 @@ import numpy as np
 
 from .batches import batch_slices
 from .checkpoints import is_checkpoint
+from .gaps import gap_floor, within
 from .objective import RankingObjective
 from ..surrogates.base import Bound
 from .perceptron import PerceptronState, perceptron_step
@@ -228,7 +229,7 @@ def _run_block_frank_wolfe(objective: RankingObjective, config: MinibatchConfig,
                 w = state.w
                 primal = 0.5 * float(w @ w) + weight * sum(
                     batch.value(Z[idx] @ w) for idx, batch in blocks)
-                converged = primal - state.dual_value <= config.tol * max(abs(primal), 1e-12)
+                converged = within(primal, state.dual_value, config.tol, objective.C)
             if _stop(epoch, config, converged, checkpoint, lambda: state.w):
                 break
     return state.w.copy(), seconds, n_batches - len(blocks)
@@ -261,7 +262,7 @@ def _run_subgradient_steps(objective: RankingObjective, config: MinibatchConfig,
             converged = False
             if config.tol is not None:
                 value = objective.value(model())
-                converged = previous - value <= config.tol * max(abs(value), 1e-12)
+                converged = previous - value <= config.tol * max(abs(value), gap_floor(objective.C))
                 previous = value
             if _stop(epoch, config, converged, checkpoint, model):
                 break

@@ -43,6 +43,7 @@ from .cutting_plane import solve_cutting_plane
 from .dca import solve_dca
 from .direct import solve_direct
 from .gd import STEP_RULES, solve_gd
+from .gaps import relative_gap
 from .minibatch import DEFAULT_EPOCHS, MinibatchConfig, run_perceptron, run_sgd
 from .objective import RankingObjective
 from .one_block import ONE_BLOCK_ROUNDS, is_one_block, run_one_block
@@ -201,8 +202,10 @@ class _Progress:
     """A tqdm bar driven by the ``(iteration, upper, lower)`` callback of a method."""
 
     def __init__(self, total: int, label: str, enabled: bool,
-                 user: Callable[[int, float, float | None], None] | None) -> None:
+                 user: Callable[[int, float, float | None], None] | None,
+                 C: float = 1.0) -> None:
         self.user = user
+        self.C = C  # (the floor of the relative gap shown: :mod:`.gaps`)
         self.bar = None
         if enabled:
             from tqdm.auto import tqdm
@@ -213,7 +216,7 @@ class _Progress:
         if self.bar is not None:
             self.bar.update(1)
             if lower is not None:
-                self.bar.set_postfix(gap=f"{(upper - lower) / max(abs(upper), 1e-12):.1e}")
+                self.bar.set_postfix(gap=f"{relative_gap(upper, lower, self.C):.1e}")
         if self.user is not None:
             self.user(it, upper, lower)
 
@@ -265,7 +268,8 @@ def _solve(objective: RankingObjective, method: str, opts: dict[str, Any],
         return solve_direct(objective, cvx_solver=opts["cvx_solver"], tol=opts["tol"],
                             max_iter=opts["max_iter"], certify=opts["certify"], **exact)
     if method == "cutting-plane":
-        progress = _Progress(opts["max_iter"], "cutting plane", opts["progress"], callback)
+        progress = _Progress(opts["max_iter"], "cutting plane", opts["progress"], callback,
+                             objective.C)
         cuts = opts["cuts"]
         if cuts is not None and cuts.key != loss_key(objective):
             cuts = None  # cuts of another loss (the data changed): a cold start
@@ -282,7 +286,7 @@ def _solve(objective: RankingObjective, method: str, opts: dict[str, Any],
     if method == "dca":
         return _dca(objective, opts, callback)
     if method == "gd":
-        progress = _Progress(opts["max_iter"], "gd", opts["progress"], callback)
+        progress = _Progress(opts["max_iter"], "gd", opts["progress"], callback, objective.C)
         try:
             result = solve_gd(objective, step=opts["learning_rate"], eta0=opts["eta0"],
                               max_iter=opts["max_iter"], tol=opts["tol"], w0=opts["w0"],
@@ -324,9 +328,9 @@ def _certified(result: SolveResult, objective: RankingObjective, opts: dict[str,
                        value=result.objective)
     else:
         cert = Certificate(result.objective, result.lower_bound, result.objective,
-                           result.n_iter)
+                           result.n_iter, objective.C)
     lower = max(cert.lower_bound, -np.inf if result.lower_bound is None else result.lower_bound)
-    gap = (result.objective - lower) / max(abs(result.objective), 1e-12)
+    gap = relative_gap(result.objective, lower, objective.C)
     status = result.status if tol is None else "converged" if gap <= tol else "completed"
     message = f"{result.message}; certified relative gap {gap:.2e}"
     if tol is not None and gap > tol:
@@ -360,7 +364,7 @@ def _one_block(objective: RankingObjective, opts: dict[str, Any]) -> SolveResult
     stopping rule."""
     stop = opts["certify"] or opts["early_stopping"]
     progress = _Progress(opts["epochs"], f"sgd {objective.surrogate.name}", opts["progress"],
-                         None)
+                         None, objective.C)
     try:
         return run_one_block(objective, opts["epochs"], opts["tol"] if stop else None,
                              progress if progress.active else None)

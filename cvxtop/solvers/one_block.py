@@ -25,6 +25,7 @@ from typing import Callable
 import numpy as np
 
 from .cutting_plane import solve_cutting_plane
+from .gaps import within
 from .objective import RankingObjective
 from .result import SolveResult
 
@@ -63,8 +64,8 @@ def run_one_block(objective: RankingObjective, epochs: int, tol: float | None,
             callback(it, upper, lower)
 
     def settled(upper: float, lower: float) -> bool:
-        within = tol is not None and upper - lower <= tol * max(abs(upper), 1e-12)
-        return within or len(seconds) >= epochs
+        done = tol is not None and within(upper, lower, tol, objective.C)
+        return done or len(seconds) >= epochs
 
     # the engine's own tolerance (zero) is met by an exact optimum only: `settled` decides
     result = solve_cutting_plane(objective, tol=0.0, max_iter=epochs + 1, callback=round_done,

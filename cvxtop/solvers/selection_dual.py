@@ -47,6 +47,7 @@ import scipy.linalg as sl
 import scipy.sparse as sp
 
 from . import ridge_cg
+from .gaps import relative_gap
 from .objective import RankingObjective
 from .parallel_products import ProductThreads
 
@@ -180,7 +181,7 @@ class DualCut:
     def gap(self, C: float) -> float:
         """The gap between the objective at the weights and the dual value, relative to the
         objective."""
-        return (self.value - self.dual_value(C)) / max(abs(self.value), 1e-12)
+        return relative_gap(self.value, self.dual_value(C), C)
 
 
 def most_violating(mask: np.ndarray, violation: np.ndarray, limit: int) -> np.ndarray:

@@ -52,6 +52,7 @@ from .. import _cvxpy
 from ..exceptions import SolverError
 from . import box_dual
 from .box_dual import _onto_box_sum
+from .gaps import gap_floor
 from .objective import RankingObjective
 from .selection_dual import DualCut, dual_cut
 
@@ -323,6 +324,6 @@ def size_dual_cut(objective: RankingObjective, best_scores: np.ndarray,
         s, g = cut.scores, cut.subgradient
         upper = min(upper, cut.value)
         gap = upper - max(lower, best_lower)
-        if gap <= tol * max(abs(upper), 1e-12):
+        if gap <= tol * max(abs(upper), gap_floor(objective.C)):
             break
     return best_cut

@@ -1,0 +1,85 @@
+"""A small C: the objective is at most C·L(0), the zero model's, so a relative gap must stay
+relative below 1e-12 (cvxtop.solvers.gaps). With a fixed floor of 1e-12 under the gap's
+denominator, a fit at C = 1e-30 returned a model 270 times the zero model's objective as
+certified within 5e-16, and C below about 1e-154 ended in a ZeroDivisionError."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from cvxtop import AATP, SolverError, TopRanker, surrogates
+from cvxtop.solvers.gaps import FLOOR, gap_floor, relative_gap, within
+
+CONVEX = [name for name in surrogates.available() if surrogates.get(name, 1).convex]
+TINY_C = [1e-300, 1e-60, 1e-30, 1e-20]
+
+
+def _data(seed=0, n=30, d=4):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = (rng.random(n) < 0.3).astype(int)
+    y[:2] = 1
+    return X, y
+
+
+def _quiet(estimator, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # zero-model notes
+        return estimator.fit(X, y)
+
+
+def test_the_floor_is_relative_below_C_1_and_never_zero():
+    assert gap_floor(1.0) == gap_floor(1e8) == FLOOR
+    assert gap_floor(1e-30) == pytest.approx(FLOOR * 1e-30)
+    assert gap_floor(1e-300) > 0.0
+    # an objective of 2e-30 against a bound of 1e-30 is half way off, whatever the scale
+    assert relative_gap(2e-30, 1e-30, 1e-30) == pytest.approx(0.5)
+    assert not within(2e-30, 1e-30, 1e-6, 1e-30)
+    assert within(0.0, 0.0, 1e-6, 1e-300)
+
+
+@pytest.mark.parametrize("C", TINY_C)
+@pytest.mark.parametrize("name", CONVEX)
+def test_exact_fit_at_a_tiny_C_is_certified_relative_to_its_own_objective(name, C):
+    X, y = _data()
+    k = 2
+    fitted = _quiet(TopRanker(name, k=k, C=C), X, y)
+    zero = C * surrogates.get(name, k).value(y, np.zeros(len(y)))
+    assert fitted.status_ == "optimal"
+    # the reported gap is the documented one, and within tol
+    true_gap = (fitted.objective_ - fitted.lower_bound_) / fitted.objective_
+    assert fitted.gap_ == pytest.approx(true_gap, rel=1e-6, abs=1e-15)
+    assert fitted.gap_ <= 1e-6
+    # the zero model is feasible: the answer is within tol of it, and the bound below it
+    assert fitted.objective_ <= zero * (1.0 + 1e-6)
+    assert fitted.lower_bound_ <= zero
+
+
+@pytest.mark.parametrize("solver", ["gd", "sgd"])
+def test_approximate_fits_at_a_tiny_C_report_the_relative_gap(solver):
+    X, y = _data(1)
+    fitted = _quiet(TopRanker("prec@k-avg", k=2, C=1e-30, solver=solver, random_state=0),
+                    X, y)
+    true_gap = (fitted.objective_ - fitted.lower_bound_) / fitted.objective_
+    assert fitted.gap_ == pytest.approx(true_gap, rel=1e-6, abs=1e-15)
+    assert fitted.gap_ <= 1e-6
+
+
+@pytest.mark.parametrize("solver", ["fast", "cvxpy"])
+def test_aatp_reports_its_gap_relative_to_a_tiny_objective(solver):
+    X, y = _data(2)
+    fitted = AATP(tau=0.1, C=1e-30, solver=solver).fit(X, y)
+    assert fitted.gap_ == pytest.approx(fitted.duality_gap_ / fitted.objective_, rel=1e-9,
+                                        abs=1e-15)
+
+
+@pytest.mark.parametrize("name, C", [("prec@k-struct", 1e154), ("prec@k-avg", 1e200)])
+def test_a_C_whose_objective_overflows_says_so(name, C):
+    # prec@k-struct is unbounded below without the regularizer, so its optimum is about
+    # −C²·q: beyond float64 here; prec@k-avg's master bound overflows at C = 1e200
+    X, y = _data()
+    with pytest.raises(SolverError, match="overflow float64.*use a smaller C"):
+        _quiet(TopRanker(name, k=2, C=C, max_iter=50), X, y)
