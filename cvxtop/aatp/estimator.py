@@ -37,7 +37,7 @@ from .candidates import (
     nearest_neighbour_tour,
     solve_candidates,
 )
-from ..solvers.scaling import feature_scale, magnitude_scale, unscaled
+from ..solvers.scaling import feature_scale, magnitude_scale, scaled_C, unscaled
 from .kernels import Kernel, make_kernel
 from .problem import AATPProblem, aatp_loss, items_problem, pairs_problem
 from .selection import certified_gap_bounds, score_candidate, select
@@ -342,7 +342,7 @@ class AATP(BaseEstimator):
         require_classes(y, "y", context="AATP ranks preferred items (1) above others (0)")
         items = np.arange(len(y))
         duplicate_of = duplicate_representatives(data.keys, items)
-        problem = items_problem(None, y, self._C * data.scale ** 2, duplicate_of)
+        problem = items_problem(None, y, scaled_C(self._C, data.scale), duplicate_of)
         return self._fit_problem(problem, data, items, duplicate_of)
 
     def fit_pairs(self, X: Any, pairs: Any) -> "AATP":
@@ -357,7 +357,7 @@ class AATP(BaseEstimator):
         data = self._training_data(X).rescaled()
         n_items = len(data.keys)
         pairs = check_pairs(pairs, n_items, "pairs")
-        problem = pairs_problem(None, pairs, self._C * data.scale ** 2, n_items)
+        problem = pairs_problem(None, pairs, scaled_C(self._C, data.scale), n_items)
         reported = problem.candidates
         return self._fit_problem(problem, data, reported,
                                  duplicate_representatives(data.keys, reported))

@@ -352,9 +352,15 @@ def solution_from_primal(problem: AATPProblem, k: int, w: np.ndarray, alpha: np.
 
 
 def require_certified(solution: CandidateSolution, solver: str) -> CandidateSolution:
-    """Return ``solution`` if its duality gap is within :data:`CERTIFICATE_RTOL`, else raise
-    :class:`cvxtop.SolverError` with status ``"not_certified"`` (the message gives the gap
-    and what the solver itself reported)."""
+    """Return ``solution`` if its objectives are finite and its duality gap is within
+    :data:`CERTIFICATE_RTOL`, else raise :class:`cvxtop.SolverError` with status
+    ``"not_certified"`` (the message gives the gap and what the solver itself reported)."""
+    if not (np.isfinite(solution.objective) and np.isfinite(solution.dual_objective)):
+        raise SolverError(
+            f"{solver}: candidate {solution.candidate} not certified: its objective "
+            f"{solution.objective:.3g} and dual objective {solution.dual_objective:.3g} are "
+            "not both finite, so C (with the features scaled to about 1) is too large for "
+            "float64: use a smaller C", status="not_certified")
     allowed = CERTIFICATE_RTOL * max(1.0, abs(solution.objective))
     if not solution.duality_gap <= allowed:
         raise SolverError(

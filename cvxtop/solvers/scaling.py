@@ -23,8 +23,8 @@ from .._validation import is_sparse
 from .objective import RankingObjective
 from .result import SolveResult
 
-__all__ = ["SCALE_BAND", "feature_scale", "magnitude_scale", "rescaled", "unscaled",
-           "unscaled_callback"]
+__all__ = ["SCALE_BAND", "feature_scale", "magnitude_scale", "rescaled", "scaled_C",
+           "unscaled", "unscaled_callback"]
 
 #: Features whose largest magnitude lies in ``[2^-SCALE_BAND, 2^SCALE_BAND]`` are solved as
 #: given (bit for bit the problem the user posed); outside, they are divided by the power of
@@ -49,12 +49,26 @@ def magnitude_scale(largest: float) -> float:
     return 2.0 ** round(math.log2(largest))
 
 
+def scaled_C(C: float, scale: float) -> float:
+    """``C·scale²``, the ``C`` of the same problem on the features divided by ``scale``;
+    ``ValueError`` naming ``X`` and ``C`` where it leaves float64's normal range (features
+    near 1e±300, or a ``C`` that the features' scale pushes past it): no solver can pose
+    that problem."""
+    value = C * scale * scale
+    if not np.isfinite(value) or value < np.finfo(np.float64).tiny:
+        raise ValueError(
+            f"X's largest magnitude (about 2^{int(math.log2(scale))}) and C = {C:.3g} pose a "
+            f"problem whose C, with the features scaled to about 1, is C·scale² = {value:.3g}, "
+            "outside float64's range: rescale X or C")
+    return value
+
+
 def rescaled(objective: RankingObjective, scale: float) -> RankingObjective:
     """The same problem on ``Z/scale`` with ``C·scale²`` (labels, groups and their bound
-    surrogates shared, not rebuilt)."""
+    surrogates shared, not rebuilt); ``ValueError`` as :func:`scaled_C`."""
     other = copy.copy(objective)
+    other.C = scaled_C(objective.C, scale)
     other.Z = objective.Z / scale
-    other.C = objective.C * scale * scale
     other.derived_values = {}  # (of the features, which changed: the digest too)
     other.zero_face_floor = other.zero_face_missed = 0.0
     return other

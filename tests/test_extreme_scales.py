@@ -1,7 +1,11 @@
-"""A small C: the objective is at most C·L(0), the zero model's, so a relative gap must stay
+"""C and feature scales at the ends of float64.
+
+A small C: the objective is at most C·L(0), the zero model's, so a relative gap must stay
 relative below 1e-12 (cvxtop.solvers.gaps). With a fixed floor of 1e-12 under the gap's
 denominator, a fit at C = 1e-30 returned a model 270 times the zero model's objective as
-certified within 5e-16, and C below about 1e-154 ended in a ZeroDivisionError."""
+certified within 5e-16, and C below about 1e-154 ended in a ZeroDivisionError. At the other
+end, a C whose objective overflows, or features whose scaled C leaves float64, must raise
+and say why, never return an infinite objective with a gap of nan."""
 
 from __future__ import annotations
 
@@ -83,3 +87,19 @@ def test_a_C_whose_objective_overflows_says_so(name, C):
     X, y = _data()
     with pytest.raises(SolverError, match="overflow float64.*use a smaller C"):
         _quiet(TopRanker(name, k=2, C=C, max_iter=50), X, y)
+
+
+@pytest.mark.parametrize("factor", [1e300, 1e-300])
+@pytest.mark.parametrize("make", [lambda: TopRanker("prec@k-avg", k=2), lambda: AATP(tau=0.1)])
+def test_features_whose_scaled_C_leaves_float64_are_refused_naming_X_and_C(make, factor):
+    X, y = _data()
+    with pytest.raises(ValueError, match="X's largest magnitude.*C = 1.*outside float64"):
+        make().fit(X * factor, y)
+
+
+def test_aatp_at_a_C_whose_objective_overflows_raises_instead_of_an_infinite_answer():
+    X, y = _data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's overflow notes
+        with pytest.raises(SolverError, match="smaller C"):
+            AATP(tau=0.1, C=1e200).fit(X, y)
