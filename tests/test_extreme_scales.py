@@ -103,3 +103,15 @@ def test_aatp_at_a_C_whose_objective_overflows_raises_instead_of_an_infinite_ans
         warnings.simplefilter("ignore", RuntimeWarning)  # numpy's overflow notes
         with pytest.raises(SolverError, match="smaller C"):
             AATP(tau=0.1, C=1e200).fit(X, y)
+
+
+def test_assert_near_optimum_stays_relative_at_a_tiny_C():
+    from cvxtop.testing import assert_near_optimum
+
+    X, y = _data()
+    C = 1e-20
+    optimum = _quiet(TopRanker("prec@k-avg", k=2, C=C), X, y)
+    assert_near_optimum(optimum.coef_, X, y, "prec@k-avg", 2, C)
+    far = np.full(X.shape[1], 1e-9)  # ½‖w‖² alone is 100 times the optimum's objective
+    with pytest.raises(AssertionError, match="is not within rtol"):
+        assert_near_optimum(far, X, y, "prec@k-avg", 2, C)
