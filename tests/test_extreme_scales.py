@@ -97,12 +97,25 @@ def test_features_whose_scaled_C_leaves_float64_are_refused_naming_X_and_C(make,
         make().fit(X * factor, y)
 
 
-def test_aatp_at_a_C_whose_objective_overflows_raises_instead_of_an_infinite_answer():
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_aatp_at_a_C_whose_weights_overflow_is_refused_naming_C(kernel):
+    # (C = 1e200 returned objective inf with gap nan, then a SolverError after numpy's
+    # overflow warnings)
     X, y = _data()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's overflow notes
-        with pytest.raises(SolverError, match="smaller C"):
-            AATP(tau=0.1, C=1e200).fit(X, y)
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(ValueError, match=r"C = 1e\+200 is too large for float64"):
+            AATP(tau=0.1, C=1e200, kernel=kernel).fit(X, y)
+
+
+def test_an_aatp_candidate_with_an_infinite_objective_is_not_certified():
+    from cvxtop.aatp.problem import CandidateSolution, require_certified
+
+    for objective, dual in [(np.inf, 1.0), (1.0, -np.inf), (np.nan, 0.0)]:
+        solution = CandidateSolution(0, np.zeros(2), None, objective, dual, 1, "optimal")
+        with pytest.raises(SolverError, match="not both finite.*smaller C") as caught:
+            require_certified(solution, "fast")
+        assert caught.value.status == "not_certified"
 
 
 def test_assert_near_optimum_stays_relative_at_a_tiny_C():

@@ -136,6 +136,19 @@ def _feature_radius(problem: AATPProblem, plan: SolverPlan, factor: np.ndarray |
     return float(np.sqrt(max(float(np.max(plan.gram.diagonal[points])), 0.0)))
 
 
+def _require_representable(problem: AATPProblem, radius: float, C: float) -> None:
+    """``ValueError`` naming ``C`` where a candidate's weights ``w(α)`` in the box of Boyd
+    et al. 2012 eq. (4) can reach a squared norm past float64: ``‖w(α)‖ <= 2·Σu·max‖f_j‖``
+    (the bounds ``u`` in the solvers' rescaled coordinates). No solve can evaluate its
+    objective there; without this check such a fit ends in a ``SolverError`` after numpy's
+    overflow warnings."""
+    reach = 2.0 * float(np.sum(problem.upper)) * radius
+    if not np.isfinite(0.5 * reach * reach):
+        raise ValueError(f"C = {C:.3g} is too large for float64: a candidate's weights can "
+                         f"reach a norm of {reach:.3g}, whose square overflows; use a "
+                         "smaller C (or rescale the features)")
+
+
 def expected_failed_checks(estimator: "AATP") -> dict[str, str]:
     """The documented ``check_estimator`` exceptions for this configuration (pass it as
     ``expected_failed_checks`` to :func:`sklearn.utils.estimator_checks.check_estimator`
@@ -370,6 +383,7 @@ class AATP(BaseEstimator):
         for stale in ("coef_", "X_fit_", "gram_rank_"):  # attributes of a previous fit
             self.__dict__.pop(stale, None)
         plan, factor = self._plan(data, len(problem.slot_item))
+        _require_representable(problem, _feature_radius(problem, plan, factor), self._C)
         linear = data.kernel.name == "linear"
         # the linear kernel's features go with the Gram-matrix engine too: the reference of
         # its last resort (face_descent.FaceDescentSolver._by_primal)
