@@ -383,7 +383,8 @@ class AATP(BaseEstimator):
         for stale in ("coef_", "X_fit_", "gram_rank_"):  # attributes of a previous fit
             self.__dict__.pop(stale, None)
         plan, factor = self._plan(data, len(problem.slot_item))
-        _require_representable(problem, _feature_radius(problem, plan, factor), self._C)
+        radius = _feature_radius(problem, plan, factor)
+        _require_representable(problem, radius, self._C)
         linear = data.kernel.name == "linear"
         # the linear kernel's features go with the Gram-matrix engine too: the reference of
         # its last resort (face_descent.FaceDescentSolver._by_primal)
@@ -401,8 +402,7 @@ class AATP(BaseEstimator):
         self.candidate_duality_gaps_ = np.array([s.duality_gap for s in table])
         self.candidate_screened_ = np.array([s.gap_bounds is not None for s in table])
         solved_bounds = certified_gap_bounds(self.candidate_quantile_distances_,
-                                             self.candidate_duality_gaps_,
-                                             _feature_radius(problem, plan, factor))
+                                             self.candidate_duality_gaps_, radius)
         self.candidate_quantile_distance_bounds_ = np.array([s.gap_bounds or tuple(bounds)
                                                for s, bounds in zip(table, solved_bounds)])
         self.n_fallbacks_ = sum(s.gap_bounds is None and s.status != "optimal" for s in scored)

@@ -21,10 +21,10 @@ FLOOR = 1e-12
 _TINY = float(np.finfo(np.float64).tiny)
 
 
-def gap_floor(C: float) -> float:
-    """The least ``|upper|`` a relative gap divides by at this ``C``: ``1e-12·min(1, C)``,
-    and never 0."""
-    return max(FLOOR * min(1.0, float(C)), _TINY)
+def gap_floor(C: float, floor: float = FLOOR) -> float:
+    """The least ``|upper|`` a relative gap divides by at this ``C``: ``floor·min(1, C)``
+    (``1e-12·min(1, C)`` by default), and never 0."""
+    return max(floor * min(1.0, float(C)), _TINY)
 
 
 def relative_gap(upper: float, lower: float, C: float) -> float:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import sys
 from typing import Any, Callable
 
 import numpy as np
@@ -329,6 +328,7 @@ def assert_near_optimum(w: Any, X: Any, y: Any, surrogate: str, k: Any, C: float
 
     from ..estimators import TopRanker
     from ..solvers import RankingObjective
+    from ..solvers.gaps import gap_floor
     from ..surrogates import get
 
     rtol = _tolerance(rtol, "rtol")
@@ -344,7 +344,7 @@ def assert_near_optimum(w: Any, X: Any, y: Any, surrogate: str, k: Any, C: float
     lower = float(exact.lower_bound_)
     # the floor follows C below 1, where the optimum is at most C·L(0): a fixed one made
     # the test absolute there (at C = 1e-20 a w 100 times the optimum passed)
-    floor = max(math.ulp(1.0) * min(1.0, float(C)), sys.float_info.min)
+    floor = gap_floor(C, floor=math.ulp(1.0))
     excess = (value - lower) / max(abs(lower), floor)
     if excess > rtol:
         raise AssertionError(
