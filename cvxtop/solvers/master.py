@@ -20,10 +20,12 @@ import numpy as np
 from .. import _cvxpy
 from ..exceptions import SolverError
 from .cut_store import CutStore
+from .primal_master import MAX_FEATURES, primal_master_weights
 from ..qp import refine_on_rows, solve_simplex_qp
 from ..qp.simplex import dual_value, ridge_outweighs
 
-__all__ = ["solve_master", "cvxpy_master", "polish", "dual_value", "rounding_allowance"]
+__all__ = ["solve_master", "cvxpy_master", "polish", "dual_value", "own_gap",
+           "rounding_allowance"]
 
 
 def polish(lam: np.ndarray, G: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -71,6 +73,13 @@ def cvxpy_master(G: np.ndarray, c: np.ndarray, solver: str,
 #: master's own gap from its ridge may take (:func:`cvxtop.qp.simplex.solve_simplex_qp`'s
 #: ``accuracy``): early rounds, with a wide gap, take no proximal steps.
 MASTER_SHARE = 0.1
+#: How many times the cutting plane's gap an exact master's own gap, measured from the cuts'
+#: rows, must exceed to send it to the program in the features' space
+#: (:mod:`.primal_master`): the Gram form's answer is then broken, not merely inexact.
+PRIMAL_RATIO = 1000.0
+#: The longest pause, in exact masters, after tries of that program that did not halve the
+#: master's own gap (each miss doubles the pause, a success ends it).
+PRIMAL_PAUSE = 64
 
 
 #: Cuts whose squared norms exceed this many times the largest of those the master's answer
@@ -177,6 +186,26 @@ def solve_master(store: CutStore, C: float, gap: float = 0.0, from_rows: bool = 
     Ha = store.combination(alpha)
     w_c = -Ha
     bound = _rigorous_bound(store, alpha, Ha)
+    if np.isfinite(gap) and store.row <= MAX_FEATURES and not store.scores:
+        store.primal_wait -= 1
+        master_gap = own_gap(store, C, w_c, bound) if store.primal_wait < 0 else 0.0
+        if master_gap > PRIMAL_RATIO * gap:
+            # an exact master asked for, whose Gram form's answer its rounding has broken:
+            # the master from the rows, whose answer is taken where it halves that gap (the
+            # higher bound kept), and paused after tries that do not
+            better = primal_master_weights(store, C)
+            better_gap = np.inf
+            if better is not None:
+                better_Ha = store.combination(C * better)
+                better_bound = _rigorous_bound(store, C * better, better_Ha)
+                better_gap = own_gap(store, C, -better_Ha, better_bound)
+            if better_gap <= 0.5 * master_gap:
+                store.lam, alpha, Ha, w_c = better, C * better, better_Ha, -better_Ha
+                bound = max(bound, better_bound)  # (both bound the same optimum)
+                store.primal_misses = 0
+            else:
+                store.primal_misses += 1
+                store.primal_wait = min(2 ** store.primal_misses, PRIMAL_PAUSE)
     # the best single cut's bound too: the QP's ridge and tolerances follow its largest
     # diagonal entry, and beside the early cuts' large norms a near-optimal cut of a far
     # smaller norm (a dual solve's at large C) is weighed too coarsely (measured: the
@@ -194,6 +223,18 @@ def solve_master(store: CutStore, C: float, gap: float = 0.0, from_rows: bool = 
     below = values < model - 1e-9 * max(1.0, abs(model))
     store.idle = np.where(active & below, store.idle + 1, 0)
     return w_c, bound
+
+
+def own_gap(store: CutStore, C: float, w_c: np.ndarray, bound: float) -> float:
+    """The master's own duality gap at its answer ``w_c`` with dual bound ``bound``: its
+    objective ``½‖w_c‖² + C·max_c (b_c + h_c·w_c)`` from the cuts' rows (not through their
+    Gram matrix, whose rounding a master of long cuts combining short outweighs), less the
+    bound; ``0`` for a store of score subgradients (no rows to read)."""
+    if store.scores:
+        return 0.0
+    slots = np.flatnonzero(store.active[:store.used])
+    model = float(np.max(store.b[slots] + store.cuts[slots] @ w_c))
+    return 0.5 * float(w_c @ w_c) + C * model - bound
 
 
 def rounding_allowance(store: CutStore, alpha: np.ndarray) -> float:

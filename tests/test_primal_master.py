@@ -1,0 +1,105 @@
+"""The cutting plane's master solved in the features' space from the cuts' rows
+(:mod:`cvxtop.solvers.primal_master`), and how :func:`cvxtop.solvers.master.solve_master`
+uses it where the Gram form's answer is poor."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cvxtop.solvers import master
+from cvxtop.solvers.cut_store import CutStore
+from cvxtop.solvers.parallel_products import ProductThreads
+from cvxtop.solvers.primal_master import primal_master_weights
+
+
+def _store(n: int, d: int, cuts: int, seed: int, scale: float = 1.0) -> CutStore:
+    rng = np.random.default_rng(seed)
+    Z = rng.standard_normal((n, d)) * scale
+    store = CutStore(Z, capacity=2 * cuts, patience=1000, master="active-set",
+                     solver="CLARABEL", options=None, threads=ProductThreads(None, 1))
+    for g in rng.standard_normal((cuts, n)):
+        store.add(Z.T @ g, g, float(rng.standard_normal()), (0.0, 0.0))
+    return store
+
+
+def _dual(store: CutStore, lam: np.ndarray, C: float) -> float:
+    """``C(b·λ − ½C‖Hᵀλ‖²)``, the master's dual value, from the rows."""
+    combined = lam @ store.cuts[:len(lam)]
+    return C * (float(store.b[:len(lam)] @ lam) - 0.5 * C * float(combined @ combined))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("C", [1e-3, 1.0, 1e3])
+def test_its_weights_are_the_masters_optimum(seed, C):
+    """On random well-conditioned stores the weights lie on the simplex, reach the optimum
+    of the cvxpy master in the Gram form (to 1e-9 of its scale), and leave the master a gap
+    of its own (the rows' objective at their point less their bound) of at most 1e-8 of
+    that scale: Clarabel's tolerance."""
+    store = _store(40, 6, 12, seed)
+    lam = primal_master_weights(store, C)
+    assert lam is not None and np.all(lam >= 0.0) and lam.sum() == pytest.approx(1.0)
+    slots = np.flatnonzero(store.active)
+    reference = np.zeros(len(store.b))
+    reference[slots] = master.cvxpy_master(store.G[np.ix_(slots, slots)], store.b[slots] / C,
+                                           "CLARABEL", None)
+    scale = max(1.0, abs(_dual(store, reference, C)))
+    assert _dual(store, lam, C) >= _dual(store, reference, C) - 1e-9 * scale
+    Ha = store.combination(C * lam)
+    bound = master._rigorous_bound(store, C * lam, Ha)
+    assert 0.0 <= master.own_gap(store, C, -Ha, bound) <= 1e-8 * scale
+
+
+def test_a_store_of_score_subgradients_gets_no_answer():
+    """Wide data keep each cut as its score subgradient: there are no rows to solve from."""
+    store = _store(5, 40, 4, 0)
+    assert store.scores
+    assert primal_master_weights(store, 1.0) is None
+    assert master.own_gap(store, 1.0, np.zeros(40), 0.0) == 0.0
+
+
+def test_a_poor_gram_answer_of_an_exact_master_is_replaced(monkeypatch):
+    """Where an exact master is asked for (a finite gap) and the Gram form's answer leaves
+    a gap of its own above ``PRIMAL_RATIO`` times it, the answer from the rows takes its
+    place: its own gap is rounding, and the bound returned is at least the Gram answer's."""
+    store = _store(40, 6, 12, 1)
+    C = 10.0
+    used = store.used
+
+    def uniform(G, c, start, **_):  # a feasible, far from optimal, Gram-form answer
+        return np.full(used, 1.0 / used)
+
+    monkeypatch.setattr(master, "solve_simplex_qp", uniform)
+    monkeypatch.setattr(master, "_without_long_cuts", lambda G, c, lam, allowed, acc: lam)
+    poor = np.full(used, C / used)
+    poor_bound = master._rigorous_bound(store, np.r_[poor, np.zeros(len(store.b) - used)],
+                                        store.combination(np.r_[poor, np.zeros(
+                                            len(store.b) - used)]))
+    w_c, bound = master.solve_master(store, C, gap=1e-9)
+    assert bound >= poor_bound
+    assert master.own_gap(store, C, w_c, bound) <= 1e-9 * abs(bound)
+    assert store.primal_misses == 0
+    # with no exact master asked for (gap inf), the Gram form's answer stands
+    w_inf, bound_inf = master.solve_master(store, C, gap=np.inf)
+    assert bound_inf == pytest.approx(poor_bound, rel=1e-12)
+
+
+def test_tries_that_do_not_help_pause_doubling(monkeypatch):
+    """A try that does not halve the master's own gap (here, no answer at all) pauses the
+    next tries: 2, 4, 8, … exact masters, up to ``PRIMAL_PAUSE``."""
+    store = _store(40, 6, 12, 2)
+    used = store.used
+    monkeypatch.setattr(master, "solve_simplex_qp",
+                        lambda G, c, start, **_: np.full(used, 1.0 / used))
+    monkeypatch.setattr(master, "_without_long_cuts", lambda G, c, lam, allowed, acc: lam)
+    calls = []
+    monkeypatch.setattr(master, "primal_master_weights",
+                        lambda store, C: calls.append(1))  # returns None
+    tried_at = []
+    for round_ in range(40):
+        before = len(calls)
+        master.solve_master(store, 10.0, gap=1e-12)
+        if len(calls) > before:
+            tried_at.append(round_)
+    assert tried_at == [0, 3, 8, 17, 34]
+    assert store.primal_wait <= master.PRIMAL_PAUSE
