@@ -146,7 +146,7 @@ class CutStore:
         self.box_faces: dict = {}  # (Cuts.box_faces)
         self.last_point: tuple[np.ndarray, np.ndarray] | None = None  # (Cuts.last_point)
         self.row_ridge_misses = 0  # (master.ROW_RIDGE_MISSES)
-        # tries of the master from the rows that did not raise its bound in a row, and
+        # tries of the master from the rows that did not halve its own gap, in a row, and
         # the exact masters left to skip before the next (master.PRIMAL_PAUSE)
         self.primal_misses, self.primal_wait = 0, 0
         self.ridge_outweighs = False  # the ridge decided the last answer (master.RIDGE_SHARE)
