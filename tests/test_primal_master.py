@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cvxtop.solvers import master
+from cvxtop.solvers import master, primal_master
 from cvxtop.solvers.cut_store import CutStore
 from cvxtop.solvers.parallel_products import ProductThreads
 from cvxtop.solvers.primal_master import primal_master_weights
@@ -54,6 +54,7 @@ def test_a_store_of_score_subgradients_gets_no_answer():
     """Wide data keep each cut as its score subgradient: there are no rows to solve from."""
     store = _store(5, 40, 4, 0)
     assert store.scores
+    assert not primal_master.suits(store)
     assert primal_master_weights(store, 1.0) is None
     assert master.own_gap(store, 1.0, np.zeros(40), 0.0) == 0.0
 
@@ -93,7 +94,7 @@ def test_tries_that_do_not_help_pause_doubling(monkeypatch):
                         lambda G, c, start, **_: np.full(used, 1.0 / used))
     monkeypatch.setattr(master, "_without_long_cuts", lambda G, c, lam, allowed, acc: lam)
     calls = []
-    monkeypatch.setattr(master, "primal_master_weights",
+    monkeypatch.setattr(primal_master, "primal_master_weights",
                         lambda store, C: calls.append(1))  # returns None
     tried_at = []
     for round_ in range(40):

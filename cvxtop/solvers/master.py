@@ -20,7 +20,7 @@ import numpy as np
 from .. import _cvxpy
 from ..exceptions import SolverError
 from .cut_store import CutStore
-from .primal_master import MAX_FEATURES, primal_master_weights
+from . import primal_master
 from ..qp import refine_on_rows, solve_simplex_qp
 from ..qp.simplex import dual_value, ridge_outweighs
 
@@ -186,26 +186,12 @@ def solve_master(store: CutStore, C: float, gap: float = 0.0, from_rows: bool = 
     Ha = store.combination(alpha)
     w_c = -Ha
     bound = _rigorous_bound(store, alpha, Ha)
-    if np.isfinite(gap) and store.row <= MAX_FEATURES and not store.scores:
-        store.primal_wait -= 1
-        master_gap = own_gap(store, C, w_c, bound) if store.primal_wait < 0 else 0.0
-        if master_gap > PRIMAL_RATIO * gap:
-            # an exact master asked for, whose Gram form's answer its rounding has broken:
-            # the master from the rows, whose answer is taken where it halves that gap (the
-            # higher bound kept), and paused after tries that do not
-            better = primal_master_weights(store, C)
-            better_gap = np.inf
-            if better is not None:
-                better_Ha = store.combination(C * better)
-                better_bound = _rigorous_bound(store, C * better, better_Ha)
-                better_gap = own_gap(store, C, -better_Ha, better_bound)
-            if better_gap <= 0.5 * master_gap:
-                store.lam, alpha, Ha, w_c = better, C * better, better_Ha, -better_Ha
-                bound = max(bound, better_bound)  # (both bound the same optimum)
-                store.primal_misses = 0
-            else:
-                store.primal_misses += 1
-                store.primal_wait = min(2 ** store.primal_misses, PRIMAL_PAUSE)
+    if np.isfinite(gap) and primal_master.suits(store):
+        # an exact master asked for: where the rounding of its Gram form has broken the
+        # answer, the master from the rows (primal_master)
+        replaced = _rows_answer(store, C, gap, w_c, bound)
+        if replaced is not None:
+            alpha, w_c, bound = replaced
     # the best single cut's bound too: the QP's ridge and tolerances follow its largest
     # diagonal entry, and beside the early cuts' large norms a near-optimal cut of a far
     # smaller norm (a dual solve's at large C) is weighed too coarsely (measured: the
@@ -225,6 +211,32 @@ def solve_master(store: CutStore, C: float, gap: float = 0.0, from_rows: bool = 
     return w_c, bound
 
 
+def _rows_answer(store: CutStore, C: float, gap: float, w_c: np.ndarray, bound: float
+                 ) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """``(α, w_c, bound)`` of the master solved from the cuts' rows, where the answer
+    ``w_c`` (with ``bound``) has an own gap above :data:`PRIMAL_RATIO` times the cutting
+    plane's ``gap`` and the rows' answer halves it (its ``λ`` then stored, the higher of the
+    two bounds returned: both bound the same optimum); else ``None``. Tries that do not
+    halve it pause the next ones (:data:`PRIMAL_PAUSE`)."""
+    store.primal_wait -= 1
+    if store.primal_wait >= 0:
+        return None
+    master_gap = own_gap(store, C, w_c, bound)
+    if not master_gap > PRIMAL_RATIO * gap:
+        return None
+    lam = primal_master.primal_master_weights(store, C)
+    if lam is not None:
+        alpha = C * lam
+        Ha = store.combination(alpha)
+        rows_bound = _rigorous_bound(store, alpha, Ha)
+        if own_gap(store, C, -Ha, rows_bound) <= 0.5 * master_gap:
+            store.lam, store.primal_misses = lam, 0
+            return alpha, -Ha, max(bound, rows_bound)
+    store.primal_misses += 1
+    store.primal_wait = min(2 ** store.primal_misses, PRIMAL_PAUSE)
+    return None
+
+
 def own_gap(store: CutStore, C: float, w_c: np.ndarray, bound: float) -> float:
     """The master's own duality gap at its answer ``w_c`` with dual bound ``bound``: its
     objective ``½‖w_c‖² + C·max_c (b_c + h_c·w_c)`` from the cuts' rows (not through their
@@ -232,8 +244,9 @@ def own_gap(store: CutStore, C: float, w_c: np.ndarray, bound: float) -> float:
     bound; ``0`` for a store of score subgradients (no rows to read)."""
     if store.scores:
         return 0.0
-    slots = np.flatnonzero(store.active[:store.used])
-    model = float(np.max(store.b[slots] + store.cuts[slots] @ w_c))
+    used = store.used
+    values = store.b[:used] + store.cuts[:used] @ w_c
+    model = float(values[store.active[:used]].max())
     return 0.5 * float(w_c @ w_c) + C * model - bound
 
 

@@ -36,7 +36,7 @@ import scipy.sparse as sp
 
 from .cut_store import CutStore
 
-__all__ = ["MAX_FEATURES", "primal_master_weights"]
+__all__ = ["MAX_FEATURES", "primal_master_weights", "suits"]
 
 #: Features (rows' length) up to which the program is tried: it has one unknown a feature.
 MAX_FEATURES = 2000
@@ -47,13 +47,19 @@ _SETTINGS = {"verbose": False, "tol_gap_abs": 1e-14, "tol_gap_rel": 1e-14, "tol_
 _USABLE = ("Solved", "AlmostSolved", "MaxIterations", "InsufficientProgress")
 
 
+def suits(store: CutStore) -> bool:
+    """Whether the store keeps the cuts' rows (not score subgradients) of at most
+    :data:`MAX_FEATURES` numbers: the program's unknowns."""
+    return not store.scores and store.row <= MAX_FEATURES
+
+
 def primal_master_weights(store: CutStore, C: float) -> np.ndarray | None:
     """Master weights ``λ`` (over the store's slots, on the simplex) from the program in
     ``(w, t)`` over the active cuts' rows (module docstring), solved by Clarabel called
     directly (cvxpy's compilation took longer than the solve), or ``None`` where the store
     keeps score subgradients instead of rows, the rows are longer than
     :data:`MAX_FEATURES`, or Clarabel gives no usable multipliers."""
-    if store.scores or store.row > MAX_FEATURES:
+    if not suits(store):
         return None
     slots = np.flatnonzero(store.active[:store.used])
     if len(slots) == 0:
