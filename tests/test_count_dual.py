@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
+import scipy.linalg
 import scipy.sparse
 
 from cvxtop import reference, surrogates
@@ -274,3 +275,47 @@ def test_a_restriction_that_leaves_the_gap_open_is_followed_by_every_count(monke
     assert bound(whole) >= exact.lower_bound - 1e-8 * abs(exact.objective)
     # the solve over every count (n₊ + 1 of them) has its own, larger budget of steps
     assert solves[-1] == (int(y.sum()) + 1, count_dual.ALL_COUNTS_STEPS)
+
+
+def test_a_newton_matrix_left_indefinite_by_rounding_is_solved_by_lu():
+    """A symmetric matrix that cancellation has left slightly indefinite (its Cholesky
+    factor fails, as the Schur complement's did on OpenBLAS's SSE kernels) is solved by LU
+    to a residual at the rounding's level; a definite one keeps its Cholesky factor; a
+    singular one is refused with ``LinAlgError``, which ends the interior point's steps."""
+    rng = np.random.default_rng(0)
+    Q, _ = np.linalg.qr(rng.standard_normal((6, 6)))
+
+    def symmetric(eigenvalues: list[float]) -> np.ndarray:
+        M = (Q * np.array(eigenvalues)) @ Q.T
+        return 0.5 * (M + M.T)
+
+    # entries up to 2e12 round by about 1e-3: -0.1 stays negative, 1 stays positive
+    M = symmetric([2e12, 1e6, 1.0, 1e-3, 5e-9, -0.1])
+    with pytest.raises(np.linalg.LinAlgError):
+        scipy.linalg.cho_factor(M)
+    solver = count_dual._SymmetricSolve(M)
+    assert solver.cholesky is None
+    b = rng.standard_normal((6, 2))
+    x = solver.solve(b)
+    assert np.linalg.norm(M @ x - b) <= 1e-10 * np.linalg.norm(M, 2) * np.linalg.norm(x)
+    assert count_dual._SymmetricSolve(symmetric([2e12, 1e6, 1.0, 1.0, 1.0, 1.0])).cholesky \
+        is not None
+    with pytest.raises(np.linalg.LinAlgError):
+        count_dual._SymmetricSolve(np.diag([1.0, 0.0, 2.0]))
+
+
+def test_a_solve_whose_newton_matrices_keep_failing_ends_after_a_few_lu_steps(monkeypatch):
+    """Where every Newton matrix comes to LU (a solve that has lost its way), the interior
+    point ends after ``LU_STEPS`` such steps with its best cut, not after ``STEPS``."""
+    objective, X, y = wide_problem(False, 0.1)
+
+    def no_cholesky(matrix, **kwargs):
+        raise np.linalg.LinAlgError("not positive definite")
+
+    monkeypatch.setattr(count_dual.sl, "cho_factor", no_cholesky)
+    built = []
+    newton = count_dual._Newton
+    monkeypatch.setattr(count_dual, "_Newton", lambda *args: built.append(1) or newton(*args))
+    counts = list(range(int(y.sum()) + 1))
+    count_dual._interior_point(objective, counts, np.zeros(X.shape[1]), np.inf, 1e-10)
+    assert len(built) == count_dual.LU_STEPS + 1

@@ -103,6 +103,13 @@ STEPS = 80
 CORRECTORS, REFINEMENTS = 1, 2
 #: The share of the way to the boundary a step goes.
 STEP_SHARE = 0.99
+#: Steps whose Newton matrix rounding has left indefinite (solved by LU,
+#: :class:`_SymmetricSolve`) after which a solve ends with its best cut: near its end such
+#: steps finish it (a dense 90 × 140 list on OpenBLAS's SSE kernels: two of them, from
+#: 1.9e-7 short of the optimum to 2e-11), but a solve whose matrices keep failing has lost
+#: its way (sparse 400 × 4,000 at C = 1e4: 41 such steps gained nothing; docs/solvers.md,
+#: "prec@k-svmperf over counts of relevant items").
+LU_STEPS = 4
 #: The relative complementarity gap of the restricted problem from which the cut is
 #: evaluated at every step (it is the cut's lower bound that ends the solve).
 CHECK_FROM = 1e-4
@@ -294,6 +301,35 @@ class _Problem:
         return out
 
 
+class _SymmetricSolve:
+    """Solves with a symmetric matrix that is definite in exact arithmetic: by its Cholesky
+    factor, or by LU with partial pivoting (LAPACK's ``getrf``) where rounding has
+    left it indefinite. Late in a solve the weights span twenty orders of magnitude and
+    the Schur complement ``E − B̃ᵀA⁻¹B̃`` loses its definiteness to cancellation on some
+    CPUs' BLAS kernels and not on others': on a dense 90 × 140 list at C = 0.1, OpenBLAS's
+    SSE kernels left six negative eigenvalues at step 17 (the largest −1.4e3, against
+    entries up to 2e12), the solve ended there 1.9e-7 short of the optimum, and AVX2
+    kernels went on to 2e-11. The refinements of :meth:`_Newton.solve` against the whole
+    system correct what the rounding costs the direction. ``LinAlgError`` where LU finds
+    the matrix singular too. ``by_lu``: whether it came to LU (:data:`LU_STEPS`)."""
+
+    def __init__(self, matrix: np.ndarray) -> None:
+        self.cholesky = self.lu = None
+        try:
+            self.cholesky = sl.cho_factor(matrix, check_finite=False)
+        except np.linalg.LinAlgError:
+            lu, pivots, info = sl.lapack.dgetrf(matrix)
+            if info != 0:
+                raise np.linalg.LinAlgError("the Newton matrix is singular") from None
+            self.lu = (lu, pivots)
+        self.by_lu = self.cholesky is None
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        if self.cholesky is not None:
+            return sl.cho_solve(self.cholesky, rhs, check_finite=False)
+        return sl.lu_solve(self.lu, rhs, check_finite=False)
+
+
 class _FeaturesFactor:
     """The reduced Newton matrix ``[[I + ZᵀDZ, B], [Bᵀ, E]]`` (``w``, then each piece's
     ``ρ``, ``σ``, ``ψ``; ``B`` couples ``w`` with the ``ρ`` and ``σ``), factored whole:
@@ -309,11 +345,12 @@ class _FeaturesFactor:
         K[:d, d:d + border.shape[1]] = border
         K[d:d + border.shape[1], :d] = border.T
         K[d:, d:] = E
-        self.factor = sl.cho_factor(K, check_finite=False)
+        self.factor = _SymmetricSolve(K)
+        self.by_lu = self.factor.by_lu
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         """The matrix's inverse times ``rhs`` (rows: the unknowns; columns: right sides)."""
-        return sl.cho_solve(self.factor, rhs, check_finite=False)
+        return self.factor.solve(rhs)
 
 
 class _ItemsFactor:
@@ -327,24 +364,24 @@ class _ItemsFactor:
         self.items, self.root = items, np.sqrt(weights)
         M = items.item_gram() * np.outer(self.root, self.root)
         M[np.diag_indices_from(M)] += 1.0
-        self.m = sl.cho_factor(M, check_finite=False)
+        self.m = _SymmetricSolve(M)
         d = border.shape[0]
         self.B = np.zeros((d, E.shape[0]))
         self.B[:, :border.shape[1]] = border
         self.AB = self._a_inverse(self.B)
-        self.schur = sl.cho_factor(E - self.B.T @ self.AB, check_finite=False)
+        self.schur = _SymmetricSolve(E - self.B.T @ self.AB)
+        self.by_lu = self.m.by_lu or self.schur.by_lu
 
     def _a_inverse(self, V: np.ndarray) -> np.ndarray:
         """``A⁻¹V`` for a 2-D ``V`` (features × columns)."""
-        scaled = self.root[:, None] * sl.cho_solve(
-            self.m, self.root[:, None] * self.items.times(V), check_finite=False)
+        scaled = self.root[:, None] * self.m.solve(self.root[:, None] * self.items.times(V))
         return V - self.items.back(scaled.T).T
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         """The matrix's inverse times ``rhs`` (rows: the unknowns; columns: right sides)."""
         d = self.B.shape[0]
         head = self._a_inverse(rhs[:d])
-        tail = sl.cho_solve(self.schur, rhs[d:] - self.B.T @ head, check_finite=False)
+        tail = self.schur.solve(rhs[d:] - self.B.T @ head)
         return np.vstack([head - self.AB @ tail, tail])
 
 
@@ -651,6 +688,7 @@ def _steps(objective: RankingObjective, counts: list[int], start: np.ndarray,
     target = np.r_[np.zeros(d), C, np.zeros(problem.layout.n_x - d - 1)]
     m = len(s)
     best_cut, best_lower = None, -np.inf
+    lu_steps = 0  # steps whose Newton matrix came to LU (LU_STEPS)
     for _ in range(steps):
         primal = problem.G(x) - problem.h + s
         dual = problem.GT(z) + target
@@ -670,6 +708,9 @@ def _steps(objective: RankingObjective, counts: list[int], start: np.ndarray,
         try:
             newton = _Newton(problem, z / s)
         except (np.linalg.LinAlgError, ValueError):
+            break
+        lu_steps += newton.factor.by_lu
+        if lu_steps > LU_STEPS:
             break
 
         def direction(complementarity: np.ndarray) -> tuple[np.ndarray, ...]:
