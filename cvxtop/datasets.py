@@ -129,11 +129,13 @@ def make_sparse_ranking_data(n: int, d: int, density: float = 0.001, pos_rate: f
 def _top_of_noisy_score(X: Any, rng: np.random.Generator, pos_rate: float, noise: float
                         ) -> np.ndarray:
     """Labels: the ``pos_rate`` fraction of items with the largest ``X w* + noise·ε`` for a
-    random unit ``w*`` (at least one relevant and one irrelevant item)."""
+    random unit ``w*`` (at least one relevant and one irrelevant item), equal scores taken by
+    the smallest index, the same on every CPU (sparse rows without a stored entry all score
+    0 when ``noise`` is 0, and numpy's default sort orders ties by the CPU's SIMD)."""
     n, d = X.shape
     w = rng.standard_normal(d)
     latent = X @ (w / np.linalg.norm(w)) + noise * rng.standard_normal(n)
     m = min(n - 1, max(1, ceil_fraction(pos_rate, n)))
     y = np.zeros(n, dtype=np.int64)
-    y[np.argsort(-latent)[:m]] = 1
+    y[np.argsort(-latent, kind="stable")[:m]] = 1
     return y

@@ -109,3 +109,16 @@ def test_make_sparse_ranking_data_memory_follows_the_entries():
     assert (X2 != X).nnz == 0 and np.array_equal(y, y2)
     with pytest.raises(ValueError, match="density"):
         make_sparse_ranking_data(10, 10, density=0.0)
+
+
+def test_make_sparse_ranking_data_breaks_tied_scores_by_index():
+    """Without noise, rows with no stored entry all score 0; where the labels' cut falls
+    among them, the relevant ones are those of the smallest indices, on every CPU (numpy's
+    default sort orders ties by the CPU's SIMD)."""
+    from cvxtop.datasets import make_sparse_ranking_data
+
+    X, y = make_sparse_ranking_data(20_000, 20, density=0.03, pos_rate=0.5, noise=0.0,
+                                    random_state=3)
+    tied = y[np.diff(X.indptr) == 0]
+    assert 0 < tied.sum() < len(tied)  # the cut falls among the tied rows
+    assert np.all(np.diff(tied) <= 0)  # relevant first, by index

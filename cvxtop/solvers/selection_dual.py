@@ -46,6 +46,7 @@ import numpy as np
 import scipy.linalg as sl
 import scipy.sparse as sp
 
+from ..surrogates.top_indices import top_indices
 from . import ridge_cg
 from .gaps import relative_gap
 from .objective import RankingObjective
@@ -185,12 +186,14 @@ class DualCut:
 
 
 def most_violating(mask: np.ndarray, violation: np.ndarray, limit: int) -> np.ndarray:
-    """``mask`` reduced to its ``limit`` items of largest ``violation``, if it has more."""
+    """``mask`` reduced to its ``limit`` items of largest ``violation``, if it has more, equal
+    violations at the cut taken by the smallest index (the same on every CPU: at the zero
+    model every item is tied)."""
     index = np.flatnonzero(mask)
     if len(index) <= limit:
         return mask
     kept = np.zeros_like(mask)
-    kept[index[np.argpartition(-violation[index], limit - 1)[:limit]]] = True
+    kept[index[top_indices(violation[index], limit)]] = True
     return kept
 
 
@@ -589,7 +592,9 @@ class SelectionDual:
         optimum has zero loss)."""
         s = self.X @ w
         s_neg, s_pos = s[self.neg] + 1.0, s[self.pos]
-        order_neg, order_pos = np.argsort(-s_neg), np.argsort(s_pos)
+        # (ties by index: numpy's default sort orders them by the CPU's SIMD)
+        order_neg = np.argsort(-s_neg, kind="stable")
+        order_pos = np.argsort(s_pos, kind="stable")
         gain = np.r_[0.0, np.cumsum(s_neg[order_neg[:self.J]])]
         low = np.r_[0.0, np.cumsum(s_pos[order_pos])]
         j = max(int(np.argmax(gain - self.weights_j * low[self.widths])), 1)

@@ -121,7 +121,8 @@ class _Planes:
         if unused.any():
             self.drop(~unused)
             return
-        i, j = np.argsort(self.weights)[:2]
+        # (ties by index: numpy's default sort orders them by the CPU's SIMD)
+        i, j = np.argsort(self.weights, kind="stable")[:2]
         total = self.weights[i] + self.weights[j]
         share = self.weights[i] / total
         self.V[:, i] = share * self.V[:, i] + (1 - share) * self.V[:, j]

@@ -50,6 +50,7 @@ import scipy.sparse as sp
 
 from .. import _cvxpy
 from ..exceptions import SolverError
+from ..surrogates.top_indices import top_indices
 from . import box_dual
 from .box_dual import _onto_box_sum
 from .gaps import gap_floor
@@ -117,7 +118,7 @@ def _band(scores: np.ndarray, threshold: float, width: np.ndarray, most: int
     free = np.abs(distance) <= width
     index = np.flatnonzero(free)
     if len(index) > most:
-        keep = index[np.argpartition(np.abs(distance[index]), most - 1)[:most]]
+        keep = index[top_indices(-np.abs(distance[index]), most)]  # (ties by index)
         free = np.zeros_like(free)
         free[keep] = True
     return (distance > 0) & ~free, free
