@@ -322,7 +322,10 @@ class _SymmetricSolve:
             if info != 0:
                 raise np.linalg.LinAlgError("the Newton matrix is singular") from None
             self.lu = (lu, pivots)
-        self.by_lu = self.cholesky is None
+
+    @property
+    def by_lu(self) -> bool:
+        return self.cholesky is None
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         if self.cholesky is not None:
@@ -346,7 +349,11 @@ class _FeaturesFactor:
         K[d:d + border.shape[1], :d] = border.T
         K[d:, d:] = E
         self.factor = _SymmetricSolve(K)
-        self.by_lu = self.factor.by_lu
+
+    @property
+    def by_lu(self) -> bool:
+        """Whether the matrix came to LU (:class:`_SymmetricSolve`)."""
+        return self.factor.by_lu
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         """The matrix's inverse times ``rhs`` (rows: the unknowns; columns: right sides)."""
@@ -370,7 +377,11 @@ class _ItemsFactor:
         self.B[:, :border.shape[1]] = border
         self.AB = self._a_inverse(self.B)
         self.schur = _SymmetricSolve(E - self.B.T @ self.AB)
-        self.by_lu = self.m.by_lu or self.schur.by_lu
+
+    @property
+    def by_lu(self) -> bool:
+        """Whether either factor came to LU (:class:`_SymmetricSolve`)."""
+        return self.m.by_lu or self.schur.by_lu
 
     def _a_inverse(self, V: np.ndarray) -> np.ndarray:
         """``A⁻¹V`` for a 2-D ``V`` (features × columns)."""
