@@ -63,10 +63,13 @@ __all__ = ["ALL_SIZES", "FREE_PER_FEATURE", "KEEP", "MAX_FREE", "MAX_ITEMS", "RE
 #: Labeling sizes kept: the highest pieces at the best point among :data:`WINDOW` sizes
 #: either side of its labeling's size.
 SIZES, WINDOW = 4, 64
-#: Items above which the solve is not tried: on the sparse 50,000 × 50,000 set one solve
-#: over 15,000 free items took longer than 2,000 rounds (measured: docs/solvers.md,
-#: "Measurements behind the constants").
-MAX_ITEMS = 5000
+#: Items above which the solve is not tried: the solve over counts of relevant items
+#: (:mod:`.count_dual`) takes lists up to this size, and above it the solve here gained
+#: too little where measured: on sparse 4,500 × 4,500 and 5,000 × 5,000 at C = 1 its cvxpy
+#: problems made the fits 5.6 and 5.9 times longer, and both fits ended uncertified either
+#: way; on the sparse 50,000 × 50,000 set one solve over 15,000 free items took longer than
+#: 2,000 rounds (measured: docs/solvers.md, "Measurements behind the constants").
+MAX_ITEMS = 4000
 #: Terms up to which every size's piece is evaluated at a point (sizes times relevant
 #: items; a few arrays of this many floats, 16 MB each).
 ALL_SIZES = 2_000_000
