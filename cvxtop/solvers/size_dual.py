@@ -51,7 +51,7 @@ import scipy.sparse as sp
 from .. import _cvxpy
 from ..exceptions import SolverError
 from ..surrogates.top_indices import top_indices
-from . import box_dual
+from . import box_dual, count_dual
 from .box_dual import _onto_box_sum
 from .gaps import gap_floor
 from .objective import RankingObjective
@@ -63,13 +63,13 @@ __all__ = ["ALL_SIZES", "FREE_PER_FEATURE", "KEEP", "MAX_FREE", "MAX_ITEMS", "RE
 #: Labeling sizes kept: the highest pieces at the best point among :data:`WINDOW` sizes
 #: either side of its labeling's size.
 SIZES, WINDOW = 4, 64
-#: Items above which the solve is not tried: the solve over counts of relevant items
-#: (:mod:`.count_dual`) takes lists up to this size, and above it the solve here gained
-#: too little where measured: on sparse 4,500 × 4,500 and 5,000 × 5,000 at C = 1 its cvxpy
-#: problems made the fits 5.6 and 5.9 times longer, and both fits ended uncertified either
-#: way; on the sparse 50,000 × 50,000 set one solve over 15,000 free items took longer than
-#: 2,000 rounds (measured: docs/solvers.md, "Measurements behind the constants").
-MAX_ITEMS = 4000
+#: Items above which the solve is not tried: those up to which the solve over counts of
+#: relevant items (:mod:`.count_dual`) is tried. Above it the solve here gained too little
+#: where measured: on sparse 4,500 × 4,500 and 5,000 × 5,000 at C = 1 its cvxpy problems
+#: made the fits 5.6 and 5.9 times longer, and both fits ended uncertified either way; on the
+#: sparse 50,000 × 50,000 set one solve over 15,000 free items took longer than 2,000 rounds
+#: (measured: docs/solvers.md, "Measurements behind the constants").
+MAX_ITEMS = count_dual.MAX_FEATURES
 #: Terms up to which every size's piece is evaluated at a point (sizes times relevant
 #: items; a few arrays of this many floats, 16 MB each).
 ALL_SIZES = 2_000_000
