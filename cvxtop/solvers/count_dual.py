@@ -134,7 +134,11 @@ class _Layout:
     relevant items (counts above 0), ``η`` on the irrelevant ones) and of their constraints
     in ``s`` and ``z`` (``t >= 0``, then per piece ``t >= φ_a`` (``c1``), ``ξ >= x⁺ − ρ``
     (``c2``), ``ξ >= 0`` (``c3``), ``η >= x⁻ − σ`` (``c4``), ``η >= 0`` (``c5``),
-    ``ψ >= f(a, b) + bσ`` (``c6``)."""
+    ``ψ >= f(a, b) + bσ`` (``c6``)). Each kind is one block over the pieces (``blocks_x``,
+    ``blocks_c``), in the pieces' order, so that the operations of a step run over all the
+    pieces at once: the ``ξ``, ``c2`` and ``c3`` blocks are ``J_r × n₊`` arrays over the
+    pieces that rank (``ranked``), the ``η``, ``c4`` and ``c5`` blocks ``J × n₋``, and the
+    ``c6`` block the pieces' sizes one after the other (``starts6``, ``piece6``)."""
 
     counts: list[int]
     sizes: list[np.ndarray]   # the b of each piece
@@ -144,6 +148,15 @@ class _Layout:
     n_x: int
     n_c: int
     n_pos: int
+    n_neg: int
+    blocks_x: dict[str, slice]
+    blocks_c: dict[str, slice]
+    a: np.ndarray         # the counts, as floats
+    ranked: np.ndarray    # whether each piece ranks (ρ and ξ)
+    leaving: np.ndarray   # whether each piece has the term −Σs⁺
+    b_all: np.ndarray     # the sizes of every piece, one piece after the other
+    starts6: np.ndarray   # where each piece's sizes start in b_all
+    piece6: np.ndarray    # the piece of each size
 
     def ranks(self, a: int) -> bool:
         """Whether the piece of count ``a`` picks among the relevant items (``ρ`` and ``ξ``):
@@ -156,27 +169,65 @@ class _Layout:
         has its ``T⁺_a − Σs⁺`` the term ``−Σs⁺`` (for ``a = n₊`` it is 0)."""
         return a < self.n_pos
 
+    def block(self, v: np.ndarray, name: str) -> np.ndarray:
+        """The block ``name`` of a vector over ``x`` (``rho``, ``sigma``, ``psi``, ``xi``,
+        ``eta``) or over the constraints (``c1`` to ``c6``), as a view: 2-D over the
+        pieces for the items' blocks; for the rows of a 2-D ``v``, one more axis first."""
+        where = self.blocks_x[name] if name in self.blocks_x else self.blocks_c[name]
+        part = v[..., where]
+        if name in ("xi", "c2", "c3"):
+            return part.reshape(v.shape[:-1] + (-1, self.n_pos))
+        if name in ("eta", "c4", "c5"):
+            return part.reshape(v.shape[:-1] + (-1, self.n_neg))
+        return part
+
+    def per_piece(self, values: np.ndarray) -> np.ndarray:
+        """The sums over each piece's sizes of a vector over the ``c6`` block."""
+        return np.add.reduceat(values, self.starts6)
+
     @staticmethod
     def of(counts: list[int], d: int, n_pos: int, n_neg: int, k: int) -> "_Layout":
-        x_slices, c_slices, i, j = [], [], d + 1, 1
-        sizes, values = [], []
-        for a in counts:
-            b = np.arange(max(1, k - a), n_neg + 1, dtype=np.float64)
-            sizes.append(b)
-            values.append(k * b / (a + b))
-            ranks = 0 < a < n_pos
-            m = n_pos if ranks else 0
-            xs = {}
-            for name, width in (("rho", 1 if ranks else 0), ("sigma", 1), ("psi", 1),
-                                ("xi", m), ("eta", n_neg)):
-                xs[name], i = slice(i, i + width), i + width
-            cs = {}
-            for name, width in (("c1", 1), ("c2", m), ("c3", m), ("c4", n_neg),
-                                ("c5", n_neg), ("c6", len(b))):
-                cs[name], j = slice(j, j + width), j + width
-            x_slices.append(xs)
-            c_slices.append(cs)
-        return _Layout(counts, sizes, values, x_slices, c_slices, i, j, n_pos)
+        J = len(counts)
+        a = np.asarray(counts, dtype=np.float64)
+        ranked = (a > 0) & (a < n_pos)
+        J_r = int(ranked.sum())
+        sizes = [np.arange(max(1, k - count), n_neg + 1, dtype=np.float64) for count in counts]
+        values = [k * b / (count + b) for count, b in zip(counts, sizes)]
+        lengths = np.array([len(b) for b in sizes], dtype=np.intp)
+        blocks_x, i = {}, d + 1
+        for name, width in (("rho", J_r), ("sigma", J), ("psi", J), ("xi", J_r * n_pos),
+                            ("eta", J * n_neg)):
+            blocks_x[name], i = slice(i, i + width), i + width
+        blocks_c, j = {}, 1
+        for name, width in (("c1", J), ("c2", J_r * n_pos), ("c3", J_r * n_pos),
+                            ("c4", J * n_neg), ("c5", J * n_neg), ("c6", int(lengths.sum()))):
+            blocks_c[name], j = slice(j, j + width), j + width
+        starts6 = np.r_[0, np.cumsum(lengths)[:-1]].astype(np.intp)
+        x_slices, c_slices, r = [], [], 0
+        for piece, count in enumerate(counts):
+            width = n_pos if ranked[piece] else 0
+            rho = blocks_x["rho"].start + r
+            xi = blocks_x["xi"].start + r * n_pos
+            c2, c3 = blocks_c["c2"].start + r * n_pos, blocks_c["c3"].start + r * n_pos
+            r += int(ranked[piece])
+            eta = blocks_x["eta"].start + piece * n_neg
+            c4, c5 = blocks_c["c4"].start + piece * n_neg, blocks_c["c5"].start + piece * n_neg
+            c6 = blocks_c["c6"].start + int(starts6[piece])
+            x_slices.append({"rho": slice(rho, rho + (1 if width else 0)),
+                             "sigma": slice(blocks_x["sigma"].start + piece,
+                                            blocks_x["sigma"].start + piece + 1),
+                             "psi": slice(blocks_x["psi"].start + piece,
+                                          blocks_x["psi"].start + piece + 1),
+                             "xi": slice(xi, xi + width), "eta": slice(eta, eta + n_neg)})
+            c_slices.append({"c1": slice(blocks_c["c1"].start + piece,
+                                         blocks_c["c1"].start + piece + 1),
+                             "c2": slice(c2, c2 + width), "c3": slice(c3, c3 + width),
+                             "c4": slice(c4, c4 + n_neg), "c5": slice(c5, c5 + n_neg),
+                             "c6": slice(c6, c6 + int(lengths[piece]))})
+        return _Layout(counts, sizes, values, x_slices, c_slices, i, j, n_pos, n_neg,
+                       blocks_x, blocks_c, a, ranked, a < n_pos,
+                       np.concatenate(sizes) if sizes else np.zeros(0), starts6,
+                       np.repeat(np.arange(J), lengths))
 
 
 class _Items:
@@ -245,53 +296,43 @@ class _Problem:
         self.p = self.items.p
         self.layout = _Layout.of(counts, self.d, self.n_pos, self.n_neg, self.k)
         self.h = np.zeros(self.layout.n_c)
-        for cs, values in zip(self.layout.c, self.layout.values):
-            self.h[cs["c6"]] = -values
+        if counts:
+            self.h[self.layout.blocks_c["c6"]] = -np.concatenate(self.layout.values)
 
     def G(self, x: np.ndarray) -> np.ndarray:
         """``G x``."""
+        lay = self.layout
         w, t = x[:self.d], x[self.d]
         s_pos, s_neg = self.items.scores(w)
-        out = np.empty(self.layout.n_c)
+        out = np.empty(lay.n_c)
         out[0] = -t
-        pw = float(self.p @ w)
-        for a, b, xs, cs in zip(self.layout.counts, self.layout.sizes, self.layout.x,
-                                self.layout.c):
-            sigma, psi, eta = x[xs["sigma"]][0], x[xs["psi"]][0], x[xs["eta"]]
-            total = psi + np.sum(eta) - t - (pw if self.layout.leaves_out(a) else 0.0)
-            if self.layout.ranks(a):
-                rho, xi = x[xs["rho"]][0], x[xs["xi"]]
-                total += a * rho + np.sum(xi)
-                out[cs["c2"]] = s_pos - rho - xi
-                out[cs["c3"]] = -xi
-            out[cs["c1"]] = total
-            out[cs["c4"]] = s_neg - sigma - eta
-            out[cs["c5"]] = -eta
-            out[cs["c6"]] = b * sigma - psi
+        sigma, psi, eta = lay.block(x, "sigma"), lay.block(x, "psi"), lay.block(x, "eta")
+        total = psi + eta.sum(axis=1) - t - float(self.p @ w) * lay.leaving
+        rho, xi = lay.block(x, "rho"), lay.block(x, "xi")
+        total[lay.ranked] += lay.a[lay.ranked] * rho + xi.sum(axis=1)
+        out[lay.blocks_c["c1"]] = total
+        lay.block(out, "c2")[:] = s_pos - rho[:, None] - xi
+        lay.block(out, "c3")[:] = -xi
+        lay.block(out, "c4")[:] = s_neg - sigma[:, None] - eta
+        lay.block(out, "c5")[:] = -eta
+        out[lay.blocks_c["c6"]] = lay.b_all * sigma[lay.piece6] - psi[lay.piece6]
         return out
 
     def GT(self, z: np.ndarray) -> np.ndarray:
         """``Gᵀ z``."""
-        out = np.zeros(self.layout.n_x)
-        z_pos, z_neg = np.zeros(self.n_pos), np.zeros(self.n_neg)
-        z1_total = z1_leaving = 0.0  # the second over the pieces with the term −Σs⁺
-        for a, b, xs, cs in zip(self.layout.counts, self.layout.sizes, self.layout.x,
-                                self.layout.c):
-            z1 = z[cs["c1"]][0]
-            z1_total += z1
-            z1_leaving += z1 if self.layout.leaves_out(a) else 0.0
-            if self.layout.ranks(a):
-                z2 = z[cs["c2"]]
-                z_pos += z2
-                out[xs["rho"]] = a * z1 - np.sum(z2)
-                out[xs["xi"]] = z1 - z2 - z[cs["c3"]]
-            z4 = z[cs["c4"]]
-            z_neg += z4
-            out[xs["sigma"]] = -np.sum(z4) + float(b @ z[cs["c6"]])
-            out[xs["psi"]] = z1 - np.sum(z[cs["c6"]])
-            out[xs["eta"]] = z1 - z4 - z[cs["c5"]]
-        out[:self.d] = -self.p * z1_leaving + self.items.back(np.r_[z_pos, z_neg]).ravel()
-        out[self.d] = -z[0] - z1_total
+        lay = self.layout
+        out = np.empty(lay.n_x)
+        z1 = lay.block(z, "c1")
+        z2, z3 = lay.block(z, "c2"), lay.block(z, "c3")
+        z4, z5, z6 = lay.block(z, "c4"), lay.block(z, "c5"), lay.block(z, "c6")
+        out[lay.blocks_x["rho"]] = lay.a[lay.ranked] * z1[lay.ranked] - z2.sum(axis=1)
+        lay.block(out, "xi")[:] = z1[lay.ranked][:, None] - z2 - z3
+        out[lay.blocks_x["sigma"]] = -z4.sum(axis=1) + lay.per_piece(lay.b_all * z6)
+        out[lay.blocks_x["psi"]] = z1 - lay.per_piece(z6)
+        lay.block(out, "eta")[:] = z1[:, None] - z4 - z5
+        items = np.r_[z2.sum(axis=0), z4.sum(axis=0)]
+        out[:self.d] = -self.p * float(z1 @ lay.leaving) + self.items.back(items).ravel()
+        out[self.d] = -z[0] - z1.sum()
         return out
 
     def hessian_times(self, x: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -408,81 +449,70 @@ class _Newton:
         self.small = d + 3 * J
         # the unknowns after w: each piece's ρ, then each σ, then each ψ
         E = np.zeros((3 * J, 3 * J))
-        D_pos, D_neg = np.zeros(problem.n_pos), np.zeros(problem.n_neg)
         # each piece's weights of the items in its ρ (relevant) and σ (irrelevant) columns,
         # then its items' c = W/e, whose products with Z give the border of the t >= φ_a
         # rows (without t) from the small system alone: the item elimination takes row j
         # to the small right side v_j (its w part g_j = Zᵀc_j − p, and 1, a − Σc₂, −Σc₄ at
         # its ψ, ρ, σ), so that row_j·M'⁻¹row_i = v_jᵀK⁻¹v_i + [i = j]·κ_j (κ_j = Σ1/e₄ +
         # Σ1/e₂): no n_x-long image of a row is formed
-        spread = np.zeros((3 * J, problem.n_pos + problem.n_neg))
+        n_pos, ranked = problem.n_pos, lay.ranked
+        spread = np.zeros((3 * J, n_pos + problem.n_neg))
         V = np.zeros((self.small, J))
-        self.kappa = np.zeros(J)
-        self.e2, self.e4 = [], []
-        for j, (a, b, cs) in enumerate(zip(lay.counts, lay.sizes, lay.c)):
-            r, s_, p_ = j, J + j, 2 * J + j
-            if lay.ranks(a):
-                W2, W3 = weights[cs["c2"]], weights[cs["c3"]]
-                e2 = W2 + W3
-                D2 = W2 * W3 / e2
-                D_pos += D2
-                spread[j, :problem.n_pos] = D2
-                E[r, r] = np.sum(D2)
-                c2 = W2 / e2
-                spread[2 * J + j, :problem.n_pos] = c2
-                V[d + j, j] = a - np.sum(c2)
-                self.kappa[j] = np.sum(1.0 / e2)
-                self.e2.append(e2)
-            else:
-                E[r, r] = 1.0
-                self.e2.append(None)
-            W4, W5, W6 = weights[cs["c4"]], weights[cs["c5"]], weights[cs["c6"]]
-            e4 = W4 + W5
-            D4 = W4 * W5 / e4
-            D_neg += D4
-            self.e4.append(e4)
-            spread[J + j, problem.n_pos:] = D4
-            E[s_, s_] = np.sum(D4) + float((b * b) @ W6)
-            E[s_, p_] = E[p_, s_] = -float(b @ W6)
-            E[p_, p_] = np.sum(W6)
-            c4 = W4 / e4
-            spread[2 * J + j, problem.n_pos:] = c4
-            V[d + J + j, j] = -np.sum(c4)
-            V[d + 2 * J + j, j] = 1.0
-            self.kappa[j] += np.sum(1.0 / e4)
+        W2, W3 = lay.block(weights, "c2"), lay.block(weights, "c3")
+        self.e2 = W2 + W3
+        D2 = W2 * W3 / self.e2
+        self.c2 = W2 / self.e2  # (the items' c = W/e of each piece's ρ and σ columns)
+        rho_rows = np.flatnonzero(ranked)
+        E[rho_rows, rho_rows] = D2.sum(axis=1)
+        unranked = np.flatnonzero(~ranked)
+        E[unranked, unranked] = 1.0  # (the slot of a ρ the piece does not have)
+        spread[rho_rows, :n_pos] = D2
+        spread[2 * J + rho_rows, :n_pos] = self.c2
+        V[d + rho_rows, rho_rows] = lay.a[ranked] - self.c2.sum(axis=1)
+        W4, W5, W6 = (lay.block(weights, name) for name in ("c4", "c5", "c6"))
+        self.e4 = W4 + W5
+        D4 = W4 * W5 / self.e4
+        self.c4 = W4 / self.e4
+        pieces = np.arange(J)
+        spread[J + pieces, n_pos:] = D4
+        spread[2 * J + pieces, n_pos:] = self.c4
+        E[J + pieces, J + pieces] = D4.sum(axis=1) + lay.per_piece(lay.b_all ** 2 * W6)
+        E[J + pieces, 2 * J + pieces] = E[2 * J + pieces, J + pieces] = \
+            -lay.per_piece(lay.b_all * W6)
+        E[2 * J + pieces, 2 * J + pieces] = lay.per_piece(W6)
+        V[d + J + pieces, pieces] = -self.c4.sum(axis=1)
+        V[d + 2 * J + pieces, pieces] = 1.0
+        self.kappa = (1.0 / self.e4).sum(axis=1)
+        self.kappa[ranked] += (1.0 / self.e2).sum(axis=1)
         products = problem.items.back(spread).T  # (one product with Z for all the rows)
         factor = _ItemsFactor if problem.items.wide else _FeaturesFactor
-        self.factor = factor(problem.items, np.r_[D_pos, D_neg], -products[:, :2 * J], E)
+        self.factor = factor(problem.items, np.r_[D2.sum(axis=0), D4.sum(axis=0)],
+                             -products[:, :2 * J], E)
         V[:d] = products[:, 2 * J:]
-        self.leaving = np.array([lay.leaves_out(a) for a in lay.counts])
+        self.leaving = lay.leaving
         V[:d, self.leaving] -= problem.p[:, None]
         self.V, self.KV = V, self.factor.solve(V)
         self.border = V.T @ self.KV + np.diag(self.kappa)
         self.W0 = weights[0]
-        self.W1 = np.array([weights[cs["c1"]][0] for cs in lay.c])
+        self.W1 = lay.block(weights, "c1").copy()
 
     def _inner(self, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``M'⁻¹ r`` for the system without the ``t >= φ_a`` rows, on the unknowns but
         ``t`` (``r[d]`` is ignored and the answer's ``t`` is 0), with the small system's
         solution; for the rows of a 2-D ``r`` at once (one product with ``Z`` each way for
         all of them)."""
-        problem, weights = self.problem, self.weights
+        problem = self.problem
         lay, d = problem.layout, problem.d
         J = len(lay.counts)
         R = np.atleast_2d(r)
-        m = len(R)
-        acc_pos, acc_neg = np.zeros((m, problem.n_pos)), np.zeros((m, problem.n_neg))
-        rhs = np.zeros((m, self.small))
-        for j, (a, xs, cs) in enumerate(zip(lay.counts, lay.x, lay.c)):
-            if lay.ranks(a):
-                q = R[:, xs["xi"]] * (weights[cs["c2"]] / self.e2[j])
-                acc_pos += q
-                rhs[:, d + j] = R[:, xs["rho"]][:, 0] - q.sum(axis=1)
-            q = R[:, xs["eta"]] * (weights[cs["c4"]] / self.e4[j])
-            acc_neg += q
-            rhs[:, d + J + j] = R[:, xs["sigma"]][:, 0] - q.sum(axis=1)
-            rhs[:, d + 2 * J + j] = R[:, xs["psi"]][:, 0]
-        rhs[:, :d] = R[:, :d] + problem.items.back(np.hstack([acc_pos, acc_neg]))
+        rhs = np.zeros((len(R), self.small))
+        q_pos = lay.block(R, "xi") * self.c2
+        q_neg = lay.block(R, "eta") * self.c4
+        rhs[:, d + np.flatnonzero(lay.ranked)] = lay.block(R, "rho") - q_pos.sum(axis=2)
+        rhs[:, d + J:d + 2 * J] = lay.block(R, "sigma") - q_neg.sum(axis=2)
+        rhs[:, d + 2 * J:] = lay.block(R, "psi")
+        rhs[:, :d] = R[:, :d] + problem.items.back(np.hstack([q_pos.sum(axis=1),
+                                                              q_neg.sum(axis=1)]))
         small = self.factor.solve(rhs.T).T
         out = self._unknowns(R, small)
         return (out[0] if r.ndim == 1 else out), small
@@ -493,22 +523,20 @@ class _Newton:
         problem, weights = self.problem, self.weights
         lay, d = problem.layout, problem.d
         J = len(lay.counts)
-        m = len(small)
-        out = np.zeros((m, lay.n_x))
+        out = np.zeros((len(small), lay.n_x))
         w = small[:, :d]
         out[:, :d] = w
         s_pos, s_neg = problem.items.scores(w.T)
-        for j, (a, xs, cs) in enumerate(zip(lay.counts, lay.x, lay.c)):
-            sigma = small[:, d + J + j]
-            out[:, xs["sigma"]] = sigma[:, None]
-            out[:, xs["psi"]] = small[:, d + 2 * J + j][:, None]
-            W4 = weights[cs["c4"]]
-            out[:, xs["eta"]] = (R[:, xs["eta"]] + W4 * (s_neg.T - sigma[:, None])) / self.e4[j]
-            if lay.ranks(a):
-                rho = small[:, d + j]
-                out[:, xs["rho"]] = rho[:, None]
-                W2 = weights[cs["c2"]]
-                out[:, xs["xi"]] = (R[:, xs["xi"]] + W2 * (s_pos.T - rho[:, None])) / self.e2[j]
+        sigma = small[:, d + J:d + 2 * J]
+        rho = small[:, d + np.flatnonzero(lay.ranked)]
+        out[:, lay.blocks_x["sigma"]] = sigma
+        out[:, lay.blocks_x["psi"]] = small[:, d + 2 * J:]
+        out[:, lay.blocks_x["rho"]] = rho
+        W4, W2 = lay.block(weights, "c4"), lay.block(weights, "c2")
+        eta = (lay.block(R, "eta") + W4 * (s_neg.T[:, None, :] - sigma[:, :, None])) / self.e4
+        xi = (lay.block(R, "xi") + W2 * (s_pos.T[:, None, :] - rho[:, :, None])) / self.e2
+        out[:, lay.blocks_x["eta"]] = eta.reshape(len(out), -1)
+        out[:, lay.blocks_x["xi"]] = xi.reshape(len(out), -1)
         return out
 
     def _once(self, r: np.ndarray) -> np.ndarray:
@@ -516,11 +544,8 @@ class _Newton:
         lay = self.problem.layout
         y, small = self._inner(r)
         # each row's product with y: its small right side's, and its items' own terms
-        products = small[0] @ self.V
-        for j, (a, xs) in enumerate(zip(lay.counts, lay.x)):
-            products[j] += float(r[xs["eta"]] @ (1.0 / self.e4[j]))
-            if lay.ranks(a):
-                products[j] += float(r[xs["xi"]] @ (1.0 / self.e2[j]))
+        products = small[0] @ self.V + (lay.block(r, "eta") / self.e4).sum(axis=1)
+        products[lay.ranked] += (lay.block(r, "xi") / self.e2).sum(axis=1)
         bordered = np.zeros((J + 1, J + 1))
         bordered[:J, :J] = self.border + np.diag(1.0 / self.W1)
         bordered[:J, J] = 1.0
@@ -528,15 +553,14 @@ class _Newton:
         bordered[J, J] = self.W0
         solution = np.linalg.solve(bordered, np.r_[products, r[d]])
         # y − Σ_j solution_j M'⁻¹row_j, the rows' images from their small solutions K⁻¹v_j
+        multipliers = solution[:J]
         rows = np.zeros(lay.n_x)
-        rows[:d] = -self.problem.p * float(solution[:J] @ self.leaving)
-        for j, (a, xs) in enumerate(zip(lay.counts, lay.x)):
-            rows[xs["psi"]] = solution[j]
-            rows[xs["eta"]] = solution[j]
-            if lay.ranks(a):
-                rows[xs["rho"]] = a * solution[j]
-                rows[xs["xi"]] = solution[j]
-        out = y - self._unknowns(rows[None, :], (self.KV @ solution[:J])[None, :])[0]
+        rows[:d] = -self.problem.p * float(multipliers @ self.leaving)
+        rows[lay.blocks_x["psi"]] = multipliers
+        lay.block(rows, "eta")[:] = multipliers[:, None]
+        rows[lay.blocks_x["rho"]] = lay.a[lay.ranked] * multipliers[lay.ranked]
+        lay.block(rows, "xi")[:] = multipliers[lay.ranked][:, None]
+        out = y - self._unknowns(rows[None, :], (self.KV @ multipliers)[None, :])[0]
         out[d] = solution[J]
         return out
 
