@@ -244,11 +244,11 @@ def test_a_step_that_overflows_ends_the_solve_with_its_best_cut_and_no_warning(m
     assert lower <= whole_lower + 1e-12 * abs(whole_lower)  # the best cut before it, still valid
 
 
-def test_a_restriction_that_leaves_the_gap_open_is_followed_by_every_count(monkeypatch):
-    """Where the solves over a few counts leave the gap open on a list with fewer than
-    ``ALL_COUNTS`` relevant items, one over every count (the whole loss) follows, and its
-    cut bounds the certified optimum to within the aim, from below; without it the
-    restriction to one count stays short."""
+def test_a_list_with_few_relevant_items_is_solved_over_every_count(monkeypatch):
+    """On a list with fewer than ``ALL_COUNTS`` relevant items the one solve is over every
+    count (the whole loss), with its own budget of steps, and its cut bounds the certified
+    optimum to within the aim, from below; the restriction to one count, where the list
+    counts as having many relevant items, stays short."""
     objective, X, y = wide_problem(True, 0.1)
     exact = solve_cutting_plane(objective, tol=1e-9)
     monkeypatch.setattr(count_dual, "COUNTS", 1)
@@ -273,8 +273,8 @@ def test_a_restriction_that_leaves_the_gap_open_is_followed_by_every_count(monke
     whole = count_dual.count_dual_cut(*args)
     assert bound(whole) <= exact.objective + 1e-12 * abs(exact.objective)
     assert bound(whole) >= exact.lower_bound - 1e-8 * abs(exact.objective)
-    # the solve over every count (n₊ + 1 of them) has its own, larger budget of steps
-    assert solves[-1] == (int(y.sum()) + 1, count_dual.ALL_COUNTS_STEPS)
+    # one solve, over every count (n₊ + 1 of them), with its own, larger budget of steps
+    assert solves == [(int(y.sum()) + 1, count_dual.ALL_COUNTS_STEPS)]
 
 
 def test_a_newton_matrix_left_indefinite_by_rounding_is_solved_by_lu():

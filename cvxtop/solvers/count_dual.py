@@ -25,10 +25,9 @@ points and gives a cut valid everywhere:
 (``tests/test_count_dual.py`` checks it against the brute-force loss, ties included.)
 
 This module minimizes ``½‖w‖² + C·t`` with ``t >= max(0, φ_a(Zw))`` over the counts ``a``
-of the :data:`COUNTS` highest pieces at the best point (and over every count, which is the
-whole loss, where those leave the gap open on a list with few relevant items:
-:data:`ALL_COUNTS`), in the linear programming form of
-the sums (``T⁺_a(x) = min_ρ aρ + Σ(x_i − ρ)₊``, and for the irrelevant items
+of the :data:`COUNTS` highest pieces at the best point, or over every count, which is the
+whole loss, on a list with few relevant items (:data:`ALL_COUNTS`), in the linear
+programming form of the sums (``T⁺_a(x) = min_ρ aρ + Σ(x_i − ρ)₊``, and for the irrelevant items
 ``min_σ ψ + Σ(x_i − σ)₊`` with ``ψ >= f(a, b) + bσ`` for every ``b``), by a primal-dual
 interior point with a predictor-corrector step and a centrality corrector (Nocedal and
 Wright 2006, ch. 14; Gondzio 1996). Each Newton system is reduced to one
@@ -74,11 +73,13 @@ __all__ = ["ALL_COUNTS", "ALL_COUNTS_STEPS", "COUNTS", "MAX_ENTRIES", "MAX_FEATU
 #: Counts of relevant items kept: the pieces highest at the best point, and those highest
 #: at the answer's point, for up to :data:`REPEATS` solves.
 COUNTS, REPEATS = 8, 2
-#: Relevant items up to which a solve whose restricted counts leave the gap open is
-#: followed by one over every count ``a = 0..n₊``, which is the whole loss: where the
-#: optimum mixes many counts (sparse 2,000 × 2,000 at C = 1: 16 counts bound the optimum
-#: within 8.8e-3, 64 within 1.5e-3, all 201 within 1e-6) the restricted solves and rounds
-#: end uncertified (docs/solvers.md, "Sparse lists with the defaults as shipped").
+#: Relevant items below which the solve is over every count ``a = 0..n₊`` at once, which is
+#: the whole loss, and not over a few: where the optimum mixes many counts (sparse
+#: 2,000 × 2,000 at C = 1: 16 counts bound the optimum within 8.8e-3, 64 within 1.5e-3, all
+#: 201 within 1e-6) the restricted solves and rounds end uncertified, and on every list
+#: measured that reaches the solve with fewer relevant items the restricted solves left the
+#: gap open for the one over every count to close (docs/solvers.md, "Sparse lists with the
+#: defaults as shipped").
 ALL_COUNTS = 256
 #: Interior-point steps at most of that solve over every count: on sparse 2,000 × 2,000 at
 #: C = 100 it stopped at :data:`STEPS` with its bound 4.7e-6 short of its best point, and
@@ -656,21 +657,25 @@ def count_dual_cut(objective: RankingObjective, best: np.ndarray, best_scores: n
                    upper: float, tol: float, guide: np.ndarray | None = None,
                    threads: ProductThreads | None = None) -> DualCut | None:
     """For an objective that :func:`suits` this module, at a best point ``best`` (with
-    these scores and objective ``upper``): the cut of the restricted problem over the
-    :data:`COUNTS` highest pieces there and, if ``guide`` is given, at those scores too (the
-    cutting plane passes its master's query), solved again with the answer's own highest
-    counts where they are new (up to :data:`REPEATS` solves; module docstring), and, where
-    that leaves the gap open on a list with fewer than :data:`ALL_COUNTS` relevant items,
-    over every count from ``best``. Of the
-    interior point's steps, the cut with the highest lower bound, its point the better of
-    its own and the interior point's. A solve's steps end once that bound is within ``tol``
-    of the best objective seen, after :data:`STEPS`, or when a step fails. ``None`` if no
-    step gave a cut. ``threads``: the solve's product threads (:mod:`.parallel_products`),
-    which share each step's products with ``Z``."""
+    these scores and objective ``upper``): on a list with fewer than :data:`ALL_COUNTS`
+    relevant items, the cut of the problem over every count (the whole loss) from ``best``;
+    else the cut of the restricted problem over the :data:`COUNTS` highest pieces there
+    and, if ``guide`` is given, at those scores too (the cutting plane passes its master's
+    query), solved again with the answer's own highest counts where they are new (up to
+    :data:`REPEATS` solves; module docstring). Of the interior point's steps, the cut with
+    the highest lower bound, its point the better of its own and the interior point's. A
+    solve's steps end once that bound is within ``tol`` of the best objective seen, after
+    :data:`STEPS` (:data:`ALL_COUNTS_STEPS` over every count), or when a step fails.
+    ``None`` if no step gave a cut. ``threads``: the solve's product threads
+    (:mod:`.parallel_products`), which share each step's products with ``Z``."""
     bound = objective.parts[0].bound
+    items = _Items(objective, threads)
+    if bound.n_pos < ALL_COUNTS:
+        cut, _ = _interior_point(objective, list(range(bound.n_pos + 1)), best, upper, tol,
+                                 items, ALL_COUNTS_STEPS)
+        return cut
     counts = set() if guide is None else _highest(guide, bound)
     point, scores = np.asarray(best, dtype=np.float64), best_scores
-    items = _Items(objective, threads)
     best_cut, best_lower = None, -np.inf
     for attempt in range(REPEATS):
         fresh = _highest(scores, bound)
@@ -686,12 +691,6 @@ def count_dual_cut(objective: RankingObjective, best: np.ndarray, best_scores: n
         if upper - best_lower <= tol * max(abs(upper), 1e-300):
             break
         point, scores = cut.weights, cut.scores
-    if upper - best_lower > tol * max(abs(upper), 1e-300) and len(counts) <= bound.n_pos \
-            and bound.n_pos < ALL_COUNTS:
-        cut, lower = _interior_point(objective, list(range(bound.n_pos + 1)), best, upper,
-                                     tol, items, ALL_COUNTS_STEPS)
-        if cut is not None and lower > best_lower:
-            best_cut = cut
     return best_cut
 
 
