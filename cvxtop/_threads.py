@@ -24,7 +24,7 @@ from typing import Iterator
 
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["single_threaded_blas", "callers_thread_count"]
+__all__ = ["single_threaded_blas", "callers_blas_threads", "callers_thread_count"]
 
 _controller: ThreadpoolController | None = None
 _controller_lock = threading.Lock()
@@ -76,3 +76,18 @@ def callers_thread_count() -> int:
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
         else os.cpu_count() or 1
     return max(1, min(threads, cpus))
+
+
+@contextmanager
+def callers_blas_threads() -> Iterator[None]:
+    """Inside :func:`single_threaded_blas`, give BLAS back the caller's threads for the
+    ``with`` block (one large factor of a dense matrix, whose single call gains from them),
+    and limit it to one thread again after; outside it, nothing changes."""
+    callers = getattr(_callers, "value", []) if getattr(_depth, "value", 0) else []
+    for lib, threads in callers:
+        lib.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        for lib, _ in callers:
+            lib.set_num_threads(1)

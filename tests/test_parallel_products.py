@@ -9,10 +9,10 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 from scipy import sparse
-from threadpoolctl import threadpool_limits
+from threadpoolctl import threadpool_info, threadpool_limits
 
 import cvxtop.solvers.parallel_products as pp
-from cvxtop._threads import single_threaded_blas
+from cvxtop._threads import callers_blas_threads, single_threaded_blas
 
 
 @pytest.fixture
@@ -117,3 +117,25 @@ def test_product_threads_follow_the_callers_setting():
             cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
                 else os.cpu_count()
             assert threads.count == min(2, cpus)
+
+
+def blas_threads() -> dict[str, int]:
+    """Each BLAS library's threads, by its file."""
+    return {pool["filepath"]: pool["num_threads"] for pool in threadpool_info()
+            if pool["user_api"] == "blas"}
+
+
+def test_a_large_factor_gets_the_callers_blas_threads_back():
+    """Inside the solvers' one-thread limit, ``callers_blas_threads`` gives each BLAS
+    library the caller's threads for its block and one thread again after it; outside the
+    limit it changes nothing."""
+    with threadpool_limits(2, user_api="blas"):
+        callers = blas_threads()  # (a library built for one thread stays at one)
+        with single_threaded_blas():
+            assert set(blas_threads().values()) == {1}
+            with callers_blas_threads():
+                assert blas_threads() == callers
+            assert set(blas_threads().values()) == {1}
+        with callers_blas_threads():
+            assert blas_threads() == callers
+        assert blas_threads() == callers

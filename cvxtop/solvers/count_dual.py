@@ -53,6 +53,7 @@ and the restriction misses only weaken the cut.
 from __future__ import annotations
 
 import math
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -61,6 +62,7 @@ import scipy.sparse as sp
 
 from . import box_dual
 from .box_dual import _onto_box_sum
+from .._threads import callers_blas_threads
 from ..surrogates.base import Bound
 from ..surrogates.prec_svmperf import count_pieces
 from .objective import RankingObjective
@@ -68,7 +70,7 @@ from .parallel_products import ProductThreads
 from .selection_dual import DualCut, dual_cut
 
 __all__ = ["ALL_COUNTS", "ALL_COUNTS_STEPS", "COUNTS", "MAX_ENTRIES", "MAX_FEATURES",
-           "MIN_FEATURES", "REPEATS", "STEPS", "count_dual_cut", "suits"]
+           "MIN_FEATURES", "REPEATS", "STEPS", "THREADED_ORDER", "count_dual_cut", "suits"]
 
 #: Counts of relevant items kept: the pieces highest at the best point, and those highest
 #: at the answer's point, for up to :data:`REPEATS` solves.
@@ -111,6 +113,13 @@ STEP_SHARE = 0.99
 #: its way (sparse 400 × 4,000 at C = 1e4: 41 such steps gained nothing; docs/solvers.md,
 #: "prec@k-svmperf over counts of relevant items").
 LU_STEPS = 4
+#: Order of a Newton matrix from which its factor, and the border's solves with it, run on
+#: the caller's BLAS threads (:func:`cvxtop._threads.callers_blas_threads`); below, the
+#: threads' start and wait cost more than they save. On two cores, sparse 2,000 × 2,000 at
+#: C = 1 (order 2,603) certified in 31.6 and 34.3 s instead of 35.7 and 41.9 s, and dense
+#: 1,500 × 250 (order 703) took 19.5 and 17.3 s with threads against 17.5 and 16.1 s
+#: without (docs/solvers.md, "BLAS threads").
+THREADED_ORDER = 1500
 #: The relative complementarity gap of the restricted problem from which the cut is
 #: evaluated at every step (it is the cut's lower bound that ends the solve).
 CHECK_FROM = 1e-4
@@ -343,6 +352,12 @@ class _Problem:
         return out
 
 
+def _threads_for(order: int) -> AbstractContextManager:
+    """The caller's BLAS threads for a factor or solve of a matrix of this order, from
+    :data:`THREADED_ORDER` on; below, one thread."""
+    return callers_blas_threads() if order >= THREADED_ORDER else nullcontext()
+
+
 class _SymmetricSolve:
     """Solves with a symmetric matrix that is definite in exact arithmetic: by its Cholesky
     factor, or by LU with partial pivoting (LAPACK's ``getrf``) where rounding has
@@ -353,17 +368,20 @@ class _SymmetricSolve:
     entries up to 2e12), the solve ended there 1.9e-7 short of the optimum, and AVX2
     kernels went on to 2e-11. The refinements of :meth:`_Newton.solve` against the whole
     system correct what the rounding costs the direction. ``LinAlgError`` where LU finds
-    the matrix singular too. ``by_lu``: whether it came to LU (:data:`LU_STEPS`)."""
+    the matrix singular too. ``by_lu``: whether it came to LU (:data:`LU_STEPS`). A large
+    factor runs on the caller's BLAS threads (:data:`THREADED_ORDER`): it is one long call
+    of LAPACK."""
 
     def __init__(self, matrix: np.ndarray) -> None:
         self.cholesky = self.lu = None
-        try:
-            self.cholesky = sl.cho_factor(matrix, check_finite=False)
-        except np.linalg.LinAlgError:
-            lu, pivots, info = sl.lapack.dgetrf(matrix)
-            if info != 0:
-                raise np.linalg.LinAlgError("the Newton matrix is singular") from None
-            self.lu = (lu, pivots)
+        with _threads_for(len(matrix)):
+            try:
+                self.cholesky = sl.cho_factor(matrix, check_finite=False)
+            except np.linalg.LinAlgError:
+                lu, pivots, info = sl.lapack.dgetrf(matrix)
+                if info != 0:
+                    raise np.linalg.LinAlgError("the Newton matrix is singular") from None
+                self.lu = (lu, pivots)
 
     @property
     def by_lu(self) -> bool:
@@ -373,6 +391,7 @@ class _SymmetricSolve:
         if self.cholesky is not None:
             return sl.cho_solve(self.cholesky, rhs, check_finite=False)
         return sl.lu_solve(self.lu, rhs, check_finite=False)
+
 
 
 class _FeaturesFactor:
@@ -400,6 +419,7 @@ class _FeaturesFactor:
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         """The matrix's inverse times ``rhs`` (rows: the unknowns; columns: right sides)."""
         return self.factor.solve(rhs)
+
 
 
 class _ItemsFactor:
@@ -436,6 +456,7 @@ class _ItemsFactor:
         head = self._a_inverse(rhs[:d])
         tail = self.schur.solve(rhs[d:] - self.B.T @ head)
         return np.vstack([head - self.AB @ tail, tail])
+
 
 
 class _Newton:
@@ -492,7 +513,8 @@ class _Newton:
         V[:d] = products[:, 2 * J:]
         self.leaving = lay.leaving
         V[:d, self.leaving] -= problem.p[:, None]
-        self.V, self.KV = V, self.factor.solve(V)
+        with _threads_for(self.small):  # (a solve with J right sides: one long BLAS call)
+            self.V, self.KV = V, self.factor.solve(V)
         self.border = V.T @ self.KV + np.diag(self.kappa)
         self.W0 = weights[0]
         self.W1 = lay.block(weights, "c1").copy()
