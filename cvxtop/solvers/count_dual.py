@@ -115,10 +115,9 @@ STEP_SHARE = 0.99
 LU_STEPS = 4
 #: Order of a Newton matrix from which its factor, and the border's solves with it, run on
 #: the caller's BLAS threads (:func:`cvxtop._threads.callers_blas_threads`); below, the
-#: threads' start and wait cost more than they save. On two cores, sparse 2,000 × 2,000 at
-#: C = 1 (order 2,603) certified in 31.6 and 34.3 s instead of 35.7 and 41.9 s, and dense
-#: 1,500 × 250 (order 703) took 19.5 and 17.3 s with threads against 17.5 and 16.1 s
-#: without (docs/solvers.md, "BLAS threads").
+#: threads' start and wait cost more than they save. On two cores the threads made sparse
+#: 2,000 × 2,000 at C = 1 (order 2,603) faster and dense 1,500 × 250 (order 703) slower
+#: (measured: docs/solvers.md, "BLAS threads").
 THREADED_ORDER = 1500
 #: The relative complementarity gap of the restricted problem from which the cut is
 #: evaluated at every step (it is the cut's lower bound that ends the solve).
