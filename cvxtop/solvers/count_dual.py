@@ -211,7 +211,7 @@ class _Layout:
         for name, width in (("c1", J), ("c2", J_r * n_pos), ("c3", J_r * n_pos),
                             ("c4", J * n_neg), ("c5", J * n_neg), ("c6", int(lengths.sum()))):
             blocks_c[name], j = slice(j, j + width), j + width
-        starts6 = np.r_[0, np.cumsum(lengths)[:-1]].astype(np.intp)
+        starts6 = np.cumsum(lengths) - lengths
         x_slices, c_slices, r = [], [], 0
         for piece, count in enumerate(counts):
             width = n_pos if ranked[piece] else 0
