@@ -56,13 +56,16 @@ def random_duals(rng: np.random.Generator, problem, y: np.ndarray, k: int) -> np
     lam = lam / lam.sum() if lam.sum() > 0 else np.r_[1.0, np.zeros(len(layout.counts))]
     z = np.zeros(layout.n_c)
     z[0] = C * lam[-1]
-    for a, cs, weight in zip(layout.counts, layout.c, lam):
-        z[cs["c1"]] = C * weight
-        if layout.ranks(a):
-            z[cs["c2"]] = C * weight * _onto_box_sum(rng.random(n_pos), a, equality=True)
+    z1, z2, z4 = (layout.block(z, name) for name in ("c1", "c2", "c4"))
+    rank_row = np.cumsum(layout.ranked) - 1
+    for piece, (a, weight) in enumerate(zip(layout.counts, lam)):
+        z1[piece] = C * weight
+        if layout.ranked[piece]:
+            z2[rank_row[piece]] = C * weight * _onto_box_sum(rng.random(n_pos), a,
+                                                             equality=True)
         beta = rng.uniform(max(1, k - a), n_neg)
-        z[cs["c4"]] = C * weight * _onto_box_sum(rng.random(n_neg) * beta / n_neg, beta,
-                                                 equality=True)
+        z4[piece] = C * weight * _onto_box_sum(rng.random(n_neg) * beta / n_neg, beta,
+                                               equality=True)
     return z
 
 

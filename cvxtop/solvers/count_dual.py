@@ -138,22 +138,19 @@ def suits(objective: RankingObjective) -> bool:
 
 @dataclass
 class _Layout:
-    """The restricted problem: the pieces' counts, the slices of their unknowns in ``x``
-    (``w``, ``t``, then per piece ``ρ`` (counts above 0), ``σ``, ``ψ``, ``ξ`` on the
-    relevant items (counts above 0), ``η`` on the irrelevant ones) and of their constraints
-    in ``s`` and ``z`` (``t >= 0``, then per piece ``t >= φ_a`` (``c1``), ``ξ >= x⁺ − ρ``
+    """The restricted problem: the pieces' counts and where their unknowns lie in ``x``
+    (``w``, ``t``, then each piece's ``ρ`` (pieces that rank), ``σ``, ``ψ``, ``ξ`` on the
+    relevant items (pieces that rank), ``η`` on the irrelevant ones) and their constraints
+    in ``s`` and ``z`` (``t >= 0``, then each piece's ``t >= φ_a`` (``c1``), ``ξ >= x⁺ − ρ``
     (``c2``), ``ξ >= 0`` (``c3``), ``η >= x⁻ − σ`` (``c4``), ``η >= 0`` (``c5``),
     ``ψ >= f(a, b) + bσ`` (``c6``)). Each kind is one block over the pieces (``blocks_x``,
-    ``blocks_c``), in the pieces' order, so that the operations of a step run over all the
-    pieces at once: the ``ξ``, ``c2`` and ``c3`` blocks are ``J_r × n₊`` arrays over the
-    pieces that rank (``ranked``), the ``η``, ``c4`` and ``c5`` blocks ``J × n₋``, and the
-    ``c6`` block the pieces' sizes one after the other (``starts6``, ``piece6``)."""
+    ``blocks_c``, read by :meth:`block`), in the pieces' order, so that the operations of a
+    step run over all the pieces at once: the ``ξ``, ``c2`` and ``c3`` blocks are
+    ``J_r × n₊`` arrays over the pieces that rank (``ranked``), the ``η``, ``c4`` and
+    ``c5`` blocks ``J × n₋``, and the ``c6`` block the pieces' sizes one after the other
+    (``starts6``, ``lengths``, ``piece6``)."""
 
     counts: list[int]
-    sizes: list[np.ndarray]   # the b of each piece
-    values: list[np.ndarray]  # f(a, b) there
-    x: list[dict[str, slice]]
-    c: list[dict[str, slice]]
     n_x: int
     n_c: int
     n_pos: int
@@ -161,22 +158,18 @@ class _Layout:
     blocks_x: dict[str, slice]
     blocks_c: dict[str, slice]
     a: np.ndarray         # the counts, as floats
-    ranked: np.ndarray    # whether each piece ranks (ρ and ξ)
-    leaving: np.ndarray   # whether each piece has the term −Σs⁺
+    # whether each piece picks among the relevant items (ρ and ξ): not for a = 0 (none) or
+    # a = n₊ (all; in the linear programming form its ρ could be anything below the lowest
+    # relevant score, a ray of optima)
+    ranked: np.ndarray
+    # whether each piece leaves relevant items out (a < n₊): only then has its T⁺_a − Σs⁺
+    # the term −Σs⁺ (for a = n₊ it is 0)
+    leaving: np.ndarray
     b_all: np.ndarray     # the sizes of every piece, one piece after the other
+    f_all: np.ndarray     # f(a, b) at each of them
     starts6: np.ndarray   # where each piece's sizes start in b_all
+    lengths: np.ndarray   # how many sizes each piece has
     piece6: np.ndarray    # the piece of each size
-
-    def ranks(self, a: int) -> bool:
-        """Whether the piece of count ``a`` picks among the relevant items (``ρ`` and ``ξ``):
-        not for ``a = 0`` (none) or ``a = n₊`` (all; in the linear programming form its
-        ``ρ`` could be anything below the lowest relevant score, a ray of optima)."""
-        return 0 < a < self.n_pos
-
-    def leaves_out(self, a: int) -> bool:
-        """Whether the piece of count ``a`` leaves relevant items out (``a < n₊``): only then
-        has its ``T⁺_a − Σs⁺`` the term ``−Σs⁺`` (for ``a = n₊`` it is 0)."""
-        return a < self.n_pos
 
     def block(self, v: np.ndarray, name: str) -> np.ndarray:
         """The block ``name`` of a vector over ``x`` (``rho``, ``sigma``, ``psi``, ``xi``,
@@ -201,7 +194,6 @@ class _Layout:
         ranked = (a > 0) & (a < n_pos)
         J_r = int(ranked.sum())
         sizes = [np.arange(max(1, k - count), n_neg + 1, dtype=np.float64) for count in counts]
-        values = [k * b / (count + b) for count, b in zip(counts, sizes)]
         lengths = np.array([len(b) for b in sizes], dtype=np.intp)
         blocks_x, i = {}, d + 1
         for name, width in (("rho", J_r), ("sigma", J), ("psi", J), ("xi", J_r * n_pos),
@@ -211,32 +203,11 @@ class _Layout:
         for name, width in (("c1", J), ("c2", J_r * n_pos), ("c3", J_r * n_pos),
                             ("c4", J * n_neg), ("c5", J * n_neg), ("c6", int(lengths.sum()))):
             blocks_c[name], j = slice(j, j + width), j + width
-        starts6 = np.cumsum(lengths) - lengths
-        x_slices, c_slices, r = [], [], 0
-        for piece, count in enumerate(counts):
-            width = n_pos if ranked[piece] else 0
-            rho = blocks_x["rho"].start + r
-            xi = blocks_x["xi"].start + r * n_pos
-            c2, c3 = blocks_c["c2"].start + r * n_pos, blocks_c["c3"].start + r * n_pos
-            r += int(ranked[piece])
-            eta = blocks_x["eta"].start + piece * n_neg
-            c4, c5 = blocks_c["c4"].start + piece * n_neg, blocks_c["c5"].start + piece * n_neg
-            c6 = blocks_c["c6"].start + int(starts6[piece])
-            x_slices.append({"rho": slice(rho, rho + (1 if width else 0)),
-                             "sigma": slice(blocks_x["sigma"].start + piece,
-                                            blocks_x["sigma"].start + piece + 1),
-                             "psi": slice(blocks_x["psi"].start + piece,
-                                          blocks_x["psi"].start + piece + 1),
-                             "xi": slice(xi, xi + width), "eta": slice(eta, eta + n_neg)})
-            c_slices.append({"c1": slice(blocks_c["c1"].start + piece,
-                                         blocks_c["c1"].start + piece + 1),
-                             "c2": slice(c2, c2 + width), "c3": slice(c3, c3 + width),
-                             "c4": slice(c4, c4 + n_neg), "c5": slice(c5, c5 + n_neg),
-                             "c6": slice(c6, c6 + int(lengths[piece]))})
-        return _Layout(counts, sizes, values, x_slices, c_slices, i, j, n_pos, n_neg,
-                       blocks_x, blocks_c, a, ranked, a < n_pos,
-                       np.concatenate(sizes) if sizes else np.zeros(0), starts6,
-                       np.repeat(np.arange(J), lengths))
+        b_all = np.concatenate(sizes) if sizes else np.zeros(0)
+        piece6 = np.repeat(np.arange(J), lengths)
+        return _Layout(counts, i, j, n_pos, n_neg, blocks_x, blocks_c, a, ranked, a < n_pos,
+                       b_all, k * b_all / (a[piece6] + b_all), np.cumsum(lengths) - lengths,
+                       lengths, piece6)
 
 
 class _Items:
@@ -305,8 +276,7 @@ class _Problem:
         self.p = self.items.p
         self.layout = _Layout.of(counts, self.d, self.n_pos, self.n_neg, self.k)
         self.h = np.zeros(self.layout.n_c)
-        if counts:
-            self.h[self.layout.blocks_c["c6"]] = -np.concatenate(self.layout.values)
+        self.h[self.layout.blocks_c["c6"]] = -self.layout.f_all
 
     def G(self, x: np.ndarray) -> np.ndarray:
         """``G x``."""
@@ -510,8 +480,7 @@ class _Newton:
         self.factor = factor(problem.items, np.r_[D2.sum(axis=0), D4.sum(axis=0)],
                              -products[:, :2 * J], E)
         V[:d] = products[:, 2 * J:]
-        self.leaving = lay.leaving
-        V[:d, self.leaving] -= problem.p[:, None]
+        V[:d, lay.leaving] -= problem.p[:, None]
         with _threads_for(self.small):  # (a solve with J right sides: one long BLAS call)
             self.V, self.KV = V, self.factor.solve(V)
         self.border = V.T @ self.KV + np.diag(self.kappa)
@@ -577,7 +546,7 @@ class _Newton:
         # y − Σ_j solution_j M'⁻¹row_j, the rows' images from their small solutions K⁻¹v_j
         multipliers = solution[:J]
         rows = np.zeros(lay.n_x)
-        rows[:d] = -self.problem.p * float(multipliers @ self.leaving)
+        rows[:d] = -self.problem.p * float(multipliers @ lay.leaving)
         rows[lay.blocks_x["psi"]] = multipliers
         lay.block(rows, "eta")[:] = multipliers[:, None]
         rows[lay.blocks_x["rho"]] = lay.a[lay.ranked] * multipliers[lay.ranked]
@@ -611,21 +580,21 @@ def _start(problem: _Problem, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
     share = problem.C / (len(lay.counts) + 1)
     z = np.zeros(lay.n_c)
     z[0] = share
-    for a, b, values, xs, cs in zip(lay.counts, lay.sizes, lay.values, lay.x, lay.c):
-        if lay.ranks(a):
-            x[xs["rho"]] = descending[a - 1]
-            x[xs["xi"]] = np.maximum(s_pos - descending[a - 1], 0.0) + 1.0
-            z[cs["c2"]] = share * a / problem.n_pos
-            z[cs["c3"]] = share * (1.0 - a / problem.n_pos)
-        x[xs["eta"]] = np.maximum(s_neg, 0.0) + 1.0
-        x[xs["psi"]] = float(np.max(values)) + 1.0
-        mean = float(b.mean())
-        z[cs["c1"]] = share
-        z[cs["c4"]] = share * mean / problem.n_neg
-        z[cs["c5"]] = share * (1.0 - mean / problem.n_neg)
-        z[cs["c6"]] = share / len(b)
+    rho = descending[lay.a[lay.ranked].astype(np.intp) - 1]
+    x[lay.blocks_x["rho"]] = rho
+    lay.block(x, "xi")[:] = np.maximum(s_pos - rho[:, None], 0.0) + 1.0
+    lay.block(x, "eta")[:] = np.maximum(s_neg, 0.0) + 1.0
+    x[lay.blocks_x["psi"]] = np.maximum.reduceat(lay.f_all, lay.starts6) + 1.0
+    share_pos = share * lay.a[lay.ranked] / problem.n_pos
+    lay.block(z, "c2")[:] = share_pos[:, None]
+    lay.block(z, "c3")[:] = (share - share_pos)[:, None]
+    share_neg = share * lay.per_piece(lay.b_all) / lay.lengths / problem.n_neg
+    z[lay.blocks_c["c1"]] = share
+    lay.block(z, "c4")[:] = share_neg[:, None]
+    lay.block(z, "c5")[:] = (share - share_neg)[:, None]
+    z[lay.blocks_c["c6"]] = share / lay.lengths[lay.piece6]
     constraint = problem.G(x) - problem.h
-    x[d] = max(0.0, float(np.max([constraint[cs["c1"]][0] for cs in lay.c]))) + 1.0
+    x[d] = max(0.0, float(np.max(lay.block(constraint, "c1")))) + 1.0
     constraint = problem.G(x) - problem.h
     mu = max(float(np.mean(np.maximum(-constraint, 0.0) * z)), 1e-2 * share)
     return x, np.maximum(-constraint, mu / z), z
@@ -635,17 +604,19 @@ def _cut(objective: RankingObjective, problem: _Problem, z: np.ndarray) -> DualC
     """The cut of the duals ``z``, moved onto the pieces' polytopes (module docstring)."""
     bound = objective.parts[0].bound
     lay, C, k = problem.layout, problem.C, problem.k
-    lam = np.array([max(z[cs["c1"]][0], 0.0) for cs in lay.c]) / C
+    z1s, z2s, z4s = lay.block(z, "c1"), lay.block(z, "c2"), lay.block(z, "c4")
+    lam = np.maximum(z1s, 0.0) / C
     if lam.sum() > 1.0:
         lam = lam / lam.sum()
+    rank_row = np.cumsum(lay.ranked) - 1  # each ranked piece's row of the c2 block
     g, intercept = np.zeros(bound.n), 0.0
-    for a, cs, weight in zip(lay.counts, lay.c, lam):
+    for piece, (a, weight) in enumerate(zip(lay.counts, lam)):
         if weight <= 0.0:
             continue
-        z1 = z[cs["c1"]][0]
-        u_pos = _onto_box_sum(z[cs["c2"]] / z1, a, equality=True) if lay.ranks(a) \
-            else np.full(problem.n_pos, 1.0 if a else 0.0)
-        u_neg = np.clip(z[cs["c4"]] / z1, 0.0, 1.0)
+        z1 = z1s[piece]
+        u_pos = _onto_box_sum(z2s[rank_row[piece]] / z1, a, equality=True) \
+            if lay.ranked[piece] else np.full(problem.n_pos, 1.0 if a else 0.0)
+        u_neg = np.clip(z4s[piece] / z1, 0.0, 1.0)
         least = max(1, k - a)
         if math.fsum(u_neg) < least:
             u_neg = _onto_box_sum(u_neg, least, equality=False)
