@@ -604,8 +604,9 @@ def _cut(objective: RankingObjective, problem: _Problem, z: np.ndarray) -> DualC
     """The cut of the duals ``z``, moved onto the pieces' polytopes (module docstring)."""
     bound = objective.parts[0].bound
     lay, C, k = problem.layout, problem.C, problem.k
-    z1s, z2s, z4s = lay.block(z, "c1"), lay.block(z, "c2"), lay.block(z, "c4")
-    lam = np.maximum(z1s, 0.0) / C
+    piece_duals, relevant_duals, irrelevant_duals = (lay.block(z, name)
+                                                     for name in ("c1", "c2", "c4"))
+    lam = np.maximum(piece_duals, 0.0) / C
     if lam.sum() > 1.0:
         lam = lam / lam.sum()
     rank_row = np.cumsum(lay.ranked) - 1  # each ranked piece's row of the c2 block
@@ -613,10 +614,10 @@ def _cut(objective: RankingObjective, problem: _Problem, z: np.ndarray) -> DualC
     for piece, (a, weight) in enumerate(zip(lay.counts, lam)):
         if weight <= 0.0:
             continue
-        z1 = z1s[piece]
-        u_pos = _onto_box_sum(z2s[rank_row[piece]] / z1, a, equality=True) \
+        z1 = piece_duals[piece]
+        u_pos = _onto_box_sum(relevant_duals[rank_row[piece]] / z1, a, equality=True) \
             if lay.ranked[piece] else np.full(problem.n_pos, 1.0 if a else 0.0)
-        u_neg = np.clip(z4s[piece] / z1, 0.0, 1.0)
+        u_neg = np.clip(irrelevant_duals[piece] / z1, 0.0, 1.0)
         least = max(1, k - a)
         if math.fsum(u_neg) < least:
             u_neg = _onto_box_sum(u_neg, least, equality=False)
