@@ -296,15 +296,15 @@ def test_a_newton_matrix_left_indefinite_by_rounding_is_solved_by_lu():
     M = symmetric([2e12, 1e6, 1.0, 1e-3, 5e-9, -0.1])
     with pytest.raises(np.linalg.LinAlgError):
         scipy.linalg.cho_factor(M)
-    solver = count_dual._SymmetricSolve(M)
+    solver = count_dual._SymmetricSolve(M.copy)  # (each factor overwrites what it is given)
     assert solver.cholesky is None
     b = rng.standard_normal((6, 2))
     x = solver.solve(b)
     assert np.linalg.norm(M @ x - b) <= 1e-10 * np.linalg.norm(M, 2) * np.linalg.norm(x)
-    assert count_dual._SymmetricSolve(symmetric([2e12, 1e6, 1.0, 1.0, 1.0, 1.0])).cholesky \
-        is not None
+    definite = symmetric([2e12, 1e6, 1.0, 1.0, 1.0, 1.0])
+    assert count_dual._SymmetricSolve(definite.copy).cholesky is not None
     with pytest.raises(np.linalg.LinAlgError):
-        count_dual._SymmetricSolve(np.diag([1.0, 0.0, 2.0]))
+        count_dual._SymmetricSolve(np.diag([1.0, 0.0, 2.0]).copy)
 
 
 def test_a_solve_whose_newton_matrices_keep_failing_ends_after_a_few_lu_steps(monkeypatch):

@@ -55,6 +55,7 @@ from __future__ import annotations
 import math
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
+from typing import Callable
 
 import numpy as np
 import scipy.linalg as sl
@@ -221,11 +222,26 @@ class _Items:
         bound = objective.parts[0].bound
         self.Z = objective.Z[np.r_[bound.pos, bound.neg]]
         self.n_pos = bound.n_pos
+        self.Z_pos, self.Z_neg = self.Z[:self.n_pos], self.Z[self.n_pos:]
         self.p = np.asarray(self.Z[:self.n_pos].sum(axis=0)).ravel()
         self.threads = ProductThreads(None) if threads is None else threads
         self.sparse = sp.issparse(self.Z)
         self._scaled = None if self.sparse or self.wide else np.empty_like(self.Z)
         self._item_gram: np.ndarray | None = None
+        self._buffers: dict[str, np.ndarray] = {}
+        # Zᵀ as rows, and Z with zero columns to the Newton matrix's order (gram_rows)
+        self._transposed: sp.csr_matrix | None = None
+        self._padded: sp.csr_matrix | None = None
+
+    def buffer(self, name: str, order: int) -> np.ndarray:
+        """A square array of this order kept for the Newton matrices of every step (its
+        contents are the caller's to write): a new one at every step of a list of thousands
+        of features cost a tenth of the step, in the pages the system maps and zeroes
+        again."""
+        kept = self._buffers.get(name)
+        if kept is None or kept.shape != (order, order):
+            kept = self._buffers[name] = np.empty((order, order))
+        return kept
 
     def scores(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The relevant and the irrelevant items' scores ``Zw`` (rows of items; a column
@@ -250,18 +266,32 @@ class _Items:
             self._item_gram = np.asarray(product.todense() if self.sparse else product)
         return self._item_gram
 
-    def back(self, v: np.ndarray) -> np.ndarray:
+    def back(self, v: np.ndarray, relevant: bool | None = None) -> np.ndarray:
         """``Zᵀv`` for a vector ``v`` over the items in class order; for a 2-D ``v``, one
-        such product for each of its rows, as rows."""
+        such product for each of its rows, as rows. ``relevant``: ``v`` is over the
+        relevant items only (``True``) or the irrelevant ones only (``False``)."""
+        Z = self.Z if relevant is None else self.Z_pos if relevant else self.Z_neg
         if not self.sparse:
-            return self.threads.times_rows(v, self.Z)
-        return np.asarray(self.Z.T @ v.T).T  # (a sparse matrix times a dense array is dense)
+            return self.threads.times_rows(v, Z)
+        return np.asarray(Z.T @ v.T).T  # (a sparse matrix times a dense array is dense)
 
-    def gram(self, weights: np.ndarray) -> np.ndarray:
-        """``Zᵀ diag(weights) Z`` (``weights >= 0``, in class order) as a dense array."""
-        if self.sparse:
-            return np.asarray((self.Z.T @ sp.diags(weights) @ self.Z).todense())
-        return self.threads.weighted_gram(self.Z, weights, self._scaled)
+    def gram_rows(self, weights: np.ndarray, rows: np.ndarray) -> None:
+        """Writes ``[Zᵀ diag(weights) Z, 0]`` (``weights >= 0``, in class order) into
+        ``rows``, the first ``d`` rows of a wider C-ordered array. Sparse rows make it as a
+        sparse product with ``Z`` padded by zero columns to the rows' width, unpacked into
+        them in place (a dense product and its copy into the rows took three times as long
+        at 5,000 × 5,000)."""
+        d = self.Z.shape[1]
+        if not self.sparse:
+            rows[:, :d] = self.threads.weighted_gram(self.Z, weights, self._scaled)
+            rows[:, d:] = 0.0
+            return
+        width = rows.shape[1]
+        if self._padded is None or self._padded.shape[1] != width:
+            self._transposed = self.Z.T.tocsr()
+            self._padded = sp.hstack([self.Z, sp.csr_matrix((self.Z.shape[0], width - d))],
+                                     format="csr")
+        (self._transposed.multiply(weights).tocsr() @ self._padded).toarray(out=rows)
 
 
 class _Problem:
@@ -278,22 +308,27 @@ class _Problem:
         self.h = np.zeros(self.layout.n_c)
         self.h[self.layout.blocks_c["c6"]] = -self.layout.f_all
 
-    def G(self, x: np.ndarray) -> np.ndarray:
-        """``G x``."""
+    def G(self, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """``G x``, into ``out`` if given (the items' blocks are written in place: at
+        thousands of items their temporaries cost more than the arithmetic)."""
         lay = self.layout
         w, t = x[:self.d], x[self.d]
         s_pos, s_neg = self.items.scores(w)
-        out = np.empty(lay.n_c)
+        out = np.empty(lay.n_c) if out is None else out
         out[0] = -t
         sigma, psi, eta = lay.block(x, "sigma"), lay.block(x, "psi"), lay.block(x, "eta")
         total = psi + eta.sum(axis=1) - t - float(self.p @ w) * lay.leaving
         rho, xi = lay.block(x, "rho"), lay.block(x, "xi")
         total[lay.ranked] += lay.a[lay.ranked] * rho + xi.sum(axis=1)
         out[lay.blocks_c["c1"]] = total
-        lay.block(out, "c2")[:] = s_pos - rho[:, None] - xi
-        lay.block(out, "c3")[:] = -xi
-        lay.block(out, "c4")[:] = s_neg - sigma[:, None] - eta
-        lay.block(out, "c5")[:] = -eta
+        c2 = lay.block(out, "c2")
+        np.subtract(s_pos, rho[:, None], out=c2)
+        c2 -= xi
+        np.negative(xi, out=lay.block(out, "c3"))
+        c4 = lay.block(out, "c4")
+        np.subtract(s_neg, sigma[:, None], out=c4)
+        c4 -= eta
+        np.negative(eta, out=lay.block(out, "c5"))
         out[lay.blocks_c["c6"]] = lay.b_all * sigma[lay.piece6] - psi[lay.piece6]
         return out
 
@@ -305,10 +340,14 @@ class _Problem:
         z2, z3 = lay.block(z, "c2"), lay.block(z, "c3")
         z4, z5, z6 = lay.block(z, "c4"), lay.block(z, "c5"), lay.block(z, "c6")
         out[lay.blocks_x["rho"]] = lay.a[lay.ranked] * z1[lay.ranked] - z2.sum(axis=1)
-        lay.block(out, "xi")[:] = z1[lay.ranked][:, None] - z2 - z3
+        xi = lay.block(out, "xi")
+        np.subtract(z1[lay.ranked][:, None], z2, out=xi)
+        xi -= z3
         out[lay.blocks_x["sigma"]] = -z4.sum(axis=1) + lay.per_piece(lay.b_all * z6)
         out[lay.blocks_x["psi"]] = z1 - lay.per_piece(z6)
-        lay.block(out, "eta")[:] = z1[:, None] - z4 - z5
+        eta = lay.block(out, "eta")
+        np.subtract(z1[:, None], z4, out=eta)
+        eta -= z5
         items = np.r_[z2.sum(axis=0), z4.sum(axis=0)]
         out[:self.d] = -self.p * float(z1 @ lay.leaving) + self.items.back(items).ravel()
         out[self.d] = -z[0] - z1.sum()
@@ -341,13 +380,16 @@ class _SymmetricSolve:
     factor runs on the caller's BLAS threads (:data:`THREADED_ORDER`): it is one long call
     of LAPACK."""
 
-    def __init__(self, matrix: np.ndarray) -> None:
+    def __init__(self, build: Callable[[], np.ndarray]) -> None:
+        """Factors the matrix that ``build()`` writes, in the array it returns (made again
+        for LU where the Cholesky factor failed half-way through it)."""
         self.cholesky = self.lu = None
+        matrix = build()
         with _threads_for(len(matrix)):
             try:
-                self.cholesky = sl.cho_factor(matrix, check_finite=False)
+                self.cholesky = sl.cho_factor(matrix, overwrite_a=True, check_finite=False)
             except np.linalg.LinAlgError:
-                lu, pivots, info = sl.lapack.dgetrf(matrix)
+                lu, pivots, info = sl.lapack.dgetrf(build(), overwrite_a=True)
                 if info != 0:
                     raise np.linalg.LinAlgError("the Newton matrix is singular") from None
                 self.lu = (lu, pivots)
@@ -372,13 +414,18 @@ class _FeaturesFactor:
     def __init__(self, items: _Items, weights: np.ndarray, border: np.ndarray,
                  E: np.ndarray) -> None:
         d, m = border.shape[0], E.shape[0]
-        K = np.zeros((d + m, d + m))
-        K[:d, :d] = items.gram(weights)
-        K[:d, :d] += np.eye(d)
-        K[:d, d:d + border.shape[1]] = border
-        K[d:d + border.shape[1], :d] = border.T
-        K[d:, d:] = E
-        self.factor = _SymmetricSolve(K)
+
+        def build() -> np.ndarray:
+            K = items.buffer("features", d + m)
+            items.gram_rows(weights, K[:d])
+            K.ravel()[:(d + m) * d:d + m + 1] += 1.0  # (the identity on the w block)
+            K[:d, d:d + border.shape[1]] = border
+            K[d:d + border.shape[1], :d] = border.T
+            K[d + border.shape[1]:, :d] = 0.0
+            K[d:, d:] = E
+            return K
+
+        self.factor = _SymmetricSolve(build)
 
     @property
     def by_lu(self) -> bool:
@@ -400,14 +447,21 @@ class _ItemsFactor:
     def __init__(self, items: _Items, weights: np.ndarray, border: np.ndarray,
                  E: np.ndarray) -> None:
         self.items, self.root = items, np.sqrt(weights)
-        M = items.item_gram() * np.outer(self.root, self.root)
-        M[np.diag_indices_from(M)] += 1.0
-        self.m = _SymmetricSolve(M)
+        n = len(self.root)
+
+        def build() -> np.ndarray:
+            M = np.multiply(items.item_gram(), self.root[:, None],
+                            out=items.buffer("items", n))
+            M *= self.root
+            M.ravel()[::n + 1] += 1.0
+            return M
+
+        self.m = _SymmetricSolve(build)
         d = border.shape[0]
         self.B = np.zeros((d, E.shape[0]))
         self.B[:, :border.shape[1]] = border
         self.AB = self._a_inverse(self.B)
-        self.schur = _SymmetricSolve(E - self.B.T @ self.AB)
+        self.schur = _SymmetricSolve(lambda: E - self.B.T @ self.AB)
 
     @property
     def by_lu(self) -> bool:
@@ -447,7 +501,6 @@ class _Newton:
         # its ψ, ρ, σ), so that row_j·M'⁻¹row_i = v_jᵀK⁻¹v_i + [i = j]·κ_j (κ_j = Σ1/e₄ +
         # Σ1/e₂): no n_x-long image of a row is formed
         n_pos, ranked = problem.n_pos, lay.ranked
-        spread = np.zeros((3 * J, n_pos + problem.n_neg))
         V = np.zeros((self.small, J))
         W2, W3 = lay.block(weights, "c2"), lay.block(weights, "c3")
         self.e2 = W2 + W3
@@ -457,16 +510,12 @@ class _Newton:
         E[rho_rows, rho_rows] = D2.sum(axis=1)
         unranked = np.flatnonzero(~ranked)
         E[unranked, unranked] = 1.0  # (the slot of a ρ the piece does not have)
-        spread[rho_rows, :n_pos] = D2
-        spread[2 * J + rho_rows, :n_pos] = self.c2
         V[d + rho_rows, rho_rows] = lay.a[ranked] - self.c2.sum(axis=1)
         W4, W5, W6 = (lay.block(weights, name) for name in ("c4", "c5", "c6"))
         self.e4 = W4 + W5
         D4 = W4 * W5 / self.e4
         self.c4 = W4 / self.e4
         pieces = np.arange(J)
-        spread[J + pieces, n_pos:] = D4
-        spread[2 * J + pieces, n_pos:] = self.c4
         E[J + pieces, J + pieces] = D4.sum(axis=1) + lay.per_piece(lay.b_all ** 2 * W6)
         E[J + pieces, 2 * J + pieces] = E[2 * J + pieces, J + pieces] = \
             -lay.per_piece(lay.b_all * W6)
@@ -475,7 +524,15 @@ class _Newton:
         V[d + 2 * J + pieces, pieces] = 1.0
         self.kappa = (1.0 / self.e4).sum(axis=1)
         self.kappa[ranked] += (1.0 / self.e2).sum(axis=1)
-        products = problem.items.back(spread).T  # (one product with Z for all the rows)
+        # the rows' products with Z, each class's items on their own (a product over
+        # every item would multiply the other class's zeros)
+        products = np.zeros((d, 3 * J))
+        on_pos = problem.items.back(np.vstack([D2, self.c2]), relevant=True).T
+        products[:, rho_rows] = on_pos[:, :len(rho_rows)]
+        products[:, 2 * J + rho_rows] = on_pos[:, len(rho_rows):]
+        on_neg = problem.items.back(np.vstack([D4, self.c4]), relevant=False).T
+        products[:, J + pieces] = on_neg[:, :J]
+        products[:, 2 * J + pieces] += on_neg[:, J:]
         factor = _ItemsFactor if problem.items.wide else _FeaturesFactor
         self.factor = factor(problem.items, np.r_[D2.sum(axis=0), D4.sum(axis=0)],
                              -products[:, :2 * J], E)
@@ -563,9 +620,14 @@ class _Newton:
         return dx
 
 
-def _step_to_boundary(v: np.ndarray, dv: np.ndarray) -> float:
-    falling = dv < 0
-    return float(np.min(-v[falling] / dv[falling])) if falling.any() else np.inf
+def _step_to_boundary(v: np.ndarray, dv: np.ndarray, work: np.ndarray | None = None
+                      ) -> float:
+    """The longest step ``α`` with ``v + α·dv >= 0`` for ``v > 0``: ``1/max(−dv/v)``, one
+    division and one maximum over the whole vector (``work``: a buffer of its length), where
+    selecting the falling entries first copied them twice."""
+    ratio = np.divide(dv, v, out=work)
+    fastest = -float(ratio.min())
+    return 1.0 / fastest if fastest > 0.0 else np.inf
 
 
 def _start(problem: _Problem, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -705,6 +767,16 @@ def _interior_point(objective: RankingObjective, counts: list[int], start: np.nd
         return _steps(objective, counts, start, upper, tol, items, steps)
 
 
+class _Work:
+    """Buffers over the constraints that each step reuses: at thousands of items and
+    hundreds of counts a vector over them is tens of megabytes, and a fresh one for every
+    product cost more than the product (the memory is mapped anew and faulted in page by
+    page)."""
+
+    def __init__(self, m: int) -> None:
+        self.primal, self.scaled, self.rhs, self.ratio = (np.empty(m) for _ in range(4))
+
+
 def _steps(objective: RankingObjective, counts: list[int], start: np.ndarray,
            upper: float, tol: float, items: _Items | None, steps: int
            ) -> tuple[DualCut | None, float]:
@@ -714,10 +786,13 @@ def _steps(objective: RankingObjective, counts: list[int], start: np.ndarray,
     C, d = problem.C, problem.d
     target = np.r_[np.zeros(d), C, np.zeros(problem.layout.n_x - d - 1)]
     m = len(s)
+    work = _Work(m)
     best_cut, best_lower = None, -np.inf
     lu_steps = 0  # steps whose Newton matrix came to LU (LU_STEPS)
     for _ in range(steps):
-        primal = problem.G(x) - problem.h + s
+        primal = problem.G(x, out=work.primal)
+        primal -= problem.h
+        primal += s
         dual = problem.GT(z) + target
         dual[:d] += x[:d]
         mu = float(s @ z) / m
@@ -740,19 +815,35 @@ def _steps(objective: RankingObjective, counts: list[int], start: np.ndarray,
         if lu_steps > LU_STEPS:
             break
 
+        weighted_primal = newton.weights * primal
+
         def direction(complementarity: np.ndarray) -> tuple[np.ndarray, ...]:
-            # (P + GᵀWG)Δx = −r_d − Gᵀ(W r_p − r_c/s); Δz = W(GΔx + r_p) − r_c/s
-            dx = newton.solve(-dual - problem.GT(newton.weights * primal
-                                                 - complementarity / s))
-            dz = newton.weights * (problem.G(dx) + primal) - complementarity / s
-            return dx, -(complementarity + s * dz) / z, dz
+            # (P + GᵀWG)Δx = −r_d − Gᵀ(W r_p − r_c/s); Δz = W(GΔx + r_p) − r_c/s, each
+            # product over the constraints into a buffer of its own (module docstring)
+            scaled = np.divide(complementarity, s, out=work.scaled)
+            dx = newton.solve(-dual - problem.GT(np.subtract(weighted_primal, scaled,
+                                                             out=work.rhs)))
+            dz = problem.G(dx, out=np.empty(m))
+            dz += primal
+            dz *= newton.weights
+            dz -= scaled
+            ds = np.multiply(s, dz, out=np.empty(m))
+            ds += complementarity
+            ds /= z
+            return dx, np.negative(ds, out=ds), dz
+
+        def reach_of(ds: np.ndarray, dz: np.ndarray) -> float:
+            return min(_step_to_boundary(s, ds, work.ratio),
+                       _step_to_boundary(z, dz, work.ratio))
 
         dx, ds, dz = direction(s * z)
-        affine = min(_step_to_boundary(s, ds), _step_to_boundary(z, dz), 1.0)
+        affine = min(reach_of(ds, dz), 1.0)
         centring = (float((s + affine * ds) @ (z + affine * dz)) / m / mu) ** 3
-        complementarity = s * z + ds * dz - centring * mu
+        complementarity = s * z
+        complementarity += ds * dz
+        complementarity -= centring * mu
         dx, ds, dz = direction(complementarity)
-        reach = min(_step_to_boundary(s, ds), _step_to_boundary(z, dz))
+        reach = reach_of(ds, dz)
         for _ in range(CORRECTORS):
             aim = min(1.0, 1.5 * reach + 0.1)
             trial = (s + aim * ds) * (z + aim * dz)
@@ -760,13 +851,14 @@ def _steps(objective: RankingObjective, counts: list[int], start: np.ndarray,
             shift = np.maximum(np.clip(trial, 0.1 * wanted, 10.0 * wanted) - trial,
                                -10.0 * wanted)
             candidate = direction(complementarity - shift)
-            further = min(_step_to_boundary(s, candidate[1]),
-                          _step_to_boundary(z, candidate[2]))
+            further = reach_of(candidate[1], candidate[2])
             if further < 1.01 * reach:
                 break
             (dx, ds, dz), reach = candidate, further
         if not np.isfinite(reach) or not np.all(np.isfinite(dx)):
             break
         alpha = min(1.0, STEP_SHARE * reach)
-        x, s, z = x + alpha * dx, s + alpha * ds, z + alpha * dz
+        x += alpha * dx
+        s += alpha * ds
+        z += alpha * dz
     return best_cut, best_lower
