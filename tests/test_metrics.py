@@ -152,6 +152,21 @@ def test_top_quantile_exact_rank_when_tau_n_is_integral():
     assert metrics.top_quantile(s, 0.01) == 9.0
 
 
+def test_tau_cutoff_checks_each_type_and_value_on_its_own():
+    """τ's check is memoized per type and value: a float32 and the float of its binary
+    value are different decimals (0.1 and 0.100000001...), and a τ refused once is refused
+    again, whatever was asked before."""
+    as_float = float(np.float32(0.1))
+    assert metrics.tau_cutoff(np.float32(0.1), 100) == 10
+    assert metrics.tau_cutoff(as_float, 100) == 11
+    assert metrics.tau_cutoff(np.float32(0.1), 100) == 10
+    for _ in range(2):
+        with pytest.raises(ValueError, match="tau"):
+            metrics.tau_cutoff(1.0, 10)
+        with pytest.raises(TypeError, match="tau"):
+            metrics.tau_cutoff([0.1], 10)
+
+
 def test_position_metrics_against_naive_definitions(rng):
     for _ in range(200):
         y, s = tiny_instance(rng, ties=True)
