@@ -235,9 +235,9 @@ class _Items:
 
     def buffer(self, name: str, order: int) -> np.ndarray:
         """A square array of this order kept for the Newton matrices of every step (its
-        contents are the caller's to write): a new one at every step of a list of thousands
-        of features cost a tenth of the step, in the pages the system maps and zeroes
-        again."""
+        contents are the caller's to write): at 5,000 × 5,000 forming that matrix took a
+        tenth of each step, much of it in a new zeroed array at every step, mapped and
+        faulted in page by page, and in the factor's copy of it."""
         kept = self._buffers.get(name)
         if kept is None or kept.shape != (order, order):
             kept = self._buffers[name] = np.empty((order, order))
@@ -279,8 +279,8 @@ class _Items:
         """Writes ``[Zᵀ diag(weights) Z, 0]`` (``weights >= 0``, in class order) into
         ``rows``, the first ``d`` rows of a wider C-ordered array. Sparse rows make it as a
         sparse product with ``Z`` padded by zero columns to the rows' width, unpacked into
-        them in place (a dense product and its copy into the rows took three times as long
-        at 5,000 × 5,000)."""
+        them in place (the product made dense on its own and then copied into the rows took
+        over three times as long at 5,000 × 5,000)."""
         d = self.Z.shape[1]
         if not self.sparse:
             rows[:, :d] = self.threads.weighted_gram(self.Z, weights, self._scaled)
