@@ -819,7 +819,7 @@ def _steps(objective: RankingObjective, counts: list[int], start: np.ndarray,
 
         def direction(complementarity: np.ndarray) -> tuple[np.ndarray, ...]:
             # (P + GᵀWG)Δx = −r_d − Gᵀ(W r_p − r_c/s); Δz = W(GΔx + r_p) − r_c/s, each
-            # product over the constraints into a buffer of its own (module docstring)
+            # product over the constraints into a buffer of its own (_Work)
             scaled = np.divide(complementarity, s, out=work.scaled)
             dx = newton.solve(-dual - problem.GT(np.subtract(weighted_primal, scaled,
                                                              out=work.rhs)))
