@@ -307,6 +307,42 @@ def test_a_newton_matrix_left_indefinite_by_rounding_is_solved_by_lu():
         count_dual._SymmetricSolve(np.diag([1.0, 0.0, 2.0]).copy)
 
 
+@pytest.mark.parametrize("wide", [False, True])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_a_factor_that_fails_in_its_kept_array_is_solved_by_lu_on_the_matrix_made_again(
+        wide, sparse, monkeypatch):
+    """The Newton matrix is built into an array kept for every step and factored in place;
+    a Cholesky factor that fails has written over part of it, so LU gets the matrix made
+    again: the direction is the one of a factor that did not fail, and solves the whole
+    system."""
+    objective, X, y = wide_problem(sparse)
+    if not wide:
+        monkeypatch.setattr(count_dual._Items, "wide", property(lambda self: False))
+    rng = np.random.default_rng(1)
+    counts = [0, 3, int(y.sum())]
+    problem = count_dual._Problem(objective, counts)
+    weights = np.exp(rng.uniform(-4.0, 4.0, problem.layout.n_c))
+    r = rng.standard_normal(problem.layout.n_x)
+    expected = count_dual._Newton(problem, weights).solve(r)
+    cholesky = count_dual.sl.cho_factor
+
+    def fails_half_way(matrix, **kwargs):
+        matrix[len(matrix) // 2:] = np.nan  # (what a factor stopped half-way leaves)
+        raise np.linalg.LinAlgError("not positive definite")
+
+    monkeypatch.setattr(count_dual.sl, "cho_factor", fails_half_way)
+    newton = count_dual._Newton(problem, weights)
+    assert newton.factor.by_lu
+    dx = newton.solve(r)
+    np.testing.assert_allclose(dx, expected, rtol=1e-7, atol=1e-9 * np.abs(dx).max())
+    assert np.linalg.norm(problem.hessian_times(dx, weights) - r) <= 1e-8 * np.linalg.norm(r)
+    monkeypatch.setattr(count_dual.sl, "cho_factor", cholesky)
+    again = count_dual._Newton(problem, weights)  # (the same kept array, written again)
+    assert not again.factor.by_lu
+    np.testing.assert_allclose(again.solve(r), expected, rtol=1e-12,
+                               atol=1e-12 * np.abs(expected).max())
+
+
 def test_a_solve_whose_newton_matrices_keep_failing_ends_after_a_few_lu_steps(monkeypatch):
     """Where every Newton matrix comes to LU (a solve that has lost its way), the interior
     point ends after ``LU_STEPS`` such steps with its best cut, not after ``STEPS``."""
