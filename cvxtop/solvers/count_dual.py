@@ -223,7 +223,7 @@ class _Items:
         self.Z = objective.Z[np.r_[bound.pos, bound.neg]]
         self.n_pos = bound.n_pos
         self.Z_pos, self.Z_neg = self.Z[:self.n_pos], self.Z[self.n_pos:]
-        self.p = np.asarray(self.Z[:self.n_pos].sum(axis=0)).ravel()
+        self.p = np.asarray(self.Z_pos.sum(axis=0)).ravel()
         self.threads = ProductThreads(None) if threads is None else threads
         self.sparse = sp.issparse(self.Z)
         self._scaled = None if self.sparse or self.wide else np.empty_like(self.Z)
@@ -287,8 +287,9 @@ class _Items:
             rows[:, d:] = 0.0
             return
         width = rows.shape[1]
-        if self._padded is None or self._padded.shape[1] != width:
+        if self._transposed is None:
             self._transposed = self.Z.T.tocsr()
+        if self._padded is None or self._padded.shape[1] != width:
             self._padded = sp.hstack([self.Z, sp.csr_matrix((self.Z.shape[0], width - d))],
                                      format="csr")
         (self._transposed.multiply(weights).tocsr() @ self._padded).toarray(out=rows)
@@ -620,10 +621,9 @@ class _Newton:
         return dx
 
 
-def _step_to_boundary(v: np.ndarray, dv: np.ndarray, work: np.ndarray | None = None
-                      ) -> float:
+def _step_to_boundary(v: np.ndarray, dv: np.ndarray, work: np.ndarray) -> float:
     """The longest step ``α`` with ``v + α·dv >= 0`` for ``v > 0``: ``1/max(−dv/v)``, one
-    division and one maximum over the whole vector (``work``: a buffer of its length), where
+    division into ``work`` (a buffer of the vectors' length) and one maximum, where
     selecting the falling entries first copied them twice."""
     ratio = np.divide(dv, v, out=work)
     fastest = -float(ratio.min())
