@@ -818,16 +818,17 @@ def _steps(objective: RankingObjective, counts: list[int], start: np.ndarray,
         weighted_primal = newton.weights * primal
 
         def direction(complementarity: np.ndarray) -> tuple[np.ndarray, ...]:
-            # (P + GᵀWG)Δx = −r_d − Gᵀ(W r_p − r_c/s); Δz = W(GΔx + r_p) − r_c/s, each
-            # product over the constraints into a buffer of its own (_Work)
+            # (P + GᵀWG)Δx = −r_d − Gᵀ(W r_p − r_c/s); Δz = W(GΔx + r_p) − r_c/s. The
+            # temporaries go into the buffers of _Work; Δs and Δz are new arrays, as a
+            # corrector's direction may be kept beside the last one
             scaled = np.divide(complementarity, s, out=work.scaled)
             dx = newton.solve(-dual - problem.GT(np.subtract(weighted_primal, scaled,
                                                              out=work.rhs)))
-            dz = problem.G(dx, out=np.empty(m))
+            dz = problem.G(dx)
             dz += primal
             dz *= newton.weights
             dz -= scaled
-            ds = np.multiply(s, dz, out=np.empty(m))
+            ds = s * dz
             ds += complementarity
             ds /= z
             return dx, np.negative(ds, out=ds), dz
