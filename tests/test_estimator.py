@@ -32,6 +32,9 @@ def no_solving(monkeypatch):
     (dict(k=int(Y.sum()) + 1), X, Y, ValueError, "the number of relevant items"),
     (dict(k=1.5), X, Y, ValueError, r"k must lie in \(0, 1\]"),
     (dict(k="3"), X, Y, TypeError, "k must be an int or a float"),
+    # the default k = 0.25 is prec@κ's: a pAp@k fit without k says so
+    (dict(surrogate="pap@k-avg"), X, Y, TypeError, r"the default k = 0\.25 is one"),
+    (dict(surrogate="pap@k-max", k=0.5), X, Y, TypeError, r"1 <= k <= n₋ = \d+"),
     (dict(), X, np.zeros(40), ValueError, "y has no relevant item"),
     (dict(), X, np.r_[Y[:-1], 2], ValueError, "y must hold binary labels"),
     (dict(), np.where(np.eye(40, 3) > 0, np.nan, X), Y, ValueError, "X contains NaN"),
