@@ -106,9 +106,16 @@ def batch_prec_cutoff(k: Any, n_pos_total: int | None, n_pos: int) -> int | None
 
 
 def pap_cutoff(k: Any, n_neg: int, name: str = "k") -> int:
-    """pAp@k's cut-off: an int in ``[1, n₋]``."""
-    return check_int_in_range(k, name, 1, _count(n_neg, "n_neg"),
-                              "the number of irrelevant items n₋")
+    """pAp@k's cut-off: an int in ``[1, n₋]``. A float is refused with the reason: it is
+    prec@k's fraction κ, and the estimators' default ``k = 0.25`` is one, so a user who
+    never passed ``k`` learns where it came from."""
+    n_neg = _count(n_neg, "n_neg")
+    if is_fraction(k):
+        raise TypeError(f"{name} must be an integer, 1 <= {name} <= n₋ = {n_neg} (the "
+                        f"irrelevant items at the top), for pAp@k, got {type(k).__name__} "
+                        f"{k!r}: a float is a fraction κ of the relevant items, a cut-off "
+                        "of the prec@k surrogates only (the default k = 0.25 is one)")
+    return check_int_in_range(k, name, 1, n_neg, "the number of irrelevant items n₋")
 
 
 @lru_cache(maxsize=256, typed=True)

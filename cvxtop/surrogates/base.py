@@ -38,7 +38,7 @@ from typing import Any, Callable, ClassVar, Iterator
 import numpy as np
 
 from .._validation import check_labels, check_same_length, check_scores, require_classes
-from ..cutoff import batch_prec_cutoff, is_fraction, pap_cutoff, prec_cutoff
+from ..cutoff import batch_prec_cutoff, pap_cutoff, prec_cutoff
 from .segment import Segment, whole_list
 
 __all__ = ["Surrogate", "Bound", "ScoreOverflowError", "PrecSurrogate", "PapSurrogate", "DifferenceOfConvex"]
@@ -324,14 +324,6 @@ class PapSurrogate(Surrogate):
 
     def resolve_k(self, y: np.ndarray) -> int:
         _, n_neg = require_classes(y, context=f"{self.name} needs n₊ >= 1 and n₋ >= k")
-        if is_fraction(self.k):
-            # the estimators' default k = 0.25 is prec@κ's fraction: say so, since a user
-            # who never passed k would not know where the float came from
-            raise TypeError(f"k must be an integer, 1 <= k <= n₋ = {n_neg} (the irrelevant "
-                            f"items at the top), for {self.name}, got "
-                            f"{type(self.k).__name__} {self.k!r}: a float is a fraction κ "
-                            "of the relevant items, a cut-off of the prec@k surrogates "
-                            "only (the default k = 0.25 is one)")
         return pap_cutoff(self.k, n_neg, "k")
 
     def require_classes(self, y: np.ndarray, name: str = "y") -> None:
