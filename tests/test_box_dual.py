@@ -596,12 +596,11 @@ def test_pap_avg_at_large_c_is_certified_at_its_dual(C, monkeypatch):
         assert a.lower_bound <= b.objective + 1e-12 * abs(b.objective)
 
 
-@pytest.mark.parametrize("name, k", [("pap@k-avg", 10), ("prec@k-struct", 0.25)])
-def test_loose_first_systems_reach_the_optimum_of_full_residuals(monkeypatch, name, k):
+def test_loose_first_systems_reach_the_optimum_of_full_residuals(monkeypatch):
     """The tied systems are first solved to the loose residual; the solve at round 20
     certifies the optimum it certifies with every system at the full residual."""
     X, y = make_sparse_ranking_data(1000, 3000, density=0.01, noise=0.5, random_state=0)
-    objective = RankingObjective(X, y, surrogates.get(name, k), 1.0)
+    objective = RankingObjective(X, y, surrogates.get("pap@k-avg", 10), 1.0)
     residuals = []
     solve, solve_with_sum = box_dual._TiedSystem.solve, box_dual._TiedSystem.solve_with_sum
 
@@ -624,6 +623,37 @@ def test_loose_first_systems_reach_the_optimum_of_full_residuals(monkeypatch, na
     assert loose.objective == pytest.approx(full.objective, rel=2e-6)
     for a, b in ((loose, full), (full, loose)):
         assert a.lower_bound <= b.objective + 1e-12 * abs(b.objective)
+
+
+def test_struct_steps_solve_at_the_full_residual_and_stop_at_a_guess_that_holds(monkeypatch):
+    """prec@k-struct's sum is an equality, whose tied systems are solved on its plane at the
+    full residual from the first step: no loose first step, so a guess that already holds
+    (the solve's own answer) is accepted after one solve, not a second of the same system."""
+    X, y = make_sparse_ranking_data(1000, 3000, density=0.01, noise=0.5, random_state=0)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-struct", 0.25), 1.0)
+    best = solve_cutting_plane(objective, tol=1e-6)
+    problem_of = []
+    steps = box_dual._box_sum_weights
+    monkeypatch.setattr(box_dual, "_box_sum_weights",
+                        lambda problem, *a, **kw: problem_of.append(problem) or steps(
+                            problem, *a, **kw))
+    cut = box_dual.struct_dual_cut(objective, np.asarray(X @ best.coef).ravel(), 1e-6)
+    assert cut is not None and cut.gap(1.0) <= 1e-6
+    problem = problem_of[0]
+    found = steps(problem, *_guess_of(cut.g + objective.parts[0].bound.y), 1e-6)
+    runs = []
+    with_sum = box_dual._TiedSystem.solve_with_sum
+    monkeypatch.setattr(box_dual._TiedSystem, "solve_with_sum",
+                        lambda self, *a: runs.append(self.plane_rtol) or with_sum(self, *a))
+    again = steps(problem, found[1], found[2], 1e-6, values=found[0])
+    assert runs == [1e-6]
+    assert np.array_equal(again[1], found[1]) and np.array_equal(again[2], found[2])
+
+
+def _guess_of(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The items of weights ``v`` at 1 and between 0 and 1."""
+    at_one = v >= 1.0 - 1e-9
+    return at_one, ~at_one & (v > 1e-9)
 
 
 def gap_cut(gap: float) -> DualCut:

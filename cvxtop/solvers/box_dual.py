@@ -652,14 +652,16 @@ def _box_sum_weights(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray,
     (measured: docs/solvers.md, "Measurements behind the constants"). Conjugate gradients
     solve the free systems to a loose residual first, and to ``tol`` before a guess is
     accepted (:class:`.ridge_cg.StepResidual`); the runs on the plane of the sum solve to
-    ``tol`` throughout (:meth:`_TiedSystem.solve_with_sum`)."""
+    ``tol`` throughout (:meth:`_TiedSystem.solve_with_sum`), so an ``equality``, whose every
+    system is on its plane, has no loose steps, and a step that moves no item ends it
+    (where a loose phase would solve the same system again before accepting it)."""
     Z_items, c, k, C = problem.Z_items, problem.c, problem.k, problem.C
     centre = np.zeros(len(c)) if centre is None else centre
     eps = C * ridge
     at_one, tied = at_one.copy(), tied.copy()
     v = at_one.astype(np.float64)
     v[tied] = 0.5 if values is None else values[tied]
-    residual = StepResidual(tol, iterative=not _factored(Z_items))
+    residual = StepResidual(tol, iterative=not _factored(Z_items) and not problem.equality)
     plane_first = True
     for _ in range(MAX_STEPS if ridge <= 0 else PROXIMAL_INNER_STEPS):
         # v = 1 on A and v_T on T: s_T + c_T − ε(v_T − v̄_T) = θ fixes v_T, as
