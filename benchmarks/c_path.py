@@ -109,11 +109,14 @@ def certified(model: TopRanker | str) -> bool:
 
 
 def relative_difference(fitted: TopRanker, reference: TopRanker | str) -> float | None:
-    """How far a path's certified objective is from the cold fit's, if both certified."""
+    """How far a path's certified objective is from the cold fit's, if both certified:
+    relative as their gaps are, to the objective or to ``½‖w‖²`` where that is larger
+    (prec@k-struct's objective crosses 0 at one C; ``cvxtop.solvers.gaps``)."""
     if not (certified(fitted) and certified(reference)):
         return None
-    return abs(fitted.objective_ - reference.objective_) / max(abs(reference.objective_),
-                                                               1e-12)
+    scale = max(abs(reference.objective_), 0.5 * float(reference.coef_ @ reference.coef_),
+                1e-12)
+    return abs(fitted.objective_ - reference.objective_) / scale
 
 
 def row(name: str, surrogate: str, k: float, Cs: np.ndarray, X: np.ndarray,

@@ -258,7 +258,9 @@ class TopRanker(BaseEstimator):
         ``½‖w‖² + C·L`` at the solution, evaluated exactly on the full training data,
         whatever the solver optimized internally.
     gap_ : float or None
-        Certified relative optimality gap ``(objective_ − lower_bound_)/|objective_|``: of
+        Certified relative optimality gap ``(objective_ − lower_bound_)/|objective_|``, over
+        at least ``½‖coef_‖²`` (larger only where prec@k-struct's negative loss cancels the
+        objective to near 0: :mod:`cvxtop.solvers.gaps`): of
         the exact engines, and of every approximate fit of a convex surrogate (settled to
         ``tol`` by the certificate, or its bound after the certificate's rounds); ``None``
         for non-convex surrogates and SGD's projected form (``radius``).

@@ -26,6 +26,12 @@ def load_example(name: str) -> ModuleType:
     return module
 
 
+def gap_scale_of(model) -> float:
+    """What a fitted ``TopRanker``'s ``gap_`` is relative to: ``|objective_|``, or
+    ``½‖coef_‖²`` where that is larger (prec@k-struct's negative loss; cvxtop.solvers.gaps)."""
+    return max(abs(model.objective_), 0.5 * float(model.coef_ @ model.coef_))
+
+
 def tiny_instance(rng: np.random.Generator, max_pos: int = 5, max_neg: int = 5,
                   ties: bool = False, min_pos: int = 1, min_neg: int = 1):
     """A random labeled score vector with shuffled items; with ``ties``, scores are drawn

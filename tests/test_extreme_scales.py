@@ -5,7 +5,12 @@ relative below 1e-12 (cvxtop.solvers.gaps). With a fixed floor of 1e-12 under th
 denominator, a fit at C = 1e-30 returned a model 270 times the zero model's objective as
 certified within 5e-16, and C below about 1e-154 ended in a ZeroDivisionError. At the other
 end, a C whose objective overflows, or features whose scaled C leaves float64, must raise
-and say why, never return an infinite objective with a gap of nan."""
+and say why, never return an infinite objective with a gap of nan.
+
+An objective near 0 whose terms cancel: prec@k-struct's loss is negative where the relevant
+items outscore the others, so its optimal objective crosses 0 at one C. A gap relative to
+that objective asked for more than float64 holds, and every engine raised there after 2,000
+rounds; the gap now divides by at least ½‖w‖² as well (cvxtop.solvers.gaps)."""
 
 from __future__ import annotations
 
@@ -14,8 +19,13 @@ import warnings
 import numpy as np
 import pytest
 
+import cvxpy as cp
+from conftest import gap_scale_of
+
 from cvxtop import AATP, SolverError, TopRanker, surrogates
-from cvxtop.solvers.gaps import FLOOR, gap_floor, relative_gap, within
+from cvxtop.cutoff import prec_cutoff
+from cvxtop.datasets import make_ranking_data
+from cvxtop.solvers.gaps import FLOOR, gap_floor, gap_scale, relative_gap, within
 
 CONVEX = [name for name in surrogates.available() if surrogates.get(name, 1).convex]
 TINY_C = [1e-300, 1e-60, 1e-30, 1e-20]
@@ -33,6 +43,48 @@ def _quiet(estimator, X, y):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # zero-model notes
         return estimator.fit(X, y)
+
+
+#: Where prec@k-struct's optimal objective (k = 0.25) on make_ranking_data(300, 5) crosses 0
+#: (found by bisection): both its terms are about 0.38 there, the objective within 4e-10 of 0.
+CROSSING_C = 0.05112570521302985
+
+
+def test_a_gap_divides_by_at_least_the_regularizer():
+    assert gap_scale(-1e-12, 1.0, 0.4) == 0.4
+    assert gap_scale(3.0, 1.0, 0.4) == 3.0  # a loss that is never negative: |P| >= ½‖w‖²
+    assert relative_gap(1e-12, -1e-12, 1.0, 0.5) == pytest.approx(4e-12)
+    assert relative_gap(1e-12, -1e-12, 1.0) == pytest.approx(2.0)  # without the point
+    assert within(1e-12, -1e-12, 1e-6, 1.0, 0.5) and not within(1e-12, -1e-12, 1e-6, 1.0)
+
+
+@pytest.mark.parametrize("C", [CROSSING_C, CROSSING_C * (1 + 1e-12), CROSSING_C * 1.001])
+@pytest.mark.parametrize("engine", ["direct", "cutting-plane"])
+def test_struct_certifies_where_its_objective_crosses_zero(engine, C):
+    X, y = make_ranking_data(300, 5, random_state=0)
+    fitted = TopRanker("prec@k-struct", k=0.25, C=C, engine=engine).fit(X, y)
+    half_square = 0.5 * float(fitted.coef_ @ fitted.coef_)
+    assert fitted.status_ == "optimal" and fitted.gap_ <= 1e-6
+    assert fitted.gap_ == pytest.approx(
+        (fitted.objective_ - fitted.lower_bound_) / gap_scale_of(fitted), rel=1e-6)
+    if C == CROSSING_C:  # the terms cancel: the objective is tiny against them
+        assert abs(fitted.objective_) < 1e-6 * half_square
+    # against a second solver (Clarabel on the surrogate's own expression)
+    w = cp.Variable(X.shape[1])
+    k = prec_cutoff(0.25, int(y.sum()))
+    loss, constraints = surrogates.get("prec@k-struct", k).expression(y, X @ w)
+    reference = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + C * loss), constraints)
+    reference.solve(solver="CLARABEL")
+    assert abs(fitted.objective_ - reference.value) <= 1e-6 * half_square
+
+
+def test_the_certificate_of_an_approximate_struct_fit_where_its_objective_crosses_zero():
+    X, y = make_ranking_data(300, 5, random_state=0)
+    fitted = _quiet(TopRanker("prec@k-struct", k=0.25, C=CROSSING_C, solver="gd",
+                              tol=1e-3), X, y)
+    assert fitted.status_ in ("optimal", "converged") and fitted.gap_ <= 1e-3
+    assert fitted.gap_ == pytest.approx(
+        (fitted.objective_ - fitted.lower_bound_) / gap_scale_of(fitted), rel=1e-6)
 
 
 def test_the_floor_is_relative_below_C_1_and_never_zero():

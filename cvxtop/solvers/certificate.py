@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .cutting_plane import solve_cutting_plane
-from .gaps import gap_floor, relative_gap
+from .gaps import gap_scale, relative_gap, within
 from .objective import RankingObjective
 
 __all__ = ["Certificate", "certify", "CERTIFICATE_ROUNDS"]
@@ -38,8 +38,9 @@ class Certificate:
 
     ``lower_bound <= P* <= best <= value``; ``gap`` is the certified relative distance
     ``(value − lower_bound)/|value|``, and ``excess_at_least`` the relative distance the
-    cutting plane's better point proves, ``(value − best)/|best|`` (each over at least the
-    floor of :func:`.gaps.gap_floor` at the problem's ``C``).
+    cutting plane's better point proves, ``(value − best)/|best|`` (each over at least its
+    point's ``½‖w‖²``, ``regularizer`` and ``best_regularizer``, and the floor of
+    :func:`.gaps.gap_floor` at the problem's ``C``: :func:`.gaps.gap_scale`).
     """
 
     value: float
@@ -47,14 +48,17 @@ class Certificate:
     best: float
     rounds: int
     C: float = 1.0
+    regularizer: float = 0.0
+    best_regularizer: float = 0.0
 
     @property
     def gap(self) -> float:
-        return relative_gap(self.value, self.lower_bound, self.C)
+        return relative_gap(self.value, self.lower_bound, self.C, self.regularizer)
 
     @property
     def excess_at_least(self) -> float:
-        return max(0.0, (self.value - self.best) / max(abs(self.best), gap_floor(self.C)))
+        return max(0.0, (self.value - self.best) / gap_scale(self.best, self.C,
+                                                              self.best_regularizer))
 
 
 def certify(objective: RankingObjective, w: np.ndarray, tol: float,
@@ -64,18 +68,20 @@ def certify(objective: RankingObjective, w: np.ndarray, tol: float,
     ``value`` is ``P(w)`` when the caller has it already."""
     if value is None:
         value = objective.value(w)
-    floor = gap_floor(objective.C)
-    scale = max(abs(value), floor)
+    regularizer = 0.5 * float(w @ w)
     rounds = 0
 
     def settled(upper: float, lower: float) -> bool:
         nonlocal rounds
         rounds += 1
-        return (value - lower <= tol * scale or value - upper > tol * max(abs(upper), floor)
-                or rounds >= max_rounds)
+        return (within(value, lower, tol, objective.C, regularizer)
+                or value - upper > tol * gap_scale(upper, objective.C) or rounds >= max_rounds)
 
     # the cutting plane's own tolerance is far below tol, so that `settled` decides
     result = solve_cutting_plane(objective, w0=w, tol=min(1e-9, 1e-3 * tol),
                                  max_iter=max_rounds + 1, stop=settled)
     lower = min(float(result.lower_bound), value)
-    return Certificate(value, lower, min(float(result.objective), value), rounds, objective.C)
+    better = float(result.objective) < value
+    return Certificate(value, lower, float(result.objective) if better else value, rounds,
+                       objective.C, regularizer,
+                       0.5 * float(result.coef @ result.coef) if better else regularizer)

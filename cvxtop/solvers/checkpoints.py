@@ -86,4 +86,5 @@ class Checkpoints:
         """The certified relative gap of the recorded model, ``None`` before a bound."""
         if not np.isfinite(self.lower):
             return None
-        return relative_gap(self.value, self.lower, self.objective.C)
+        return relative_gap(self.value, self.lower, self.objective.C,
+                            0.5 * float(self.model @ self.model))

@@ -229,7 +229,8 @@ def _run_block_frank_wolfe(objective: RankingObjective, config: MinibatchConfig,
                 w = state.w
                 primal = 0.5 * float(w @ w) + weight * sum(
                     batch.value(Z[idx] @ w) for idx, batch in blocks)
-                converged = within(primal, state.dual_value, config.tol, objective.C)
+                converged = within(primal, state.dual_value, config.tol, objective.C,
+                                   0.5 * float(w @ w))
             if _stop(epoch, config, converged, checkpoint, lambda: state.w):
                 break
     return state.w.copy(), seconds, n_batches - len(blocks)

@@ -323,14 +323,15 @@ def _certified(result: SolveResult, objective: RankingObjective, opts: dict[str,
         # certified by the method itself (GD's Frank-Wolfe dual, SGD's checkpoints or rounds)
         return result if result.status != "completed" else replace(result, status="converged")
     target = APPROXIMATE_TOL if tol is None else tol
+    regularizer = 0.5 * float(result.coef @ result.coef)
     if more_rounds:
         cert = certify(objective, result.coef, target, opts["certificate_rounds"],
                        value=result.objective)
     else:
         cert = Certificate(result.objective, result.lower_bound, result.objective,
-                           result.n_iter, objective.C)
+                           result.n_iter, objective.C, regularizer, regularizer)
     lower = max(cert.lower_bound, -np.inf if result.lower_bound is None else result.lower_bound)
-    gap = relative_gap(result.objective, lower, objective.C)
+    gap = relative_gap(result.objective, lower, objective.C, regularizer)
     status = result.status if tol is None else "converged" if gap <= tol else "completed"
     message = f"{result.message}; certified relative gap {gap:.2e}"
     if tol is not None and gap > tol:

@@ -181,8 +181,9 @@ class DualCut:
 
     def gap(self, C: float) -> float:
         """The gap between the objective at the weights and the dual value, relative to the
-        objective."""
-        return relative_gap(self.value, self.dual_value(C), C)
+        objective (:mod:`.gaps`)."""
+        return relative_gap(self.value, self.dual_value(C), C,
+                            0.5 * float(self.weights @ self.weights))
 
 
 def most_violating(mask: np.ndarray, violation: np.ndarray, limit: int) -> np.ndarray:
