@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from cvxtop import surrogates
+from cvxtop import TopRanker, surrogates
 from cvxtop.datasets import make_ranking_data, make_sparse_ranking_data
 from cvxtop.solvers import ridge_cg, selection_dual
 from cvxtop.solvers import cutting_plane as cutting
@@ -531,3 +531,37 @@ def test_a_dual_solve_that_failed_at_the_zero_model_is_tried_again_once_the_poin
     assert starts[:2] == [False, True]
     assert result.status == "optimal" and result.gap <= 1e-6
     assert result.stats["dual_solves"] >= 2
+
+
+def test_a_threshold_left_without_tied_items_ties_items_that_did_not_just_leave():
+    """Where a step's solve pushes every tied item of a class off its bounds (one above,
+    one below), the class's threshold is tied again to the items next to it, but not to
+    those that just left: their reduced gradients were computed tied, so they are always
+    the nearest, and tying them again repeated the step until the solve gave up."""
+    upper = np.array([True, True, False, False])
+    tied = np.zeros(4, bool)
+    left = np.array([False, True, True, False])  # both moved off the tie by this step
+    at_upper = np.array([0.5, 0.0, 0.0, 0.0])  # the one that left is nearest to its sign
+    at_zero = np.array([0.0, 0.0, -0.01, -0.2])
+    selection_dual._tie_next_to_threshold(upper, tied, at_upper, at_zero, left)
+    assert tied.tolist() == [True, False, False, True] and upper.tolist() == [False, True,
+                                                                              False, False]
+    # where only items that just left are candidates, they are taken
+    upper, tied = np.array([False, True, False]), np.zeros(3, bool)
+    selection_dual._tie_next_to_threshold(upper, tied, at_upper[:3], at_zero[:3],
+                                          np.ones(3, bool))
+    assert tied.tolist() == [True, True, False]
+
+
+def test_a_path_point_whose_solve_cycled_on_a_threshold_certifies_at_its_dual_round():
+    """``make_ranking_data(2000, 50, noise=0.3)``, prec@k-avg's path from C = 0.01 to 0.1
+    (``benchmarks/c_path.py --quick``): the solve at round 50 tied the same two relevant
+    items again and again, spent its 300 steps and failed, and the rounds certified at 124
+    where the cold fit certifies at its dual round, 50."""
+    X, y = make_ranking_data(2000, 50, noise=0.3)
+    fits = TopRanker("prec@k-avg", k=0.25, engine="cutting-plane", tol=1e-6).fit_path(
+        X, y, [0.01, 0.1])
+    assert [f.status_ for f in fits] == ["optimal", "optimal"]
+    assert fits[1].n_iter_ <= min(cutting.DUAL_SOLVE_ROUNDS)
+    cold = TopRanker("prec@k-avg", k=0.25, C=0.1, engine="cutting-plane", tol=1e-6).fit(X, y)
+    assert fits[1].objective_ == pytest.approx(cold.objective_, rel=2e-6)

@@ -121,12 +121,19 @@ def _breakpoints(n_pieces: int, J: int) -> np.ndarray:
 
 
 def _tie_next_to_threshold(upper: np.ndarray, tied: np.ndarray, at_upper: np.ndarray,
-                           at_zero: np.ndarray) -> None:
+                           at_zero: np.ndarray, left: np.ndarray | None = None) -> None:
     """If no item of a class is tied, tie (in place) the one at the upper bound and the one
-    at zero whose reduced gradients are nearest to changing sign."""
+    at zero whose reduced gradients are nearest to changing sign, but for the items that
+    have just ``left`` the tied set where there are others: their reduced gradients were
+    computed tied, so they are the nearest, and tying them again repeats the step."""
     if tied.any():
         return
-    ones, zeros = np.flatnonzero(upper), np.flatnonzero(~upper)
+    fresh = np.ones(len(tied), bool) if left is None else ~left
+    ones, zeros = np.flatnonzero(upper & fresh), np.flatnonzero(~upper & fresh)
+    if not len(ones):
+        ones = np.flatnonzero(upper)
+    if not len(zeros):
+        zeros = np.flatnonzero(~upper)
     if len(ones):
         i = ones[np.argmin(at_upper[ones])]
         upper[i], tied[i] = False, True
@@ -523,7 +530,7 @@ class SelectionDual:
                                         & (at_zero_pos > slack), at_zero_pos)
             nxt.at_cap[leave_cap], nxt.tied_pos[leave_cap | leave_zero_pos] = False, True
             nxt.mode = self._next_mode(guess.mode, p, float(at_cap[guess.at_cap].sum()))
-            self._keep_thresholds(nxt, at_one, at_zero, at_cap, at_zero_pos)
+            self._keep_thresholds(nxt, at_one, at_zero, at_cap, at_zero_pos, guess)
             changed = (len(up) + len(down) + len(up_v) + len(down_v) + int(leave_one.sum())
                        + int(leave_zero.sum()) + int(leave_cap.sum())
                        + int(leave_zero_pos.sum()) + (nxt.mode != guess.mode))
@@ -576,11 +583,12 @@ class SelectionDual:
 
     @staticmethod
     def _keep_thresholds(guess: _Guess, at_one: np.ndarray, at_zero: np.ndarray,
-                         at_cap: np.ndarray, at_zero_pos: np.ndarray) -> None:
+                         at_cap: np.ndarray, at_zero_pos: np.ndarray, last: _Guess) -> None:
         """A guess with no tied item of a class leaves its threshold undetermined: tie the
-        two items next to it."""
-        _tie_next_to_threshold(guess.at_one, guess.tied_neg, at_one, at_zero)
-        _tie_next_to_threshold(guess.at_cap, guess.tied_pos, at_cap, at_zero_pos)
+        two items next to it, other than those tied in the ``last`` guess."""
+        _tie_next_to_threshold(guess.at_one, guess.tied_neg, at_one, at_zero, last.tied_neg)
+        _tie_next_to_threshold(guess.at_cap, guess.tied_pos, at_cap, at_zero_pos,
+                               last.tied_pos)
 
     # ---- the whole solve ------------------------------------------------------------
     def _start(self, w: np.ndarray) -> tuple[_Guess, tuple[np.ndarray, np.ndarray, float]]:
