@@ -18,10 +18,10 @@ smallest C up and from the largest down (``cvxtop.solvers.cut_store``). Columns:
 fits' total and their slowest cell, ``fit_path``'s time and its ratio to that slowest cell
 (the target is at most 3), the warm-started fits' totals, the cells not certified to 1e-6
 (a cell that raises ``SolverError`` counts as not certified, with its status), and the
-largest relative difference between a path's and the cold fit's objective. The worst row
-comes first. MAGIC and spambase run twice: standardized, and with their features as
-shipped, as users who do not scale them fit them (spambase's columns' standard deviations
-span 0.08 to 606, MAGIC's 0.11 to 75). Public API only.
+largest relative difference between a path's and the cold fit's objective (relative as
+``gap_`` is). The worst row comes first. MAGIC and spambase run twice: standardized, and
+with their features as shipped, as users who do not scale them fit them (spambase's
+columns' standard deviations span 0.08 to 606, MAGIC's 0.11 to 75). Public API only.
 """
 
 from __future__ import annotations
@@ -189,7 +189,8 @@ def main() -> None:
           "down`: the same grid as fits of `TopRanker(warm_start=True)` with `set_params(C=C)` "
           "between them, upwards and downwards (timed once); `max obj. diff`: the largest "
           "relative difference of a path's objective from the cold fit's over the certified "
-          "cells.\n")
+          "cells (relative as `gap_` is: to the objective, or to ½‖w‖² where that is "
+          "larger).\n")
     print("| data | surrogate | cold total s | slowest cold s | fit_path s | path / slowest | "
           "warm up s | warm down s | not certified (cold; fit_path; up; down) | "
           "max obj. diff |")

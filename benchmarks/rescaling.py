@@ -10,9 +10,9 @@ objective scaled back (``a²·objective_``) must agree to 1e-6, and the top of t
 the two solutions' score difference. A fit may instead raise a
 ``SolverError`` that names the conditioning. In every case the lower bound must stay below
 each feasible objective seen: the fit's own and the zero model's. Columns: the cells
-certified, the largest relative difference of the objective, the cells whose top items
-differ, the errors raised (by status), and bounds above a feasible objective (the target
-is none). The worst row comes first. Public API only.
+certified, the largest relative difference of the objective (relative as ``gap_`` is),
+the cells whose top items differ, the errors raised (by status), and bounds above a
+feasible objective (the target is none). The worst row comes first. Public API only.
 """
 
 from __future__ import annotations
