@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .cutting_plane import solve_cutting_plane
-from .gaps import gap_scale, relative_gap, within
+from .gaps import gap_scale, half_square, relative_gap, within
 from .objective import RankingObjective
 
 __all__ = ["Certificate", "certify", "CERTIFICATE_ROUNDS"]
@@ -68,7 +68,7 @@ def certify(objective: RankingObjective, w: np.ndarray, tol: float,
     ``value`` is ``P(w)`` when the caller has it already."""
     if value is None:
         value = objective.value(w)
-    regularizer = 0.5 * float(w @ w)
+    regularizer = half_square(w)
     rounds = 0
 
     def settled(upper: float, lower: float) -> bool:
@@ -84,4 +84,4 @@ def certify(objective: RankingObjective, w: np.ndarray, tol: float,
     better = float(result.objective) < value
     return Certificate(value, lower, float(result.objective) if better else value, rounds,
                        objective.C, regularizer,
-                       0.5 * float(result.coef @ result.coef) if better else regularizer)
+                       half_square(result.coef) if better else regularizer)

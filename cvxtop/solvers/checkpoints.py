@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .certificate import certify
-from .gaps import relative_gap
+from .gaps import half_square, relative_gap
 from .objective import RankingObjective
 
 __all__ = ["Checkpoints", "is_checkpoint", "CHECKPOINT_ROUNDS"]
@@ -86,5 +86,4 @@ class Checkpoints:
         """The certified relative gap of the recorded model, ``None`` before a bound."""
         if not np.isfinite(self.lower):
             return None
-        return relative_gap(self.value, self.lower, self.objective.C,
-                            0.5 * float(self.model @ self.model))
+        return relative_gap(self.value, self.lower, self.objective.C, half_square(self.model))

@@ -86,7 +86,7 @@ from ..exceptions import SolverError
 from ..parameters import renamed_keyword
 from . import box_dual, count_dual, direct_program, size_dual, size_program
 from .cut_store import CutStore, Cuts, cut_rounding, loss_key, numbers_per_item
-from .gaps import relative_gap, within
+from .gaps import half_square, relative_gap, within
 from .line_search import line_search as segment_minimum
 from .master import rounding_allowance, solve_master
 from .objective import RankingObjective
@@ -225,12 +225,6 @@ STALLED_FALL = 0.1
 CONTINUATION_LEVELS = 8
 
 
-def _half_square(w: np.ndarray) -> float:
-    """``½‖w‖²``, the regularizer at a point: a relative gap divides by at least that of the
-    upper bound's point (:mod:`.gaps`)."""
-    return 0.5 * float(w @ w)
-
-
 def _final_bounds(objective: RankingObjective, bundle: CutStore, best: np.ndarray,
                   best_s: np.ndarray, lower: float, upper: float, exact_scores: bool
                   ) -> tuple[float, float, float]:
@@ -254,7 +248,7 @@ def _final_bounds(objective: RankingObjective, bundle: CutStore, best: np.ndarra
                           f"objective {min(upper, zero)!r} of a feasible point (a cut lost its "
                           "validity to rounding; please report it)", status="certificate_failed")
     lower = min(lower, upper)
-    return upper, lower, relative_gap(upper, lower, objective.C, _half_square(best))
+    return upper, lower, relative_gap(upper, lower, objective.C, half_square(best))
 
 
 def _add_query_cut(bundle: CutStore, query_cut: tuple, refuse_repeat: bool) -> bool:
@@ -370,7 +364,7 @@ def _direct_candidate(objective: RankingObjective, bundle: CutStore, row_norms: 
                                         > dual.dual_value(objective.C)):
                     dual = cut
             bound = lower if dual is None else max(lower, dual.dual_value(objective.C))
-            if within(best_state[0], bound, tol, objective.C, _half_square(best_state[1])):
+            if within(best_state[0], bound, tol, objective.C, half_square(best_state[1])):
                 break
         if answered:
             break
@@ -721,14 +715,14 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             # a path's cuts, but for those whose rounding alone would cost a share of the
             # gap aimed at here (SEED_ROUNDING of it): made at a larger scale
             stats["seeded_cuts_left_out"] = bundle.seed(
-                cuts, _seed_rounding(aim, value, C, _half_square(query)),
+                cuts, _seed_rounding(aim, value, C, half_square(query)),
                 float(np.linalg.norm(query)))
             if on_ray and best.any():
                 upper, best, best_s, best_oracle, exact_scores = _on_own_ray(
                     objective, (upper, best, best_s, best_oracle, exact_scores))
                 start = best  # (the rounds start there: _stalled)
         try_dual = it in dual_rounds and dual_solves \
-            and not within(upper, lower, tol, C, _half_square(best)) \
+            and not within(upper, lower, tol, C, half_square(best)) \
             and not (failed_at_zero and not best.any() and (zero_asked or lower <= 0))
         if try_dual:
             proximal = it >= box_dual.PROXIMAL_ROUND
@@ -799,7 +793,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             mastered = solve_master(bundle, C, upper - lower if exact_master else np.inf,
                                     rows_master)
             lower = max(lower, mastered[1])
-        if count_round and not within(upper, lower, tol, C, _half_square(best)):
+        if count_round and not within(upper, lower, tol, C, half_square(best)):
             # prec@k-svmperf over a few counts of relevant items, from the point of this
             # round's hinge solve if there was one; tried again while it gives cuts
             started = time.perf_counter()
@@ -850,7 +844,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             rayed = best
             if upper < moved[1]:
                 moved = (it, upper, lower)
-        gap = relative_gap(upper, lower, C, _half_square(best))
+        gap = relative_gap(upper, lower, C, half_square(best))
         if (direct_candidate or size_candidates) and it % FROZEN_ROUNDS == 0:
             if it >= direct_program.FROM_ROUND and gap > tol \
                     and gap > (1.0 - STALLED_FALL) * window_gap:
@@ -869,7 +863,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                     + time.perf_counter() - started
                 if upper < moved[1]:
                     moved = (it, upper, lower)
-                gap = relative_gap(upper, lower, C, _half_square(best))
+                gap = relative_gap(upper, lower, C, half_square(best))
             window_gap = gap
         if it == max_iter // 2:
             half_gap = gap
@@ -880,7 +874,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             # caller's rule, which may count its calls, sees the bounds as they are; the
             # result's gap is the recomputed one)
             upper, best_s, best_oracle = _at_own_scores(objective, Z, best)
-            exact_scores, gap = True, relative_gap(upper, lower, C, _half_square(best))
+            exact_scores, gap = True, relative_gap(upper, lower, C, half_square(best))
         if gap <= tol:
             upper, lower, gap = _final_bounds(objective, bundle, best, best_s, lower, upper,
                                               exact_scores)
@@ -907,7 +901,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                                       exact_scores)
     message = f"cutting plane stopped after {max_iter} rounds with relative gap {gap:.2e}"
     rounding = rounding_allowance(bundle, C * bundle.lam) \
-        / max(abs(upper), _half_square(best), 1e-300)
+        / max(abs(upper), half_square(best), 1e-300)
     if rounding > 0.5 * tol:
         message += (f"; the rounding allowances of the cuts alone account for a relative gap of "
                     f"{rounding:.2e}: the problem is too badly conditioned to certify to tol "

@@ -17,17 +17,17 @@ negative at a large one, and at the ``C`` where it crosses 0 its terms cancel: o
 within 4e-10 of 0. A gap relative to that objective asked the bounds for an accuracy no
 float64 sum of the terms has, and every engine ended in ``SolverError`` after 2,000 rounds
 (standardized MAGIC too, at C = 4.6348e-4, and at C = 4.64e-4 from ``tol = 1e-8`` on). So
-a gap also divides by at least
-the regularizer ``½‖w‖²`` at the upper bound's point (``regularizer``), the size of the
-terms where they cancel. For a loss that is never negative (every surrogate but the struct
-one) the objective is at least ``½‖w‖²``, and nothing changes.
+a gap also divides by at least the regularizer ``½‖w‖²`` at the upper bound's point
+(``regularizer``, :func:`half_square`), the size of the terms where they cancel. For a loss
+that is never negative (every surrogate but the struct one) the objective is at least
+``½‖w‖²``, and nothing changes.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["FLOOR", "gap_floor", "gap_scale", "relative_gap", "within"]
+__all__ = ["FLOOR", "gap_floor", "gap_scale", "half_square", "relative_gap", "within"]
 
 #: The floor under a relative gap's denominator at ``C >= 1`` (module docstring).
 FLOOR = 1e-12
@@ -38,6 +38,12 @@ def gap_floor(C: float, floor: float = FLOOR) -> float:
     """The least ``|upper|`` a relative gap divides by at this ``C``: ``floor·min(1, C)``
     (``1e-12·min(1, C)`` by default), and never 0."""
     return max(floor * min(1.0, float(C)), _TINY)
+
+
+def half_square(w: np.ndarray) -> float:
+    """``½‖w‖²``, the regularizer at a point: what a relative gap divides by at least, for
+    the point whose objective is its upper bound (module docstring)."""
+    return 0.5 * float(w @ w)
 
 
 def gap_scale(upper: float, C: float, regularizer: float = 0.0) -> float:

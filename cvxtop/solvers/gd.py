@@ -26,7 +26,7 @@ from typing import Callable
 import numpy as np
 
 from ..exceptions import SolverError
-from .gaps import relative_gap
+from .gaps import half_square, relative_gap
 from .objective import RankingObjective
 from .result import APPROXIMATE_TOL, SolveResult
 
@@ -76,7 +76,7 @@ def solve_gd(objective: RankingObjective, *, step: str = "line-search", eta0: fl
             w = (1.0 - eta) * w + eta * u
             linear = (1.0 - eta) * linear + eta * cut
             lower = max(lower, linear - 0.5 * float(w @ w))
-            gap = relative_gap(best, lower, C, 0.5 * float(best_w @ best_w))
+            gap = relative_gap(best, lower, C, half_square(best_w))
             if callback is not None:
                 callback(t, best, lower)
             if gap <= tol:

@@ -17,7 +17,7 @@ import numpy as np
 
 from .batches import batch_slices
 from .checkpoints import is_checkpoint
-from .gaps import gap_floor, within
+from .gaps import gap_floor, half_square, within
 from .objective import RankingObjective
 from ..surrogates.base import Bound
 from .perceptron import PerceptronState, perceptron_step
@@ -230,7 +230,7 @@ def _run_block_frank_wolfe(objective: RankingObjective, config: MinibatchConfig,
                 primal = 0.5 * float(w @ w) + weight * sum(
                     batch.value(Z[idx] @ w) for idx, batch in blocks)
                 converged = within(primal, state.dual_value, config.tol, objective.C,
-                                   0.5 * float(w @ w))
+                                   half_square(w))
             if _stop(epoch, config, converged, checkpoint, lambda: state.w):
                 break
     return state.w.copy(), seconds, n_batches - len(blocks)

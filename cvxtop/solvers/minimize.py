@@ -43,7 +43,7 @@ from .cutting_plane import solve_cutting_plane
 from .dca import solve_dca
 from .direct import solve_direct
 from .gd import STEP_RULES, solve_gd
-from .gaps import relative_gap
+from .gaps import half_square, relative_gap
 from .minibatch import DEFAULT_EPOCHS, MinibatchConfig, run_perceptron, run_sgd
 from .objective import RankingObjective
 from .one_block import ONE_BLOCK_ROUNDS, is_one_block, run_one_block
@@ -323,7 +323,7 @@ def _certified(result: SolveResult, objective: RankingObjective, opts: dict[str,
         # certified by the method itself (GD's Frank-Wolfe dual, SGD's checkpoints or rounds)
         return result if result.status != "completed" else replace(result, status="converged")
     target = APPROXIMATE_TOL if tol is None else tol
-    regularizer = 0.5 * float(result.coef @ result.coef)
+    regularizer = half_square(result.coef)
     if more_rounds:
         cert = certify(objective, result.coef, target, opts["certificate_rounds"],
                        value=result.objective)

@@ -48,7 +48,7 @@ import scipy.sparse as sp
 
 from ..surrogates.top_indices import top_indices
 from . import ridge_cg
-from .gaps import relative_gap
+from .gaps import half_square, relative_gap
 from .objective import RankingObjective
 from .parallel_products import ProductThreads
 
@@ -189,8 +189,7 @@ class DualCut:
     def gap(self, C: float) -> float:
         """The gap between the objective at the weights and the dual value, relative to the
         objective (:mod:`.gaps`)."""
-        return relative_gap(self.value, self.dual_value(C), C,
-                            0.5 * float(self.weights @ self.weights))
+        return relative_gap(self.value, self.dual_value(C), C, half_square(self.weights))
 
 
 def most_violating(mask: np.ndarray, violation: np.ndarray, limit: int) -> np.ndarray:

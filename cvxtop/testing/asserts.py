@@ -330,7 +330,7 @@ def assert_near_optimum(w: Any, X: Any, y: Any, surrogate: str, k: Any, C: float
 
     from ..estimators import TopRanker
     from ..solvers import RankingObjective
-    from ..solvers.gaps import gap_floor
+    from ..solvers.gaps import gap_floor, half_square
     from ..surrogates import get
 
     rtol = _tolerance(rtol, "rtol")
@@ -346,8 +346,7 @@ def assert_near_optimum(w: Any, X: Any, y: Any, surrogate: str, k: Any, C: float
     lower = float(exact.lower_bound_)
     # the floor follows C below 1, where the optimum is at most C·L(0): a fixed one made
     # the test absolute there (at C = 1e-20 a w 100 times the optimum passed)
-    scale = max(abs(lower), 0.5 * float(exact.coef_ @ exact.coef_),
-                gap_floor(C, floor=math.ulp(1.0)))
+    scale = max(abs(lower), half_square(exact.coef_), gap_floor(C, floor=math.ulp(1.0)))
     excess = (value - lower) / scale
     if excess > rtol:
         raise AssertionError(
