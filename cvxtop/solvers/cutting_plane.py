@@ -169,6 +169,12 @@ STALL_ROUNDS, CONTINUATION_FACTOR, CONTINUATION_TOL = 100, 10.0, 1e-2
 #: (7,950) prec@k-avg at C = 1e4 ends there, where the standardized features certify at
 #: every C (``benchmarks/c_path.py``).
 COLUMN_SPREAD = 1e3
+#: The ratio of the rows' common offset to their spread about it
+#: (:meth:`.RankingObjective.common_offset`) from which a solve that ends at ``max_iter``
+#: names it: prec@k-svmperf on 60 Gaussian items with 4 features offset by 1e4, 1e5 and 1e6
+#: took 133, 1,094 and more than 2,000 rounds, the centered items 28 (docs/solvers.md, "When
+#: a solver fails").
+COMMON_OFFSET = 1e3
 #: Rounds that move neither bound after which the best point moves along its own ray
 #: ``(1 + τ)·best`` (where the optimum's loss is zero, at a large ``C``, a point whose
 #: margins fall short by rounding alone pays ``C`` times that loss), and, if that does not
@@ -912,6 +918,13 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
         message += (f"; the columns of X differ in scale by a factor of {spread:,.0f} (their "
                     "standard deviations), which makes a large C badly conditioned: "
                     "standardized columns (a different problem) are easier to certify")
+    offset = objective.common_offset()
+    if offset >= COMMON_OFFSET:
+        message += (f"; the rows of X share an offset {offset:,.0f} times their spread about "
+                    "it (the norm of their mean over their root-mean-square distance from "
+                    "it): a small change of w along it moves every score nearly alike, which "
+                    "makes the problem badly conditioned: centered columns (a different "
+                    "problem) are easier to certify")
     overflow = not (np.isfinite(upper) and np.isfinite(lower))
     if overflow:
         message += (f"; its bounds are not finite ({upper:.3g} and {lower:.3g}): at C = "

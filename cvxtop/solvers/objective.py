@@ -212,6 +212,26 @@ class RankingObjective:
             return float(varying.max() / varying.min()) if len(varying) >= 2 else 1.0
         return self.derived("column spread", spread)
 
+    def common_offset(self) -> float:
+        """The norm of ``Z``'s mean row over the rows' root-mean-square distance from it (0
+        when every row is the same): rows that share an offset far larger than their spread
+        about it (raw years or timestamps as features) score every item nearly alike along
+        that offset, a direction the regularizer barely holds, and a failed solve says so."""
+        def offset() -> float:
+            Z = self.Z
+            if sp.issparse(Z):
+                mean = np.asarray(Z.mean(axis=0)).ravel()
+                square = float(Z.multiply(Z).sum()) / Z.shape[0]
+            else:
+                mean = np.asarray(Z).mean(axis=0)
+                square = float(np.mean(np.einsum("ij,ij->i", Z, Z)))
+            centre = float(mean @ mean)
+            spread = square - centre
+            if not spread > 1e-24 * square:  # equal rows, up to the sums' rounding
+                return 0.0
+            return float(np.sqrt(centre / spread))
+        return self.derived("common offset", offset)
+
     def zero_value(self) -> float:
         """``P(0) = C·L(0)``: the zero model's objective, its loss computed once."""
         if self.zero_loss is None:
