@@ -1,11 +1,12 @@
 """The exact engine with its defaults on small hostile data, both engines compared.
 
-    python benchmarks/hostile_exact.py            # 5 kinds × 8 surrogates × 3 C × 3 draws
-    python benchmarks/hostile_exact.py --quick    # 2 kinds, C = 100, one draw: seconds
+    python benchmarks/hostile_exact.py            # 6 kinds × 8 surrogates × 3 C × 3 draws
+    python benchmarks/hostile_exact.py --quick    # 3 kinds, C = 100, one draw: seconds
 
 What users fit besides Gaussian features: sparse lognormal features (heavy tails, most
-entries zero), dense lognormal ones, near-duplicate rows, tight clusters, and lists (queries)
-of which one has no relevant item (``skip_degenerate_groups=True``). For each kind of data,
+entries zero), dense lognormal ones, near-duplicate rows, tight clusters, Gaussian rows of
+which one is 1e4 times as long as the others (a unit mixed up, a data-entry error), and
+lists (queries) of which one has no relevant item (``skip_degenerate_groups=True``). For each kind of data,
 convex surrogate (k = 1) and C in {1, 100, 1e4}, three random draws of 20 to 80 items and 5
 to 40 features are fitted by ``TopRanker`` with ``engine="auto"`` (the direct program on
 data this small, certified by the cutting plane) and ``engine="cutting-plane"``. A cell is
@@ -47,6 +48,9 @@ def draw(kind: str, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | Non
     elif kind == "tight clusters":
         centres = 5.0 * rng.normal(size=(3, d))
         X = centres[rng.integers(0, 3, n)] + 0.01 * rng.normal(size=(n, d))
+    elif kind == "one long row":
+        X = rng.normal(size=(n, d))
+        X[n // 2] *= 1e4  # one item's row (its label drawn as the others')
     else:  # lists, one without a relevant item
         X = rng.normal(size=(n, d))
     y = (rng.random(n) < 0.4).astype(int)
@@ -100,13 +104,14 @@ def cell(kind: str, surrogate: str, C: float, seed: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="2 kinds, C = 100, one draw")
+    parser.add_argument("--quick", action="store_true", help="3 kinds, C = 100, one draw")
     args = parser.parse_args()
     kinds = ["sparse lognormal", "lognormal", "near-duplicates", "tight clusters",
-             "lists, one with no relevant item"]
+             "one long row", "lists, one with no relevant item"]
     Cs, seeds = CS, (0, 1, 2)
     if args.quick:
-        kinds, Cs, seeds = ["sparse lognormal", "lists, one with no relevant item"], (100.0,), (0,)
+        kinds, Cs, seeds = ["sparse lognormal", "one long row",
+                            "lists, one with no relevant item"], (100.0,), (0,)
     started = time.perf_counter()
     rows = [cell(kind, s, C, seed) for kind in kinds for s in SURROGATES for C in Cs
             for seed in seeds]

@@ -188,11 +188,13 @@ def test_one_and_two_variables_in_closed_form_match_cvxpy():
         assert value(Q, c, lam) <= best + 1e-9 * max(1.0, abs(best))
 
 
+@pytest.mark.parametrize("row_ridge", [False, True])
 @pytest.mark.parametrize("d", [5, 40])
-def test_a_sequence_of_growing_masters_reuses_its_factored_face(d, monkeypatch):
+def test_a_sequence_of_growing_masters_reuses_its_factored_face(d, row_ridge, monkeypatch):
     """Masters that grow by one cut a step, started from the last answer with a FaceCache:
     the same minimizers as cold solves (to cvxpy's accuracy), fewer factorizations, and a
-    rewritten row of the face (a cut store's aggregation) drops the cached face."""
+    rewritten row of the face (a cut store's aggregation) drops the cached face; with the
+    longest cut's ridge and with each row's own alike."""
     import cvxtop.qp.simplex as module
 
     monkeypatch.setattr(module, "DIRECT_FACE", 0)  # the bordered factorization only
@@ -213,9 +215,9 @@ def test_a_sequence_of_growing_masters_reuses_its_factored_face(d, monkeypatch):
     cold_factorizations = 0
     for m in range(4, 61):
         start = np.r_[lam, 0.0]
-        lam = solve_simplex_qp(Q[:m, :m], c[:m], start, cache=cache)
+        lam = solve_simplex_qp(Q[:m, :m], c[:m], start, cache=cache, row_ridge=row_ridge)
         before = factored["count"]
-        cold = solve_simplex_qp(Q[:m, :m], c[:m], start)
+        cold = solve_simplex_qp(Q[:m, :m], c[:m], start, row_ridge=row_ridge)
         cold_factorizations += factored["count"] - before
         assert value(Q[:m, :m], c[:m], lam) <= reference(H[:, :m], c[:m]) + 1e-8
         np.testing.assert_allclose(cold, lam, atol=1e-9)
@@ -342,11 +344,26 @@ def test_an_answer_that_the_longest_cuts_ridge_decides_is_told_from_one_it_does_
         == (scale < 1.0)
 
 
-def test_a_solve_with_the_ridge_of_each_row_takes_no_cache():
-    """The cached factors hold one ridge for all rows: a solve with each row's own ridge
-    refuses a cache rather than reuse them."""
-    with pytest.raises(ValueError, match="row_ridge takes no cache"):
-        solve_simplex_qp(np.eye(3), np.zeros(3), cache=simplex_qp.FaceCache(), row_ridge=True)
+def test_a_face_factored_with_another_ridge_is_not_reused(monkeypatch):
+    """A cached face is reused only where its rows' ridge is the one asked for: a face
+    factored with the longest cut's ridge is not reused by a solve with each row's own (on
+    cuts of squared norms 1 to 1e8 they differ on every row but the longest), nor the
+    other way round; a solve with the same ridge reuses it."""
+    monkeypatch.setattr(simplex_qp, "DIRECT_FACE", 0)  # the bordered factorization only
+    rng = np.random.default_rng(3)
+    H = rng.standard_normal((50, 60)) * np.r_[1e4, np.ones(59)]
+    Q, c = H.T @ H, rng.standard_normal(60)
+    for first in (False, True):
+        cache = simplex_qp.FaceCache()
+        lam = solve_simplex_qp(Q, c, cache=cache, row_ridge=first)
+        assert cache.faces is not None
+        free = lam > 0
+        same = simplex_qp.RIDGE * Q.diagonal() if first \
+            else simplex_qp._longest_ridge(Q, np.ones(60, dtype=bool))
+        other = simplex_qp._longest_ridge(Q, np.ones(60, dtype=bool)) if first \
+            else simplex_qp.RIDGE * Q.diagonal()
+        assert cache.reusable(same, free) is cache.faces
+        assert cache.reusable(other, free) is None
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -309,12 +309,14 @@ class FaceCache:
             self.faces = None
 
     def reusable(self, ridge: np.ndarray, free: np.ndarray) -> _FaceMinimizers | None:
-        """The cached faces, if factored with the same ridge (one value but on the zero
-        rows, which only a rewritten row changes) on the face ``free``."""
+        """The cached faces, if factored with the same ridge on their rows (the longest
+        cut's, which a longer new cut changes, or each row's own, which only a rewritten row
+        changes) on the face ``free``."""
         faces = self.faces
-        if faces is not None and faces.ridge.max() == ridge.max() and faces.is_face(free):
-            return faces
-        return None
+        if faces is None or not faces.is_face(free):
+            return None
+        rows = np.concatenate((faces.base, faces.index[:faces.n_borders]))
+        return faces if np.array_equal(faces.ridge.take(rows), ridge.take(rows)) else None
 
 
 def _faces(Q: np.ndarray, c: np.ndarray, ridge: np.ndarray, free: np.ndarray
@@ -340,10 +342,7 @@ def solve_simplex_qp(Q: np.ndarray, c: np.ndarray, lam0: np.ndarray | None = Non
     caller can tell from none) or to :data:`PROX_RTOL` of the value, whichever is larger.
     ``row_ridge``: each row's ridge is :data:`RIDGE` times its own ``Q_ii`` instead of the
     largest one's, so that short rows beside long ones are not outweighed by it (the
-    systems are then as regular only up to the rows' scaling); such a solve takes no
-    ``cache`` (the cached factors hold one ridge for all rows)."""
-    if row_ridge and cache is not None:
-        raise ValueError("a solve with row_ridge takes no cache")
+    systems are then as regular only up to the rows' scaling)."""
     allowed = np.ones(len(c), dtype=bool) if allowed is None else np.asarray(allowed, bool)
     if np.count_nonzero(allowed) <= 2:
         index = np.flatnonzero(allowed)

@@ -146,6 +146,8 @@ class CutStore:
         self.box_faces: dict = {}  # (Cuts.box_faces)
         self.last_point: tuple[np.ndarray, np.ndarray] | None = None  # (Cuts.last_point)
         self.row_ridge_misses = 0  # (master.ROW_RIDGE_MISSES)
+        # whether every master tries the row-sized ridge first (master.OUTLYING_ROW)
+        self.outlying_rows = False
         # tries of the master from the rows that did not halve its own gap, in a row, and
         # the exact masters left to skip before the next (master.PRIMAL_PAUSE)
         self.primal_misses, self.primal_wait = 0, 0

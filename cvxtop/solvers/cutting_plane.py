@@ -88,7 +88,7 @@ from . import box_dual, count_dual, direct_program, size_dual, size_program
 from .cut_store import CutStore, Cuts, cut_rounding, loss_key, numbers_per_item
 from .gaps import half_square, relative_gap, within
 from .line_search import line_search as segment_minimum
-from .master import rounding_allowance, solve_master
+from .master import outlying_rows, rounding_allowance, solve_master
 from .objective import RankingObjective
 from .parallel_products import ProductThreads, product_threads
 from .result import EXACT_MAX_ITER, EXACT_TOL, SolveResult
@@ -657,6 +657,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
         bundle.dual_point = cuts.dual_point
         bundle.box_faces = dict(cuts.box_faces or {})
     row_norms = objective.row_norms()
+    bundle.outlying_rows = outlying_rows(row_norms)
     if w0 is None:  # the zero model's scores need no product
         best, best_s = np.zeros(d), np.zeros(Z.shape[0])
     elif cuts is not None and cuts.last_point is not None \
