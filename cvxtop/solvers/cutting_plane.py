@@ -86,7 +86,7 @@ from ..exceptions import SolverError
 from ..parameters import renamed_keyword
 from . import box_dual, count_dual, direct_program, size_dual, size_program
 from .cut_store import CutStore, Cuts, cut_rounding, loss_key, numbers_per_item
-from .gaps import half_square, relative_gap, within
+from .gaps import gap_scale, half_square, relative_gap, within
 from .line_search import line_search as segment_minimum
 from .master import outlying_rows, rounding_allowance, solve_master
 from .objective import RankingObjective
@@ -611,7 +611,7 @@ def _seed_rounding(aim: float, value: float, C: float, regularizer: float) -> fl
     """The largest rounding (in loss units) of a cut a solve at ``C`` keeps from a path:
     :data:`SEED_ROUNDING` of the gap ``aim`` relative to its start's objective ``value``
     (whose ``½‖w‖²`` is ``regularizer``: at least that, as in :mod:`.gaps`)."""
-    return SEED_ROUNDING * aim * max(abs(value), regularizer, 1e-300) / C
+    return SEED_ROUNDING * aim * gap_scale(value, C, regularizer) / C
 
 
 def _keeps_every_cut(cuts: Cuts, start: SolveResult, easier: RankingObjective,
@@ -619,7 +619,7 @@ def _keeps_every_cut(cuts: Cuts, start: SolveResult, easier: RankingObjective,
     """Whether a solve of ``objective`` started from ``start`` (a solve of the same loss at
     the smaller ``easier.C``) and its ``cuts`` keeps them all: its start's objective is
     ``½‖w‖² + C·L(w)``, with ``L(w)`` read off the smaller C's."""
-    half_sq = 0.5 * float(start.coef @ start.coef)
+    half_sq = half_square(start.coef)
     value = half_sq + objective.C * (start.objective - half_sq) / easier.C
     return bool(cuts.kept(_seed_rounding(_aim(tol), value, objective.C, half_sq),
                           float(np.linalg.norm(start.coef))).all())
@@ -908,7 +908,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                                       exact_scores)
     message = f"cutting plane stopped after {max_iter} rounds with relative gap {gap:.2e}"
     rounding = rounding_allowance(bundle, C * bundle.lam) \
-        / max(abs(upper), half_square(best), 1e-300)
+        / gap_scale(upper, C, half_square(best))
     if rounding > 0.5 * tol:
         message += (f"; the rounding allowances of the cuts alone account for a relative gap of "
                     f"{rounding:.2e}: the problem is too badly conditioned to certify to tol "

@@ -218,13 +218,8 @@ class RankingObjective:
         about it (raw years or timestamps as features) score every item nearly alike along
         that offset, a direction the regularizer barely holds, and a failed solve says so."""
         def offset() -> float:
-            Z = self.Z
-            if sp.issparse(Z):
-                mean = np.asarray(Z.mean(axis=0)).ravel()
-                square = float(Z.multiply(Z).sum()) / Z.shape[0]
-            else:
-                mean = np.asarray(Z).mean(axis=0)
-                square = float(np.mean(np.einsum("ij,ij->i", Z, Z)))
+            mean = np.asarray(self.Z.mean(axis=0), dtype=np.float64).ravel()
+            square = float(np.mean(self.row_norms() ** 2))
             centre = float(mean @ mean)
             spread = square - centre
             if not spread > 1e-24 * square:  # equal rows, up to the sums' rounding
