@@ -240,6 +240,30 @@ def test_one_row_far_longer_than_the_others_certifies_in_few_rounds(name):
     assert fitted.objective_ == pytest.approx(problem.value, rel=1e-5)
 
 
+def test_a_score_that_cancels_in_its_cut_leaves_the_bound_valid():
+    """prec@k-struct at k = 1 adds its top item's score and subtracts every relevant
+    item's: a relevant top item has weight 0 in the subgradient but its score, about 1e8
+    on this list with one row 1e4 times the others', was read twice. The intercept
+    ``L(s) − g·s`` came out 8.3e-8 where the piece's is 0, the lower bound stood above a
+    feasible objective and the fit raised ``certificate_failed``. Read off the subgradient
+    (the irrelevant items' weights), the intercept is exact and the fit certifies, at the
+    direct engine's optimum."""
+    rng = np.random.default_rng(0)  # (benchmarks/hostile_exact.py's "one long row", draw 0)
+    n, d = int(rng.integers(20, 81)), int(rng.integers(5, 41))
+    X = rng.normal(size=(n, d))
+    X[n // 2] *= 1e4
+    y = (rng.random(n) < 0.4).astype(int)
+    y[:2], y[-3:] = 1, 0
+    fits = {engine: TopRanker("prec@k-struct", k=1, C=1.0, engine=engine).fit(X, y)
+            for engine in ("cutting-plane", "direct")}
+    for fitted in fits.values():
+        assert fitted.status_ == "optimal" and fitted.gap_ <= 1e-6
+        assert fitted.lower_bound_ <= fitted.objective_
+    assert fits["cutting-plane"].objective_ == pytest.approx(fits["direct"].objective_,
+                                                             rel=2e-6)
+    assert fits["cutting-plane"].lower_bound_ <= fits["direct"].objective_
+
+
 def test_the_common_offset_of_dense_and_sparse_rows_alike():
     """The ratio is the mean row's norm over the rows' root-mean-square distance from it,
     the same for a sparse Z as for a dense one, and 0 (nothing to name) for equal rows."""

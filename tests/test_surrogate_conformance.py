@@ -115,6 +115,29 @@ def test_the_kit_catches_a_value_off_the_definition(registered_toy, monkeypatch)
         checks.check_value_matches_definition(registered_toy)
 
 
+def test_the_kit_checks_a_declared_intercept_and_catches_a_wrong_one(registered_toy,
+                                                                     monkeypatch):
+    """The toy's pieces count the margin of 1 of the irrelevant items they rank, so it may
+    declare its intercepts read off the subgradient; pAp@k-TS's margin-0 hinges may not
+    (their weights add no constant), nor may a toy whose margin is 2."""
+    assert checks.check_intercept_from_irrelevant not in checks.checks_for(registered_toy)
+    monkeypatch.setattr(TopNegativeHinge, "intercept_from_irrelevant", True)
+    assert checks.check_intercept_from_irrelevant in checks.checks_for(registered_toy)
+    checks.check_intercept_from_irrelevant(registered_toy)
+    monkeypatch.setattr(type(surrogates.get("pap@k-ts", 1)), "intercept_from_irrelevant", True)
+    with pytest.raises(AssertionError, match="intercept"):
+        checks.check_intercept_from_irrelevant("pap@k-ts")
+    right = TopNegativeHinge._value_and_subgradient
+
+    def margin_two(self, b, s):  # each chosen item's hinge 1 higher, the same weights
+        value, grad = right(self, b, s)
+        return value + float(grad[b.neg].sum()), grad
+
+    monkeypatch.setattr(TopNegativeHinge, "_value_and_subgradient", margin_two)
+    with pytest.raises(AssertionError, match="intercept"):
+        checks.check_intercept_from_irrelevant(registered_toy)
+
+
 def test_the_kit_catches_a_broken_expression(registered_toy, monkeypatch):
     import cvxpy as cp
 

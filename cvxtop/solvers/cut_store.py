@@ -361,20 +361,22 @@ def cut_rounding(intercept: float, g: np.ndarray, scores: np.ndarray | None,
                   row_norms: np.ndarray, every_item: bool = False) -> tuple[float, float]:
     """What rounding can have put into a cut ``L(Zw) >= b + hᵀw``: the intercept ``b = L(s)
     − g·s`` is a difference of sums of ``n`` terms (error at most ``2(n+1)·ε·(|L(s)| +
-    |g|·|s|)``), and entry ``j`` of the computed ``h = Zᵀg`` lies within ``γ·Σ_i |g_i||Z_ij|``
-    of the exact one, so ``h`` within ``γ·Σ_i |g_i|·‖Z_i‖`` (``row_norms``: the ``‖Z_i‖``),
-    where ``γ`` is ``ε`` times the terms one entry sums: the items where ``g`` is not zero
-    (adding an exact zero rounds nothing), and one more for a difference of two such
-    products (a dual solve's ``X₋ᵀu − X₊ᵀv``), or every item (``every_item``: a store in
-    score space, whose combination ``Zᵀ(Σ α_c g_c)`` sums over the union of the cuts'
-    items). The lower bound counts the intercept lowered by the first and the norm of the
-    cuts' combination raised by the second (:func:`cvxtop.solvers.master.solve_master`), so
-    that it holds whatever the scale: at scores near 1e20 an intercept loses its digits to
-    the products it is the difference of, and without these margins a bound came out above
-    a feasible objective. Weighing each item by its own row's norm and counting only the
-    items of ``g`` took the second 23 to 70 times lower on spambase's features as shipped
-    (``‖g‖·‖Z‖_F`` and ``n`` before), where it had held pAp@k-TS's bound 6.6e-7 below the
-    optimum at the default C (docs/solvers.md, "The cuts' rounding")."""
+    |g|·|s|)``; ``scores`` None for an intercept that reads no score, a dual solve's or one
+    read off ``g``, :meth:`.objective.RankingObjective.cut_intercept`), and entry ``j`` of
+    the computed ``h = Zᵀg`` lies within ``γ·Σ_i |g_i||Z_ij|`` of the exact one, so ``h``
+    within ``γ·Σ_i |g_i|·‖Z_i‖`` (``row_norms``: the ``‖Z_i‖``), where ``γ`` is ``ε`` times
+    the terms one entry sums: the items where ``g`` is not zero (adding an exact zero rounds
+    nothing), and one more for a difference of two such products (a dual solve's ``X₋ᵀu −
+    X₊ᵀv``), or every item (``every_item``: a store in score space, whose combination ``Zᵀ(Σ
+    α_c g_c)`` sums over the union of the cuts' items). The lower bound counts the intercept
+    lowered by the first and the norm of the cuts' combination raised by the second
+    (:func:`cvxtop.solvers.master.solve_master`), so that it holds whatever the scale: at
+    scores near 1e20 an intercept loses its digits to the products it is the difference of,
+    and without these margins a bound came out above a feasible objective. Weighing each
+    item by its own row's norm and counting only the items of ``g`` took the second 23 to 70
+    times lower on spambase's features as shipped (``‖g‖·‖Z‖_F`` and ``n`` before), where it
+    had held pAp@k-TS's bound 6.6e-7 below the optimum at the default C (docs/solvers.md,
+    "The cuts' rounding")."""
     n, eps = len(g), np.finfo(np.float64).eps
     spread = abs(intercept) if scores is None else \
         abs(intercept) + float(np.abs(g) @ np.abs(scores))

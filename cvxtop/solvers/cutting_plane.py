@@ -88,7 +88,7 @@ from . import box_dual, count_dual, direct_program, size_dual, size_program
 from .cut_store import CutStore, Cuts, cut_rounding, loss_key, numbers_per_item
 from .gaps import gap_scale, half_square, relative_gap, within
 from .line_search import line_search as segment_minimum
-from .master import outlying_rows, rounding_allowance, solve_master
+from .master import combination_rounding, outlying_rows, rounding_allowance, solve_master
 from .objective import RankingObjective
 from .parallel_products import ProductThreads, product_threads
 from .result import EXACT_MAX_ITER, EXACT_TOL, SolveResult
@@ -257,6 +257,22 @@ def _final_bounds(objective: RankingObjective, bundle: CutStore, best: np.ndarra
     return upper, lower, relative_gap(upper, lower, objective.C, half_square(best))
 
 
+def _query_cut(objective: RankingObjective, Z: Any, loss: float, g: np.ndarray,
+               scores: np.ndarray, row_norms: np.ndarray, every_item: bool) -> tuple:
+    """The cut of the loss at the ``scores`` (``L`` there is ``loss``, ``g`` a subgradient),
+    ``(Z, g, intercept, rounding)`` for :func:`_add_query_cut`. Where the surrogate's pieces
+    allow it (:attr:`~cvxtop.surrogates.base.Surrogate.intercept_from_irrelevant`), the
+    intercept is the sum of ``g`` over the irrelevant items, a sum of terms no larger than
+    ``g``'s whatever the scores; otherwise ``L(s) − g·s``, whose rounding counts the scores
+    that ``g`` weighs (:func:`.cut_store.cut_rounding`) and misses one that the loss reads
+    twice with opposite signs (prec@k-struct's relevant item in its top ``k``, which ``g``
+    leaves at 0: at a score of 1e8 the intercept came out 8.3e-8 above 0)."""
+    intercept = objective.cut_intercept(loss, g, float(g @ scores))
+    if objective.surrogate.intercept_from_irrelevant:
+        return Z, g, intercept, cut_rounding(intercept, g, None, row_norms, every_item)
+    return Z, g, intercept, cut_rounding(loss, g, scores, row_norms, every_item)
+
+
 def _add_query_cut(bundle: CutStore, query_cut: tuple, refuse_repeat: bool) -> bool:
     """Stores the cut of a query, ``(Z, g, intercept, rounding)`` with its row ``Zᵀg``;
     whether it was new (:meth:`.cut_store.CutStore.add`)."""
@@ -344,8 +360,8 @@ def _candidate(objective: RankingObjective, bundle: CutStore, row_norms: np.ndar
     evaluated exactly, is lower."""
     scores = np.asarray(objective.Z @ w).ravel()
     loss, g = objective.loss_and_score_gradient(scores)
-    _add_query_cut(bundle, (objective.Z, g, loss - float(g @ scores),
-                            cut_rounding(loss, g, scores, row_norms, bundle.scores)), True)
+    _add_query_cut(bundle, _query_cut(objective, objective.Z, loss, g, scores, row_norms,
+                                      bundle.scores), True)
     value = 0.5 * float(w @ w) + objective.C * loss
     return (value, w, scores, (loss, g), True) if value < best_state[0] else best_state
 
@@ -747,8 +763,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
         # is stored again, which changes the master's problem. A path's warm dual solve
         # comes first: where its cut alone is within the aim, the master certifies with it
         # and the query's cut (a product with Z) is not made
-        query_cut = (Z, g, loss - float(g @ query_s),
-                     cut_rounding(loss, g, query_s, row_norms, bundle.scores))
+        query_cut = _query_cut(objective, Z, loss, g, query_s, row_norms, bundle.scores)
         new_cut = True if warm else _add_query_cut(bundle, query_cut, mu < 1.0)
         mastered = None  # the master's answer, when this round needed it before its end
         hinge_cut = False  # whether this round's first solve gave a cut
@@ -907,13 +922,22 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     upper, lower, gap = _final_bounds(objective, bundle, best, best_s, lower, upper,
                                       exact_scores)
     message = f"cutting plane stopped after {max_iter} rounds with relative gap {gap:.2e}"
-    rounding = rounding_allowance(bundle, C * bundle.lam) \
-        / gap_scale(upper, C, half_square(best))
+    alpha = C * bundle.lam
+    rounding = rounding_allowance(bundle, alpha) / gap_scale(upper, C, half_square(best))
+    # the master's point is -Hα: a combination no larger than its own rounding is noise
+    norm, noise = float(np.linalg.norm(bundle.combination(alpha))), \
+        combination_rounding(bundle, alpha)
+    causes = []
     if rounding > 0.5 * tol:
-        message += (f"; the rounding allowances of the cuts alone account for a relative gap of "
-                    f"{rounding:.2e}: the problem is too badly conditioned to certify to tol "
-                    f"(C = {C:.3g} once the features are scaled to about 1, so large that "
-                    "float64 cannot certify its optimum's scores to tol)")
+        causes.append(f"the rounding allowances of the cuts alone account for a relative "
+                      f"gap of {rounding:.2e}")
+    if 0 < noise >= norm:
+        causes.append(f"the cuts' combination that gives the master's point (norm "
+                      f"{norm:.2e}) is within its own rounding ({noise:.2e})")
+    if causes:
+        message += ("; " + "; ".join(causes) + ": the problem is too badly conditioned to "
+                    f"certify to tol (C = {C:.3g} once the features are scaled to about 1, so "
+                    "large that float64 cannot certify its optimum's scores to tol)")
     spread = objective.column_spread()
     if spread >= COLUMN_SPREAD:
         message += (f"; the columns of X differ in scale by a factor of {spread:,.0f} (their "

@@ -64,7 +64,7 @@ def solve_gd(objective: RankingObjective, *, step: str = "line-search", eta0: fl
         if certify:
             h = Z.T @ g
             u = -C * h
-            cut = C * (loss - float(h @ w))
+            cut = C * objective.cut_intercept(loss, g, float(h @ w))
             if t == 1:
                 eta = 1.0
             elif step == "inverse":

@@ -280,13 +280,19 @@ def rounding_allowance(store: CutStore, alpha: np.ndarray) -> float:
     return exact - _rigorous_bound(store, alpha, Ha)
 
 
-def _rigorous_bound(store: CutStore, alpha: np.ndarray, Ha: np.ndarray) -> float:
-    """``D(α)`` of the exact cuts, bounded below through their rounding: each intercept
-    lowered by its margin, and ``‖Hα‖`` raised by the errors of the h's (``h_error``) and
-    of the combination's m sums; ``b·α``'s own m terms carry a rounding of their own."""
+def combination_rounding(store: CutStore, alpha: np.ndarray) -> float:
+    """How far the computed ``Hα`` can lie from the exact cuts' combination: the errors of
+    the h's (``h_error``) and of the combination's m sums."""
     m, eps = int(np.count_nonzero(alpha)) + 1, np.finfo(np.float64).eps
     norms = np.sqrt(np.maximum(np.diag(store.G), 0.0))
-    combined = float(np.linalg.norm(Ha)) + float(store.h_error @ alpha) \
-        + (m + store.row) * eps * float(norms @ alpha)
+    return float(store.h_error @ alpha) + (m + store.row) * eps * float(norms @ alpha)
+
+
+def _rigorous_bound(store: CutStore, alpha: np.ndarray, Ha: np.ndarray) -> float:
+    """``D(α)`` of the exact cuts, bounded below through their rounding: each intercept
+    lowered by its margin, and ``‖Hα‖`` raised by :func:`combination_rounding`; ``b·α``'s
+    own m terms carry a rounding of their own."""
+    m, eps = int(np.count_nonzero(alpha)) + 1, np.finfo(np.float64).eps
+    combined = float(np.linalg.norm(Ha)) + combination_rounding(store, alpha)
     return float(store.b @ alpha) - float(store.margin @ alpha) \
         - 2.0 * m * eps * float(np.abs(store.b) @ alpha) - 0.5 * combined * combined

@@ -208,5 +208,5 @@ def block_fw_step(state: BlockFWState, block: int, Z: np.ndarray, batch: Bound,
     loss, g = batch.value_and_subgradient(s)
     planes = state.blocks[block]
     planes.make_room(state.capacity)
-    planes.add(-weight * (Z.T @ g), weight * (loss - float(g @ s)))
+    planes.add(-weight * (Z.T @ g), weight * batch.intercept(loss, g, s))
     corrective_step(state, block)

@@ -76,6 +76,15 @@ class Surrogate(ABC):
     #: vector, :mod:`cvxtop.solvers.pap_ts_cut`), or ``None``.
     #: A subclass that changes the function must set it anew.
     dual_form: ClassVar[str | None] = None
+    #: Whether every piece of the loss, ``L(s) = b + g·s`` where ``g`` is a subgradient at
+    #: ``s``, has the intercept ``b = Σ_{y_i = 0} g_i`` with ``g_i ≥ 0`` there: its constant
+    #: counts the margin of 1 its labeling gives the irrelevant items it ranks, with their
+    #: weights (prec@k-struct, -max, -avg: Kar et al. 2015, eqs. (3), (6), (7); pAp@k-avg,
+    #: -max and pAUC-struct: Hiranandani et al. 2020, eq. (10) and its max form). The
+    #: cutting plane then reads a cut's intercept off ``g`` instead of ``L(s) − g·s``, whose
+    #: rounding grows with the scores (:func:`cvxtop.solvers.cut_store.cut_rounding`). A
+    #: subclass that changes the function must set it anew.
+    intercept_from_irrelevant: ClassVar[bool] = False
 
     def __init__(self, k: Any) -> None:
         self.k = k
@@ -262,6 +271,15 @@ class Bound:
         with _overflow_raises(self.surrogate, s):
             value, grad = self.surrogate._value_and_subgradient(self, s)
         return _finite(float(value), self.surrogate, s), _finite(grad, self.surrogate, s)
+
+    def intercept(self, value: float, g: np.ndarray, s: np.ndarray) -> float:
+        """The intercept ``b`` of the piece ``b + g·s'`` below the loss that touches it at
+        ``s`` (``value`` the loss there, ``g`` its subgradient): read off ``g`` where the
+        surrogate declares :attr:`Surrogate.intercept_from_irrelevant`, exact whatever the
+        scores' size, else ``value − g·s``."""
+        if self.surrogate.intercept_from_irrelevant:
+            return float(g[self.neg].sum())
+        return value - float(g @ s)
 
     def expression(self, s: Any) -> tuple[Any, list]:
         """DCP expression of the affine scores ``s`` (convex surrogates)."""

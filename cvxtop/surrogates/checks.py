@@ -9,7 +9,8 @@ new surrogate needs no list of its own here. They compare
 * the fast faces with the brute-force :attr:`Surrogate.definition` and with each other
   (``value``, ``subgradient``, ``value_and_subgradient``, the :class:`Bound` faces);
 * the evaluation along a segment of scores that line searches use (:meth:`Bound.segment`);
-* for convex surrogates: the subgradient inequality, convexity along random lines and
+* for convex surrogates: the subgradient inequality, convexity along random lines, the
+  intercepts read off the subgradient where the surrogate declares them, and
   the cvxpy ``expression`` (solved with Clarabel) with the value; a non-convex surrogate's
   ``expression`` must raise, and a difference of convex functions must split correctly;
 * the family rules: cut-off resolution, required classes, mini-batch cut-offs (a batch's
@@ -41,6 +42,7 @@ from .registry import available, get
 __all__ = ["checks_for", "check_surrogate", "parametrize_with_checks",
            "check_rules", "check_value_matches_definition", "check_faces_agree",
            "check_subgradient_where_smooth", "check_subgradient_inequality",
+           "check_intercept_from_irrelevant",
            "check_convex_along_lines", "check_segment", "check_expression",
            "check_difference_of_convex",
            "check_minibatch_cutoffs", "check_group_means"]
@@ -137,6 +139,9 @@ def check_rules(name: str, seed: int = 0) -> None:
     _require(cls.perceptron in (None, "avg", "max"), f"{name}: perceptron must be None, "
              f"'avg' or 'max', got {cls.perceptron!r}")
     _require(cls.perceptron is None or cls.convex, f"{name}: a perceptron needs convexity")
+    _require(cls.intercept_from_irrelevant in (False, True) and
+             (cls.convex or not cls.intercept_from_irrelevant),
+             f"{name}: intercept_from_irrelevant must be a bool, True only for a convex loss")
     _require(isinstance(sur.batch_requirement(), str) and sur.batch_requirement(),
              f"{name}: batch_requirement() must describe what a batch needs")
     local = isinstance(sur, DifferenceOfConvex)  # minimized by the convex-concave procedure
@@ -244,6 +249,32 @@ def check_subgradient_inequality(name: str, seed: int = 0) -> None:
             _require(bound.value(s2) >= value + grad @ (s2 - s) - VALUE_TOL,
                      f"subgradient inequality fails toward s'={np.round(s2, 6).tolist()}, "
                      f"{_where(bound, s)}")
+
+
+def check_intercept_from_irrelevant(name: str, seed: int = 0) -> None:
+    """A surrogate that declares :attr:`Surrogate.intercept_from_irrelevant` has, at every
+    ``s``, a subgradient ``g`` with ``g_i ≥ 0`` on the irrelevant items whose sum ``b`` there
+    is the intercept of its piece: ``f(s) = b + g·s``, and ``b + g·s' ≤ f(s')`` (the
+    definition, enumerated) at nearby, far and tied points ``s'``."""
+    if not type(get(name, 1)).intercept_from_irrelevant:
+        return
+    rng = np.random.default_rng(seed + 9)
+    for bound, s in _instances(name, seed, 50):
+        value, grad = bound.value_and_subgradient(s)
+        irrelevant = grad[bound.y == 0]
+        _require(bool((irrelevant >= 0).all()),
+                 f"a negative weight on an irrelevant item, {_where(bound, s)}")
+        intercept = float(irrelevant.sum())
+        _close(intercept + float(grad @ s), value, VALUE_TOL,
+               f"the piece's intercept Σ_(y=0) g plus g·s, {_where(bound, s)}")
+        others = np.vstack([s + rng.standard_normal((4, len(s))),
+                            10.0 * rng.standard_normal((4, len(s))),
+                            rng.integers(-2, 3, (4, len(s))) / 2.0])
+        for s2 in others:
+            exact = bound.surrogate.definition(bound.y, s2, bound.k)
+            _require(intercept + float(grad @ s2) <= exact + VALUE_TOL,
+                     f"the piece b + g·s' lies above the definition at "
+                     f"s'={np.round(s2, 6).tolist()}, {_where(bound, s)}")
 
 
 def check_convex_along_lines(name: str, seed: int = 0) -> None:
@@ -427,9 +458,9 @@ def check_group_means(name: str, seed: int = 0) -> None:
 
 CHECKS: tuple[Check, ...] = (
     check_rules, check_value_matches_definition, check_faces_agree,
-    check_subgradient_where_smooth, check_subgradient_inequality, check_convex_along_lines,
-    check_segment, check_expression, check_difference_of_convex, check_minibatch_cutoffs,
-    check_group_means)
+    check_subgradient_where_smooth, check_subgradient_inequality,
+    check_intercept_from_irrelevant, check_convex_along_lines, check_segment,
+    check_expression, check_difference_of_convex, check_minibatch_cutoffs, check_group_means)
 
 
 def checks_for(name: str) -> list[Check]:
@@ -439,6 +470,8 @@ def checks_for(name: str) -> list[Check]:
     skip = set()
     if not type(sur).convex:
         skip |= {check_subgradient_inequality, check_convex_along_lines}
+    if not type(sur).intercept_from_irrelevant:
+        skip.add(check_intercept_from_irrelevant)
     if not isinstance(sur, DifferenceOfConvex):
         skip.add(check_difference_of_convex)
     return [c for c in CHECKS if c not in skip]

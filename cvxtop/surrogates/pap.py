@@ -182,6 +182,7 @@ class PapAvg(_PapFace):
     name: ClassVar[str] = "pap@k-avg"
     convex: ClassVar[bool] = True
     dual_form: ClassVar[str | None] = "box-pap"
+    intercept_from_irrelevant: ClassVar[bool] = True
     definition = staticmethod(reference.pap_avg)
 
     def _evaluate(self, b, s, grad):
@@ -218,6 +219,7 @@ class PapMax(_PapFace):
     name: ClassVar[str] = "pap@k-max"
     convex: ClassVar[bool] = True
     pair_matrices: ClassVar[int] = 1
+    intercept_from_irrelevant: ClassVar[bool] = True
     definition = staticmethod(reference.pap_max)
 
     def _evaluate(self, b, s, grad):
@@ -288,6 +290,7 @@ class PaucStruct(_PapFace):
     convex: ClassVar[bool] = True
     metric: ClassVar[str] = "partial_auc"
     pair_matrices: ClassVar[int] = 1
+    intercept_from_irrelevant: ClassVar[bool] = True
     definition = staticmethod(reference.pauc_struct)
 
     def _evaluate(self, b, s, grad):

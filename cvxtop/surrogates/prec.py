@@ -108,6 +108,7 @@ class SelectionSurrogate(PrecSurrogate):
     terms through :meth:`term_weights` and :meth:`cap_pieces`."""
 
     dual_form: ClassVar[str | None] = "selection"
+    intercept_from_irrelevant: ClassVar[bool] = True
 
     @abstractmethod
     def term_weights(self, n_pos: int, k: int, j_max: int) -> tuple[np.ndarray, np.ndarray]:
@@ -152,6 +153,7 @@ class PrecStruct(PrecSurrogate):
     name: ClassVar[str] = "prec@k-struct"
     convex: ClassVar[bool] = True
     dual_form: ClassVar[str | None] = "box-struct"
+    intercept_from_irrelevant: ClassVar[bool] = True
     definition = staticmethod(reference.prec_struct)
 
     def _value_and_subgradient(self, b: Bound, s: np.ndarray) -> tuple[float, np.ndarray]:
