@@ -247,12 +247,18 @@ def test_a_step_that_overflows_ends_the_solve_with_its_best_cut_and_no_warning(m
     assert lower <= whole_lower + 1e-12 * abs(whole_lower)  # the best cut before it, still valid
 
 
-def test_a_list_with_few_relevant_items_is_solved_over_every_count(monkeypatch):
-    """On a list with fewer than ``ALL_COUNTS`` relevant items the one solve is over every
+@pytest.mark.parametrize("wide", [False, True])
+def test_a_list_with_few_relevant_items_is_solved_over_every_count(wide, monkeypatch):
+    """On a list with fewer than ``ALL_COUNTS`` relevant items the solve is over every
     count (the whole loss), with its own budget of steps, and its cut bounds the certified
     optimum to within the aim, from below; the restriction to one count, where the list
-    counts as having many relevant items, stays short."""
+    counts as having many relevant items, stays short. A list with no more items than
+    features goes to every count at once; a wide one tries the restricted counts first
+    (there a step over every count is dear) and every count where they leave the gap open,
+    as on this list."""
     objective, X, y = wide_problem(True, 0.1)
+    if not wide:
+        monkeypatch.setattr(count_dual._Items, "wide", property(lambda self: False))
     exact = solve_cutting_plane(objective, tol=1e-9)
     monkeypatch.setattr(count_dual, "COUNTS", 1)
     monkeypatch.setattr(count_dual, "REPEATS", 1)
@@ -276,8 +282,10 @@ def test_a_list_with_few_relevant_items_is_solved_over_every_count(monkeypatch):
     whole = count_dual.count_dual_cut(*args)
     assert bound(whole) <= exact.objective + 1e-12 * abs(exact.objective)
     assert bound(whole) >= exact.lower_bound - 1e-8 * abs(exact.objective)
-    # one solve, over every count (n₊ + 1 of them), with its own, larger budget of steps
-    assert solves == [(int(y.sum()) + 1, count_dual.ALL_COUNTS_STEPS)]
+    # a solve over every count (n₊ + 1 of them), with its own, larger budget of steps, after
+    # the restricted one on the wide list
+    every = (int(y.sum()) + 1, count_dual.ALL_COUNTS_STEPS)
+    assert solves == ([(1, count_dual.STEPS), every] if wide else [every])
 
 
 def test_a_newton_matrix_left_indefinite_by_rounding_is_solved_by_lu():
