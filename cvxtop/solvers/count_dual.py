@@ -739,6 +739,10 @@ def count_dual_cut(objective: RankingObjective, best: np.ndarray, best_scores: n
     counts = set() if guide is None else _highest(guide, bound)
     point, scores = np.asarray(best, dtype=np.float64), best_scores
     best_cut, best_lower = None, -np.inf
+
+    def gap_open() -> bool:
+        return upper - best_lower > tol * max(abs(upper), 1e-300)
+
     for attempt in range(REPEATS):
         fresh = _highest(scores, bound)
         if attempt and fresh <= counts:
@@ -750,10 +754,10 @@ def count_dual_cut(objective: RankingObjective, best: np.ndarray, best_scores: n
         if lower > best_lower:
             best_cut, best_lower = cut, lower
         upper = min(upper, cut.value)
-        if upper - best_lower <= tol * max(abs(upper), 1e-300):
+        if not gap_open():
             break
         point, scores = cut.weights, cut.scores
-    if every_count and upper - best_lower > tol * max(abs(upper), 1e-300):
+    if every_count and gap_open():
         cut, lower = _interior_point(objective, list(range(bound.n_pos + 1)), best, upper,
                                      tol, items, ALL_COUNTS_STEPS)
         if cut is not None and lower > best_lower:

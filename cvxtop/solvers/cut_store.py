@@ -362,7 +362,7 @@ def cut_rounding(intercept: float, g: np.ndarray, scores: np.ndarray | None,
     """What rounding can have put into a cut ``L(Zw) >= b + hᵀw``: the intercept ``b = L(s)
     − g·s`` is a difference of sums of ``n`` terms (error at most ``2(n+1)·ε·(|L(s)| +
     |g|·|s|)``; ``scores`` None for an intercept that reads no score, a dual solve's or one
-    read off ``g``, :meth:`.objective.RankingObjective.cut_intercept`), and entry ``j`` of
+    read off ``g``, :meth:`cvxtop.surrogates.base.Surrogate.intercept_of`), and entry ``j`` of
     the computed ``h = Zᵀg`` lies within ``γ·Σ_i |g_i||Z_ij|`` of the exact one, so ``h``
     within ``γ·Σ_i |g_i|·‖Z_i‖`` (``row_norms``: the ``‖Z_i‖``), where ``γ`` is ``ε`` times
     the terms one entry sums: the items where ``g`` is not zero (adding an exact zero rounds

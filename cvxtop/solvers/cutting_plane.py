@@ -267,10 +267,10 @@ def _query_cut(objective: RankingObjective, Z: Any, loss: float, g: np.ndarray,
     that ``g`` weighs (:func:`.cut_store.cut_rounding`) and misses one that the loss reads
     twice with opposite signs (prec@k-struct's relevant item in its top ``k``, which ``g``
     leaves at 0: at a score of 1e8 the intercept came out 8.3e-8 above 0)."""
-    intercept = objective.cut_intercept(loss, g, float(g @ scores))
-    if objective.surrogate.intercept_from_irrelevant:
+    intercept = objective.surrogate.intercept_of(g, objective.irrelevant())
+    if intercept is not None:
         return Z, g, intercept, cut_rounding(intercept, g, None, row_norms, every_item)
-    return Z, g, intercept, cut_rounding(loss, g, scores, row_norms, every_item)
+    return Z, g, loss - float(g @ scores), cut_rounding(loss, g, scores, row_norms, every_item)
 
 
 def _add_query_cut(bundle: CutStore, query_cut: tuple, refuse_repeat: bool) -> bool:

@@ -64,7 +64,8 @@ def solve_gd(objective: RankingObjective, *, step: str = "line-search", eta0: fl
         if certify:
             h = Z.T @ g
             u = -C * h
-            cut = C * objective.cut_intercept(loss, g, float(h @ w))
+            b = objective.surrogate.intercept_of(g, objective.irrelevant())
+            cut = C * (loss - float(h @ w) if b is None else b)
             if t == 1:
                 eta = 1.0
             elif step == "inverse":

@@ -25,7 +25,7 @@ from ..qp import refine_on_rows, solve_simplex_qp
 from ..qp.simplex import dual_value, ridge_outweighs
 
 __all__ = ["solve_master", "cvxpy_master", "polish", "dual_value", "own_gap",
-           "rounding_allowance", "outlying_rows"]
+           "rounding_allowance", "combination_rounding", "outlying_rows"]
 
 
 def polish(lam: np.ndarray, G: np.ndarray, c: np.ndarray) -> np.ndarray:

@@ -176,15 +176,11 @@ class RankingObjective:
             self.derived_values[name] = compute()
         return self.derived_values[name]
 
-    def cut_intercept(self, loss: float, g: np.ndarray, g_dot_s: float) -> float:
-        """The intercept ``b`` of the piece ``L(Zw') ≥ b + g·Zw'`` that touches ``L`` at the
-        scores ``s`` (``loss`` is ``L(s)``, ``g`` a subgradient there, ``g_dot_s`` is
-        ``g·s``): with groups too, the sum of ``g`` over the irrelevant items where the
-        surrogate declares :attr:`~cvxtop.surrogates.base.Surrogate.intercept_from_irrelevant`
-        (exact whatever the scores' size), else ``loss − g_dot_s``."""
-        if self.surrogate.intercept_from_irrelevant:
-            return float(g[self.derived("irrelevant", lambda: self.y == 0)].sum())
-        return loss - g_dot_s
+    def irrelevant(self) -> np.ndarray:
+        """The mask of the irrelevant items (``y = 0``) of every list, for the intercepts
+        read off a subgradient (:meth:`~cvxtop.surrogates.base.Surrogate.intercept_of`: the
+        mean over groups of the lists' sums is the sum of the mean's ``g``)."""
+        return self.derived("irrelevant", lambda: self.y == 0)
 
     def row_norms(self) -> np.ndarray:
         """The Euclidean norms of ``Z``'s rows (of the stored values, for a sparse ``Z``):

@@ -208,5 +208,6 @@ def block_fw_step(state: BlockFWState, block: int, Z: np.ndarray, batch: Bound,
     loss, g = batch.value_and_subgradient(s)
     planes = state.blocks[block]
     planes.make_room(state.capacity)
-    planes.add(-weight * (Z.T @ g), weight * batch.intercept(loss, g, s))
+    b = batch.surrogate.intercept_of(g, batch.neg)
+    planes.add(-weight * (Z.T @ g), weight * (loss - float(g @ s) if b is None else b))
     corrective_step(state, block)

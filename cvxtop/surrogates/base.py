@@ -89,6 +89,13 @@ class Surrogate(ABC):
     def __init__(self, k: Any) -> None:
         self.k = k
 
+    def intercept_of(self, g: np.ndarray, irrelevant: np.ndarray) -> float | None:
+        """The intercept ``b`` of the piece ``b + g·s'`` below the loss whose subgradient
+        is ``g``, read off ``g`` (its sum over the ``irrelevant`` items: a mask or their
+        positions), exact whatever the scores' size, where the surrogate declares
+        :attr:`intercept_from_irrelevant`; ``None`` elsewhere (then ``L(s) − g·s``)."""
+        return float(g[irrelevant].sum()) if self.intercept_from_irrelevant else None
+
     def __repr__(self) -> str:
         return f"cvxtop.surrogates.get({self.name!r}, k={self.k!r})"
 
@@ -271,15 +278,6 @@ class Bound:
         with _overflow_raises(self.surrogate, s):
             value, grad = self.surrogate._value_and_subgradient(self, s)
         return _finite(float(value), self.surrogate, s), _finite(grad, self.surrogate, s)
-
-    def intercept(self, value: float, g: np.ndarray, s: np.ndarray) -> float:
-        """The intercept ``b`` of the piece ``b + g·s'`` below the loss that touches it at
-        ``s`` (``value`` the loss there, ``g`` its subgradient): read off ``g`` where the
-        surrogate declares :attr:`Surrogate.intercept_from_irrelevant`, exact whatever the
-        scores' size, else ``value − g·s``."""
-        if self.surrogate.intercept_from_irrelevant:
-            return float(g[self.neg].sum())
-        return value - float(g @ s)
 
     def expression(self, s: Any) -> tuple[Any, list]:
         """DCP expression of the affine scores ``s`` (convex surrogates)."""
