@@ -110,8 +110,8 @@ def test_a_gap_that_stopped_falling_is_not_sent_to_more_rounds(monkeypatch):
     rounds = sys.modules["cvxtop.solvers.cutting_plane"]
     real = rounds.solve_master
 
-    def weaker(bundle, C, gap=0.0, from_rows=False):
-        w, bound = real(bundle, C, gap, from_rows)
+    def weaker(bundle, C, gap=0.0, from_rows=False, exact_at_point=False):
+        w, bound = real(bundle, C, gap, from_rows, exact_at_point)
         return w, bound - 1e-3 * abs(bound)
 
     X, y = _data(6)

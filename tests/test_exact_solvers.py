@@ -367,8 +367,9 @@ def test_a_repeated_cut_is_refused_and_the_master_point_queried(name, seed, mast
                                                                 monkeypatch):
     """A query on a piece of L the model holds gives that piece's cut again: the store
     refuses it, and the next query is the master's point itself. A repeat there too is
-    stored (only the master's inaccuracy is left). No two stored cuts are equal while the
-    store refuses repeats, and the answer is the direct program's."""
+    stored (only the master's inaccuracy is left), and the next master is asked for the
+    answer from the cuts' rows where the intercepts are exact. No two stored cuts are
+    equal while the store refuses repeats, and the answer is the direct program's."""
     import cvxtop.solvers.cutting_plane as cp_module
 
     X, y = ranking_data(seed, n=200, d=3)
@@ -391,12 +392,13 @@ def test_a_repeated_cut_is_refused_and_the_master_point_queried(name, seed, mast
         added = add(self, h, g, offset, rounding, refuse_repeat)
         if refuse_repeat:  # the store's equal pairs do not grow
             assert repeats(self) == before
-        events.append(("add", added, refuse_repeat))
+        assert self.repeated == (repeats(self) > before or not added)
+        events.append(("add", added, refuse_repeat, self.repeated))
         return added
 
-    def spied_master(store, C, gap=0.0, from_rows=False):
-        w_c, bound = master_solve(store, C, gap, from_rows)
-        events.append(("master", obj.Z @ w_c))
+    def spied_master(store, C, gap=0.0, from_rows=False, exact_at_point=False):
+        w_c, bound = master_solve(store, C, gap, from_rows, exact_at_point)
+        events.append(("master", obj.Z @ w_c, exact_at_point))
         return w_c, bound
 
     def spied_oracle(self, s):
@@ -419,6 +421,12 @@ def test_a_repeated_cut_is_refused_and_the_master_point_queried(name, seed, mast
                 np.testing.assert_allclose(following[0], master_scores, rtol=1e-12,
                                            atol=1e-12)
     assert refused > 0  # these small problems repeat cuts
+    # a repeat at the master's point asks the next master for the rows' answer where the
+    # intercepts are exact (their copy changes nothing), and only there
+    at_master = [next(e[2] for e in events[i:] if e[0] == "master")
+                 for i, e in enumerate(events) if e[0] == "add" and not e[2] and e[3]]
+    assert at_master  # (each of these problems has one)
+    assert all(asked == obj.surrogate.intercept_from_irrelevant for asked in at_master)
     raw = solve_direct(obj, certify=False)
     assert raw.objective == pytest.approx(res.objective, rel=1e-5)
     assert res.lower_bound <= raw.objective + 1e-9 * abs(raw.objective)
@@ -714,9 +722,9 @@ def _spied_master_gaps(monkeypatch) -> list:
     asked = []
     real = cutting_plane.solve_master
 
-    def spied(store, C, gap=np.inf, from_rows=False):
+    def spied(store, C, gap=np.inf, from_rows=False, exact_at_point=False):
         asked.append(gap)
-        return real(store, C, gap, from_rows)
+        return real(store, C, gap, from_rows, exact_at_point)
 
     monkeypatch.setattr(cutting_plane, "solve_master", spied)
     return asked
@@ -927,7 +935,8 @@ def test_masters_solved_from_the_rows_certify_the_same_optimum(surrogate, monkey
     expected = TopRanker(surrogate, k=k, C=10.0, engine="cutting-plane").fit(X, y)
     solve = master.solve_master
     monkeypatch.setattr(cutting_plane, "solve_master",
-                        lambda store, C, gap=0.0, from_rows=False: solve(store, C, gap, True))
+                        lambda store, C, gap=0.0, from_rows=False, exact_at_point=False:
+                        solve(store, C, gap, True, exact_at_point))
     model = TopRanker(surrogate, k=k, C=10.0, engine="cutting-plane").fit(X, y)
     assert model.status_ == "optimal" and model.gap_ <= 1e-6
     assert model.lower_bound_ <= model.objective_

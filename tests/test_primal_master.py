@@ -104,3 +104,23 @@ def test_tries_that_do_not_help_pause_doubling(monkeypatch):
             tried_at.append(round_)
     assert tried_at == [0, 3, 8, 17, 34]
     assert store.primal_wait <= master.PRIMAL_PAUSE
+
+
+def test_a_repeat_at_the_masters_point_asks_the_rows_at_any_ratio(monkeypatch):
+    """Where the cut of the master's own point is one the store holds (the cut model is
+    exact there, so the cutting plane's gap is the master's), the rows are asked as soon
+    as the master's own gap exceeds the cutting plane's, not ``PRIMAL_RATIO`` times it."""
+    store = _store(40, 6, 12, 3)
+    C = 10.0
+    used = store.used
+    monkeypatch.setattr(master, "solve_simplex_qp",
+                        lambda G, c, start, **_: np.full(used, 1.0 / used))
+    monkeypatch.setattr(master, "_without_long_cuts", lambda G, c, lam, allowed, acc: lam)
+    w_c, bound = master.solve_master(store, C, gap=np.inf)
+    poor_gap = master.own_gap(store, C, w_c, bound)
+    assert poor_gap > 0.0
+    gap = poor_gap / 10.0  # the master's own gap: 10 times the cutting plane's
+    w_c, bound = master.solve_master(store, C, gap=gap)
+    assert master.own_gap(store, C, w_c, bound) == pytest.approx(poor_gap, rel=1e-9)
+    w_c, bound = master.solve_master(store, C, gap=gap, exact_at_point=True)
+    assert master.own_gap(store, C, w_c, bound) <= 1e-9 * abs(bound)

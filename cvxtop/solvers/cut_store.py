@@ -152,6 +152,7 @@ class CutStore:
         # the exact masters left to skip before the next (master.PRIMAL_PAUSE)
         self.primal_misses, self.primal_wait = 0, 0
         self.ridge_outweighs = False  # the ridge decided the last answer (master.RIDGE_SHARE)
+        self.repeated = False  # the last cut offered equals an active one (add)
         # Cuts are kept (the store doubling as needed) up to room for a full active set,
         # 2(rank + 2) with rank <= min(n, d), within a memory budget; past that, stale cuts
         # are aggregated.
@@ -320,7 +321,8 @@ class CutStore:
             refuse_repeat: bool = True) -> bool:
         """Add the cut ``b_c + h·w`` with ``h = Zᵀg`` and its ``rounding`` (the bounds on
         the errors of ``b_c`` and of ``h``, :func:`cut_rounding`), unless
-        ``refuse_repeat`` and the store holds it already; whether it was added."""
+        ``refuse_repeat`` and the store holds it already; whether it was added. Whether
+        the store held it is kept in :attr:`repeated` either way."""
         row = g if self.scores else h
         slot = self._occupy(row, offset, rounding)
         used = self._used
@@ -328,7 +330,8 @@ class CutStore:
         # h_cᵀh for every stored cut: O(row·slots), the one product with the rows
         column[:used] = self.threads.rows_times(
             self.cuts[:used], np.asarray(self.Z @ h).ravel() if self.scores else h)
-        if refuse_repeat and self._repeats(slot, row, offset, column):
+        self.repeated = self._repeats(slot, row, offset, column)
+        if refuse_repeat and self.repeated:
             self.active[slot] = False
             self._recount()
             return False

@@ -30,7 +30,9 @@ round (:data:`SEARCH_STORE_RATIO`), so by default it starts only then, or from t
 round on the candidates of prec@k's surrogates when ``X`` is wide (:data:`SEARCH_FEATURES`,
 where it is cheap against a round's products). A query whose cut
 the store holds already lies where the model is exact; the store refuses the repeat, and
-the master's point itself is queried next.
+the master's point itself is queried next. A repeat there too leaves the gap to the
+master's own inaccuracy, and where the intercepts are exact the master is then solved from
+the cuts' rows (:func:`.master.solve_master`).
 
 The master is a small QP over the simplex in the Gram matrix ``G = HᵀH`` of the cuts, kept
 up to date as cuts come and go (one product ``Hᵀh`` per round), and solved by a warm-started
@@ -759,12 +761,17 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
         box_proximal = box and (it >= box_proximal_round or warm and early_proximal)
         # a cut the store holds already is refused, and the master's point is queried next;
         # a repeat there too means the model is exact at that point, and only the master's
-        # own inaccuracy (the cvxpy master's interior-point answer) leaves a gap: that cut
-        # is stored again, which changes the master's problem. A path's warm dual solve
-        # comes first: where its cut alone is within the aim, the master certifies with it
-        # and the query's cut (a product with Z) is not made
+        # own inaccuracy leaves a gap: that cut is stored again, which changes the master's
+        # problem where its intercept, L(s) − g·s, differs from its twin's by rounding; an
+        # intercept read off g (Surrogate.intercept_from_irrelevant) makes an exact copy,
+        # which changes nothing, so the master is asked for the answer from the cuts' rows
+        # (master.solve_master's exact_at_point). A path's warm dual solve comes first:
+        # where its cut alone is within the aim, the master certifies with it and the
+        # query's cut (a product with Z) is not made
         query_cut = _query_cut(objective, Z, loss, g, query_s, row_norms, bundle.scores)
         new_cut = True if warm else _add_query_cut(bundle, query_cut, mu < 1.0)
+        repeat_at_master = not warm and mu >= 1.0 and bundle.repeated \
+            and objective.surrogate.intercept_from_irrelevant
         mastered = None  # the master's answer, when this round needed it before its end
         hinge_cut = False  # whether this round's first solve gave a cut
         if try_dual:
@@ -829,8 +836,9 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                 upper, best, best_s, best_oracle, exact_scores = _take_cut(
                     bundle, cut, row_norms, (upper, best, best_s, best_oracle, exact_scores))
         if mastered is None:
-            mastered = solve_master(bundle, C, upper - lower if exact_master else np.inf,
-                                    rows_master)
+            mastered = solve_master(bundle, C, upper - lower if exact_master
+                                    or repeat_at_master else np.inf, rows_master,
+                                    repeat_at_master)
         w_c, bound = mastered
         lower = max(lower, bound)
         s_c = Z @ w_c

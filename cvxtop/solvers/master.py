@@ -159,12 +159,16 @@ def _row_ridge_answer(store: CutStore, G: np.ndarray, c: np.ndarray, allowed: np
 RIDGE_SHARE = 1.0
 
 
-def solve_master(store: CutStore, C: float, gap: float = 0.0, from_rows: bool = False
-                 ) -> tuple[np.ndarray, float]:
+def solve_master(store: CutStore, C: float, gap: float = 0.0, from_rows: bool = False,
+                 exact_at_point: bool = False) -> tuple[np.ndarray, float]:
     """The master solution ``w_c`` and the rigorous dual bound ``D(α)`` of the cuts in
     ``store`` (whose master weights and idle counts it updates). ``gap`` sets how
     accurately (:data:`MASTER_SHARE`): the cutting plane's upper less lower bound where it
     asks for the master's own accuracy, ``inf`` where it does not (no proximal steps).
+    ``exact_at_point``: the cut of the last master's own point was one the store holds,
+    with an exact intercept, so the model is exact there and the cutting plane's gap is
+    the master's own; the answer from the rows is then sought as soon as the master's own
+    gap, less its rounding, exceeds ``gap`` (:func:`_rows_answer`).
     ``from_rows`` (where the store keeps the cuts' rows ``h``, not their score
     subgradients): the active set is tried with a ridge of each row's own size first
     (:func:`_row_ridge_answer`), and its answer is then refined by Newton steps whose
@@ -210,7 +214,7 @@ def solve_master(store: CutStore, C: float, gap: float = 0.0, from_rows: bool = 
     if np.isfinite(gap) and primal_master.suits(store):
         # an exact master asked for: where the rounding of its Gram form has broken the
         # answer, the master from the rows (primal_master)
-        replaced = _rows_answer(store, C, gap, w_c, bound)
+        replaced = _rows_answer(store, C, gap, w_c, bound, exact_at_point)
         if replaced is not None:
             alpha, w_c, bound = replaced
     # the best single cut's bound too: the QP's ridge and tolerances follow its largest
@@ -232,18 +236,23 @@ def solve_master(store: CutStore, C: float, gap: float = 0.0, from_rows: bool = 
     return w_c, bound
 
 
-def _rows_answer(store: CutStore, C: float, gap: float, w_c: np.ndarray, bound: float
-                 ) -> tuple[np.ndarray, np.ndarray, float] | None:
+def _rows_answer(store: CutStore, C: float, gap: float, w_c: np.ndarray, bound: float,
+                 exact_at_point: bool = False) -> tuple[np.ndarray, np.ndarray, float] | None:
     """``(α, w_c, bound)`` of the master solved from the cuts' rows, where the answer
     ``w_c`` (with ``bound``) has an own gap above :data:`PRIMAL_RATIO` times the cutting
-    plane's ``gap`` and the rows' answer halves it (its ``λ`` then stored, the higher of the
-    two bounds returned: both bound the same optimum); else ``None``. Tries that do not
-    halve it pause the next ones (:data:`PRIMAL_PAUSE`)."""
+    plane's ``gap`` (with ``exact_at_point``, an own gap less its rounding above ``gap``:
+    :func:`solve_master`) and the rows' answer halves it (its ``λ`` then stored, the higher
+    of the two bounds returned: both bound the same optimum); else ``None``. Tries that do
+    not halve it pause the next ones (:data:`PRIMAL_PAUSE`)."""
     store.primal_wait -= 1
     if store.primal_wait >= 0:
         return None
     master_gap = own_gap(store, C, w_c, bound)
-    if not master_gap > PRIMAL_RATIO * gap:
+    if exact_at_point:
+        # the part of the own gap a better answer can close: not the cuts' rounding
+        if not master_gap - rounding_allowance(store, C * store.lam) > gap:
+            return None
+    elif not master_gap > PRIMAL_RATIO * gap:
         return None
     lam = primal_master.primal_master_weights(store, C)
     if lam is not None:
