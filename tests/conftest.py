@@ -76,3 +76,13 @@ def definition(name: str):
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(12345)
+
+
+def svmperf_intercepts_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """prec@k-svmperf's cuts with the intercepts ``L(s) − g·s`` of the code before they
+    were read off the labelings' counts, for tests of the mechanisms that certified its
+    stalled fits then (with the counts' intercepts the rounds certify those fits first)."""
+    from cvxtop.surrogates.prec_svmperf import PrecSvmperf
+
+    monkeypatch.setattr(PrecSvmperf, "exact_intercepts", property(lambda self: False))
+    monkeypatch.setattr(PrecSvmperf, "intercept_of", lambda self, g, irrelevant, k: None)

@@ -130,3 +130,63 @@ def test_counts_off_by_rounding_are_repaired_by_the_check(seed):
     shift = np.random.default_rng(seed).integers(-3, 4, len(a))
     shifted = np.clip(exact + shift, low, len(s))
     assert np.array_equal(_checked_counts(shifted, a, low, k, s), exact)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_intercept_read_off_the_labeling_is_its_piece(seed):
+    """``k·b/(a + b)`` from the subgradient's counts plus ``g·s`` is the loss, on lists with
+    ties and at every k; at scores of 1e12 it is that fraction to the last digit, where
+    ``L(s) − g·s`` is the difference of two sums near 3e12."""
+    rng = np.random.default_rng(seed)
+    for trial in range(40):
+        n = int(rng.integers(3, 12))
+        y = (rng.random(n) < 0.4).astype(np.int64)
+        y[:2] = [1, 0]
+        s = rng.integers(-2, 3, n) / 2.0 if trial % 2 else rng.standard_normal(n)
+        k = int(rng.integers(1, y.sum() + 1))
+        b = surrogates.get("prec@k-svmperf", k).bind(y)
+        value, g = b.value_and_subgradient(s)
+        intercept = b.surrogate.intercept_of(g, y == 0, b.k)
+        assert intercept == pytest.approx(value - float(g @ s), abs=1e-12)
+    y = np.array([1, 1, 0, 0, 0, 0])
+    b = surrogates.get("prec@k-svmperf", 1).bind(y)
+    s = 1e12 * np.array([1.0, -0.5, 0.9, 0.3, -0.2, 1.1]) + np.array([0.3, 0.1, 0.7, 0.2, 0.9, 0.4])
+    value, g = b.value_and_subgradient(s)
+    a_pred, b_pred = int((g[y == 1] == 0).sum()), int(g[y == 0].sum())
+    exact = b.k * b_pred / (a_pred + b_pred)
+    assert b.surrogate.intercept_of(g, y == 0, b.k) == exact
+
+
+def test_no_intercept_for_a_vector_that_is_no_labeling():
+    """Fractions, wrong signs, a labeling without irrelevant items that leaves relevant
+    ones out, and fewer than k predicted items are not pieces of the loss: no intercept."""
+    sur = surrogates.get("prec@k-svmperf", 2)
+    neg = np.array([False, False, True, True, True])
+    assert sur.intercept_of(np.array([0.0, -1.0, 1.0, 0.0, 0.0]), neg, 2) == 1.0
+    assert sur.intercept_of(np.zeros(5), neg, 2) == 0.0
+    for g in ([0.0, -0.5, 1.0, 0.0, 0.0], [0.0, 1.0, 1.0, 0.0, 0.0],
+              [0.0, 0.0, -1.0, 0.0, 0.0], [0.0, -1.0, 0.0, 0.0, 0.0],
+              [-1.0, -1.0, 1.0, 0.0, 0.0]):
+        assert sur.intercept_of(np.array(g), neg, 2) is None
+
+
+@pytest.mark.parametrize("n_groups", [3, 7])
+def test_grouped_intercept_is_the_mean_of_the_lists(n_groups):
+    """With groups the intercept is the mean of each list's ``k_p·b_p/(a_p + b_p)``, read off
+    the mean's subgradient (whose shares are the lists' labelings over the number of
+    lists, not exact in binary for 3 or 7 lists), and agrees with ``L(s) − g·s``."""
+    from cvxtop.solvers.objective import RankingObjective
+
+    rng = np.random.default_rng(n_groups)
+    n = 12 * n_groups
+    groups = np.repeat(np.arange(n_groups), 12)
+    y = (rng.random(n) < 0.3).astype(np.int64)
+    y[::12], y[1::12] = 1, 0
+    Z = rng.standard_normal((n, 3))
+    objective = RankingObjective(Z, y, surrogates.get("prec@k-svmperf", 0.5), 1.0, groups)
+    for _ in range(20):
+        s = rng.standard_normal(n)
+        loss, g = objective.loss_and_score_gradient(s)
+        intercept = objective.intercept_of(g)
+        assert intercept == pytest.approx(loss - float(g @ s), abs=1e-12)
+    assert objective.intercept_of(np.full(n, 0.5 / n_groups)) is None

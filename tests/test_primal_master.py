@@ -10,7 +10,7 @@ import pytest
 from cvxtop.solvers import master, primal_master
 from cvxtop.solvers.cut_store import CutStore
 from cvxtop.solvers.parallel_products import ProductThreads
-from cvxtop.solvers.primal_master import primal_master_weights
+from cvxtop.solvers.primal_master import primal_master_answer
 
 
 def _store(n: int, d: int, cuts: int, seed: int, scale: float = 1.0) -> CutStore:
@@ -37,8 +37,8 @@ def test_its_weights_are_the_masters_optimum(seed, C):
     of its own (the rows' objective at their point less their bound) of at most 1e-8 of
     that scale: Clarabel's tolerance."""
     store = _store(40, 6, 12, seed)
-    lam = primal_master_weights(store, C)
-    assert lam is not None and np.all(lam >= 0.0) and lam.sum() == pytest.approx(1.0)
+    lam, w = primal_master_answer(store, C)
+    assert np.all(lam >= 0.0) and lam.sum() == pytest.approx(1.0)
     slots = np.flatnonzero(store.active)
     reference = np.zeros(len(store.b))
     reference[slots] = master.cvxpy_master(store.G[np.ix_(slots, slots)], store.b[slots] / C,
@@ -48,6 +48,7 @@ def test_its_weights_are_the_masters_optimum(seed, C):
     Ha = store.combination(C * lam)
     bound = master._rigorous_bound(store, C * lam, Ha)
     assert 0.0 <= master.own_gap(store, C, -Ha, bound) <= 1e-8 * scale
+    assert 0.0 <= master.own_gap(store, C, w, bound) <= 1e-8 * scale
 
 
 def test_a_store_of_score_subgradients_gets_no_answer():
@@ -55,7 +56,7 @@ def test_a_store_of_score_subgradients_gets_no_answer():
     store = _store(5, 40, 4, 0)
     assert store.scores
     assert not primal_master.suits(store)
-    assert primal_master_weights(store, 1.0) is None
+    assert primal_master_answer(store, 1.0) is None
     assert master.own_gap(store, 1.0, np.zeros(40), 0.0) == 0.0
 
 
@@ -94,7 +95,7 @@ def test_tries_that_do_not_help_pause_doubling(monkeypatch):
                         lambda G, c, start, **_: np.full(used, 1.0 / used))
     monkeypatch.setattr(master, "_without_long_cuts", lambda G, c, lam, allowed, acc: lam)
     calls = []
-    monkeypatch.setattr(primal_master, "primal_master_weights",
+    monkeypatch.setattr(primal_master, "primal_master_answer",
                         lambda store, C: calls.append(1))  # returns None
     tried_at = []
     for round_ in range(40):
@@ -124,3 +125,25 @@ def test_a_repeat_at_the_masters_point_asks_the_rows_at_any_ratio(monkeypatch):
     assert master.own_gap(store, C, w_c, bound) == pytest.approx(poor_gap, rel=1e-9)
     w_c, bound = master.solve_master(store, C, gap=gap, exact_at_point=True)
     assert master.own_gap(store, C, w_c, bound) <= 1e-9 * abs(bound)
+
+
+def test_the_programs_own_point_where_its_weights_combine_long_rows_into_a_short_one():
+    """Two rows of length 1e6 that the optimum weighs alike, at C = 1e6: ``−C·Σ λ_c h_c``
+    is the difference of two numbers near 1e12 (it missed the optimum's first coordinate,
+    0, by about 1e-5, an own gap of 17 times the objective, in the code before). The
+    program's own ``w`` keeps it: the master's answer is that point, whose own gap is
+    Clarabel's tolerance."""
+    C, big = 1e6, 1e6
+    store = CutStore(np.eye(3), capacity=8, patience=1000, master="active-set",
+                     solver="CLARABEL", options=None, threads=ProductThreads(None, 1))
+    for h, b in [((big, 1.0, 0.0), 0.0), ((-big, 1.0, 0.0), 0.0), ((0.0, -1.0, 0.0), 1.0),
+                 ((0.3, 0.0, 1.0), -5.0)]:
+        store.add(np.array(h), np.array(h), b, (0.0, 0.0))
+    lam, w = primal_master_answer(store, C)
+    Ha = store.combination(C * lam)
+    bound = master._rigorous_bound(store, C * lam, Ha)
+    assert bound == pytest.approx(0.5 * C, rel=1e-6)  # the loss ½ at w = (0, ½, 0)
+    assert master.own_gap(store, C, w, bound) <= 1e-8 * bound
+    w_c, master_bound = master.solve_master(store, C, gap=1e-3)
+    assert master.own_gap(store, C, w_c, master_bound) <= 1e-8 * master_bound
+    np.testing.assert_allclose(w_c, [0.0, 0.5, 0.0], atol=1e-6)

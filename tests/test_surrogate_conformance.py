@@ -120,13 +120,13 @@ def test_the_kit_checks_a_declared_intercept_and_catches_a_wrong_one(registered_
     """The toy's pieces count the margin of 1 of the irrelevant items they rank, so it may
     declare its intercepts read off the subgradient; pAp@k-TS's margin-0 hinges may not
     (their weights add no constant), nor may a toy whose margin is 2."""
-    assert checks.check_intercept_from_irrelevant not in checks.checks_for(registered_toy)
+    assert checks.check_exact_intercepts not in checks.checks_for(registered_toy)
     monkeypatch.setattr(TopNegativeHinge, "intercept_from_irrelevant", True)
-    assert checks.check_intercept_from_irrelevant in checks.checks_for(registered_toy)
-    checks.check_intercept_from_irrelevant(registered_toy)
+    assert checks.check_exact_intercepts in checks.checks_for(registered_toy)
+    checks.check_exact_intercepts(registered_toy)
     monkeypatch.setattr(type(surrogates.get("pap@k-ts", 1)), "intercept_from_irrelevant", True)
     with pytest.raises(AssertionError, match="intercept"):
-        checks.check_intercept_from_irrelevant("pap@k-ts")
+        checks.check_exact_intercepts("pap@k-ts")
     right = TopNegativeHinge._value_and_subgradient
 
     def margin_two(self, b, s):  # each chosen item's hinge 1 higher, the same weights
@@ -135,7 +135,7 @@ def test_the_kit_checks_a_declared_intercept_and_catches_a_wrong_one(registered_
 
     monkeypatch.setattr(TopNegativeHinge, "_value_and_subgradient", margin_two)
     with pytest.raises(AssertionError, match="intercept"):
-        checks.check_intercept_from_irrelevant(registered_toy)
+        checks.check_exact_intercepts(registered_toy)
 
 
 def test_the_kit_catches_a_broken_expression(registered_toy, monkeypatch):
@@ -162,3 +162,22 @@ def test_batch_cutoff_of_an_int_k_is_exact_on_the_whole_list():
         assert sur.batch_cutoff(6, 6, 8) == 5
         assert sur.batch_cutoff(6, 3, 4) == 3
         assert sur.batch_cutoff(6, 1, 4) == 1
+
+
+def test_the_kit_checks_prec_svmperfs_intercepts_and_catches_a_wrong_count(monkeypatch):
+    """prec@k-svmperf reads ``k·b/(a + b)`` off its labeling's counts: the kit runs the
+    check on it, and an intercept that miscounts the predicted items fails it."""
+    assert checks.check_exact_intercepts in checks.checks_for("prec@k-svmperf")
+    checks.check_exact_intercepts("prec@k-svmperf")
+    sur_type = type(surrogates.get("prec@k-svmperf", 1))
+
+    def one_more(self, g, irrelevant, k):  # the labeling's size a + b counted one too many
+        relevant = np.ones(len(g), dtype=bool)
+        relevant[irrelevant] = False
+        b = int(g[~relevant].sum())
+        a = int(relevant.sum() + g[relevant].sum())
+        return k * b / (a + b + 1)
+
+    monkeypatch.setattr(sur_type, "intercept_of", one_more)
+    with pytest.raises(AssertionError, match="intercept"):
+        checks.check_exact_intercepts("prec@k-svmperf")

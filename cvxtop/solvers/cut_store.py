@@ -356,7 +356,9 @@ class CutStore:
         """The last master's aggregate cut ``Σ λ_c (b_c + h_c·x)`` (a convex combination of
         cuts, so below ``L``, and equal to the cut model at ``w_c``) along ``x = w + τd``:
         its intercept and slope in ``τ``. Its ``Σ λ_c h_c`` is ``−w_c/C``: no product with
-        the cuts."""
+        the cuts (to the master's accuracy where ``w_c`` is the rows' program's own point,
+        :func:`.master.solve_master`; the line search it steers only moves the best point,
+        whose objective is evaluated, never the lower bound)."""
         return float(self.b @ self.lam) - float(w @ w_c) / C, -float(d @ w_c) / C
 
 

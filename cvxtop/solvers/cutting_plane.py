@@ -263,13 +263,15 @@ def _query_cut(objective: RankingObjective, Z: Any, loss: float, g: np.ndarray,
                scores: np.ndarray, row_norms: np.ndarray, every_item: bool) -> tuple:
     """The cut of the loss at the ``scores`` (``L`` there is ``loss``, ``g`` a subgradient),
     ``(Z, g, intercept, rounding)`` for :func:`_add_query_cut`. Where the surrogate's pieces
-    allow it (:attr:`~cvxtop.surrogates.base.Surrogate.intercept_from_irrelevant`), the
-    intercept is the sum of ``g`` over the irrelevant items, a sum of terms no larger than
-    ``g``'s whatever the scores; otherwise ``L(s) − g·s``, whose rounding counts the scores
-    that ``g`` weighs (:func:`.cut_store.cut_rounding`) and misses one that the loss reads
-    twice with opposite signs (prec@k-struct's relevant item in its top ``k``, which ``g``
-    leaves at 0: at a score of 1e8 the intercept came out 8.3e-8 above 0)."""
-    intercept = objective.surrogate.intercept_of(g, objective.irrelevant())
+    allow it (:attr:`~cvxtop.surrogates.base.Surrogate.exact_intercepts`), the intercept is
+    read off ``g`` (:meth:`.objective.RankingObjective.intercept_of`: the sum of ``g`` over
+    the irrelevant items, a sum of terms no larger than ``g``'s whatever the scores, or
+    prec@k-svmperf's ``k·b/(a + b)`` from its labeling's counts); otherwise ``L(s) − g·s``,
+    whose rounding counts the scores that ``g`` weighs (:func:`.cut_store.cut_rounding`) and
+    misses one that the loss reads twice with opposite signs (prec@k-struct's relevant item
+    in its top ``k``, which ``g`` leaves at 0: at a score of 1e8 the intercept came out
+    8.3e-8 above 0)."""
+    intercept = objective.intercept_of(g)
     if intercept is not None:
         return Z, g, intercept, cut_rounding(intercept, g, None, row_norms, every_item)
     return Z, g, loss - float(g @ scores), cut_rounding(loss, g, scores, row_norms, every_item)
@@ -763,7 +765,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
         # a repeat there too means the model is exact at that point, and only the master's
         # own inaccuracy leaves a gap: that cut is stored again, which changes the master's
         # problem where its intercept, L(s) − g·s, differs from its twin's by rounding; an
-        # intercept read off g (Surrogate.intercept_from_irrelevant) makes an exact copy,
+        # intercept read off g (Surrogate.exact_intercepts) makes an exact copy,
         # which changes nothing, so the master is asked for the answer from the cuts' rows
         # (master.solve_master's exact_at_point). A path's warm dual solve comes first:
         # where its cut alone is within the aim, the master certifies with it and the
@@ -771,7 +773,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
         query_cut = _query_cut(objective, Z, loss, g, query_s, row_norms, bundle.scores)
         new_cut = True if warm else _add_query_cut(bundle, query_cut, mu < 1.0)
         repeat_at_master = not warm and mu >= 1.0 and bundle.repeated \
-            and objective.surrogate.intercept_from_irrelevant
+            and objective.surrogate.exact_intercepts
         mastered = None  # the master's answer, when this round needed it before its end
         hinge_cut = False  # whether this round's first solve gave a cut
         if try_dual:

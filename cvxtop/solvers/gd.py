@@ -64,7 +64,7 @@ def solve_gd(objective: RankingObjective, *, step: str = "line-search", eta0: fl
         if certify:
             h = Z.T @ g
             u = -C * h
-            b = objective.surrogate.intercept_of(g, objective.irrelevant())
+            b = objective.intercept_of(g)
             cut = C * (loss - float(h @ w) if b is None else b)
             if t == 1:
                 eta = 1.0

@@ -242,8 +242,10 @@ def _rows_answer(store: CutStore, C: float, gap: float, w_c: np.ndarray, bound: 
     ``w_c`` (with ``bound``) has an own gap above :data:`PRIMAL_RATIO` times the cutting
     plane's ``gap`` (with ``exact_at_point``, an own gap less its rounding above ``gap``:
     :func:`solve_master`) and the rows' answer halves it (its ``λ`` then stored, the higher
-    of the two bounds returned: both bound the same optimum); else ``None``. Tries that do
-    not halve it pause the next ones (:data:`PRIMAL_PAUSE`)."""
+    of the two bounds returned: both bound the same optimum); else ``None``. The answer's
+    point is the program's own ``w`` where its own gap is below that of ``−Hα`` from the
+    program's weights (:func:`.primal_master.primal_master_answer`). Tries that do not
+    halve it pause the next ones (:data:`PRIMAL_PAUSE`)."""
     store.primal_wait -= 1
     if store.primal_wait >= 0:
         return None
@@ -254,14 +256,18 @@ def _rows_answer(store: CutStore, C: float, gap: float, w_c: np.ndarray, bound: 
             return None
     elif not master_gap > PRIMAL_RATIO * gap:
         return None
-    lam = primal_master.primal_master_weights(store, C)
-    if lam is not None:
+    answer = primal_master.primal_master_answer(store, C)
+    if answer is not None:
+        lam, w = answer
         alpha = C * lam
         Ha = store.combination(alpha)
-        rows_bound = _rigorous_bound(store, alpha, Ha)
-        if own_gap(store, C, -Ha, rows_bound) <= 0.5 * master_gap:
+        rows_bound = max(bound, _rigorous_bound(store, alpha, Ha))
+        # the program's own point, or the combination of its weights, whichever is nearer
+        # the master's optimum (both bound it from above; the weights' bound is the same)
+        point = min((w, -Ha), key=lambda x: own_gap(store, C, x, rows_bound))
+        if own_gap(store, C, point, rows_bound) <= 0.5 * master_gap:
             store.lam, store.primal_misses = lam, 0
-            return alpha, -Ha, max(bound, rows_bound)
+            return alpha, point, rows_bound
     store.primal_misses += 1
     store.primal_wait = min(2 ** store.primal_misses, PRIMAL_PAUSE)
     return None

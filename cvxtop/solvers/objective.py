@@ -182,6 +182,31 @@ class RankingObjective:
         mean over groups of the lists' sums is the sum of the mean's ``g``)."""
         return self.derived("irrelevant", lambda: self.y == 0)
 
+    def intercept_of(self, g: np.ndarray) -> float | None:
+        """The intercept of the loss's piece whose subgradient is ``g`` (as
+        :meth:`loss_and_score_gradient` gives it), read off ``g`` where the surrogate can
+        (:meth:`~cvxtop.surrogates.base.Surrogate.intercept_of`), else ``None``. With
+        groups, the mean of each list's, from its share of ``g`` times their number; a sum
+        over the irrelevant items (:attr:`~cvxtop.surrogates.base.Surrogate.
+        intercept_from_irrelevant`) is read off the mean's ``g`` at once."""
+        surrogate = self.surrogate
+        if self.groups is None or surrogate.intercept_from_irrelevant:
+            return surrogate.intercept_of(g, self.irrelevant(), self.parts[0].k)
+        if not surrogate.exact_intercepts:
+            return None
+        m = len(self.parts)
+        total = 0.0
+        for p in self.parts:
+            share = g[p.index] * m
+            exact = np.rint(share)
+            if not np.allclose(share, exact, rtol=0.0, atol=1e-9):
+                return None
+            b = surrogate.intercept_of(exact, p.bound.neg, p.k)
+            if b is None:
+                return None
+            total += b
+        return total / m
+
     def row_norms(self) -> np.ndarray:
         """The Euclidean norms of ``Z``'s rows (of the stored values, for a sparse ``Z``):
         they bound the rounding of the cuts' products with ``Z``

@@ -208,6 +208,6 @@ def block_fw_step(state: BlockFWState, block: int, Z: np.ndarray, batch: Bound,
     loss, g = batch.value_and_subgradient(s)
     planes = state.blocks[block]
     planes.make_room(state.capacity)
-    b = batch.surrogate.intercept_of(g, batch.neg)
+    b = batch.surrogate.intercept_of(g, batch.neg, batch.k)
     planes.add(-weight * (Z.T @ g), weight * (loss - float(g @ s) if b is None else b))
     corrective_step(state, block)

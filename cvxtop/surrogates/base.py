@@ -89,11 +89,20 @@ class Surrogate(ABC):
     def __init__(self, k: Any) -> None:
         self.k = k
 
-    def intercept_of(self, g: np.ndarray, irrelevant: np.ndarray) -> float | None:
-        """The intercept ``b`` of the piece ``b + g·s'`` below the loss whose subgradient
-        is ``g``, read off ``g`` (its sum over the ``irrelevant`` items: a mask or their
-        positions), exact whatever the scores' size, where the surrogate declares
-        :attr:`intercept_from_irrelevant`; ``None`` elsewhere (then ``L(s) − g·s``)."""
+    @property
+    def exact_intercepts(self) -> bool:
+        """Whether :meth:`intercept_of` reads the intercept of the piece of a subgradient
+        given by :meth:`Bound.value_and_subgradient` off that subgradient, exactly whatever
+        the scores' size (:attr:`intercept_from_irrelevant`, or a rule of the surrogate's
+        own): a cut stored twice is then the same cut to the bit."""
+        return self.intercept_from_irrelevant
+
+    def intercept_of(self, g: np.ndarray, irrelevant: np.ndarray, k: int) -> float | None:
+        """The intercept ``b`` of the piece ``b + g·s'`` below the loss of one list (cut-off
+        ``k``) whose subgradient is ``g``, read off ``g`` (its sum over the ``irrelevant``
+        items: a mask or their positions), exact whatever the scores' size, where the
+        surrogate declares :attr:`intercept_from_irrelevant`; ``None`` elsewhere (then
+        ``L(s) − g·s``)."""
         return float(g[irrelevant].sum()) if self.intercept_from_irrelevant else None
 
     def __repr__(self) -> str:

@@ -42,7 +42,7 @@ from .registry import available, get
 __all__ = ["checks_for", "check_surrogate", "parametrize_with_checks",
            "check_rules", "check_value_matches_definition", "check_faces_agree",
            "check_subgradient_where_smooth", "check_subgradient_inequality",
-           "check_intercept_from_irrelevant",
+           "check_exact_intercepts",
            "check_convex_along_lines", "check_segment", "check_expression",
            "check_difference_of_convex",
            "check_minibatch_cutoffs", "check_group_means"]
@@ -251,21 +251,29 @@ def check_subgradient_inequality(name: str, seed: int = 0) -> None:
                      f"{_where(bound, s)}")
 
 
-def check_intercept_from_irrelevant(name: str, seed: int = 0) -> None:
-    """A surrogate that declares :attr:`Surrogate.intercept_from_irrelevant` has, at every
-    ``s``, a subgradient ``g`` with ``g_i ≥ 0`` on the irrelevant items whose sum ``b`` there
-    is the intercept of its piece: ``f(s) = b + g·s``, and ``b + g·s' ≤ f(s')`` (the
-    definition, enumerated) at nearby, far and tied points ``s'``."""
-    if not type(get(name, 1)).intercept_from_irrelevant:
+def check_exact_intercepts(name: str, seed: int = 0) -> None:
+    """A surrogate with :attr:`Surrogate.exact_intercepts` reads, at every ``s``, the
+    intercept ``b`` of its subgradient's piece off the subgradient ``g``
+    (:meth:`Surrogate.intercept_of`): ``f(s) = b + g·s``, and ``b + g·s' ≤ f(s')`` (the
+    definition, enumerated) at nearby, far and tied points ``s'``. Where it declares
+    :attr:`Surrogate.intercept_from_irrelevant`, ``b`` is the sum of ``g`` over the
+    irrelevant items, each ``g_i ≥ 0``."""
+    surrogate_type = type(get(name, 1))
+    if not get(name, 1).exact_intercepts:
         return
     rng = np.random.default_rng(seed + 9)
     for bound, s in _instances(name, seed, 50):
         value, grad = bound.value_and_subgradient(s)
-        _require(bool((grad[bound.neg] >= 0).all()),
-                 f"a negative weight on an irrelevant item, {_where(bound, s)}")
-        intercept = bound.surrogate.intercept_of(grad, bound.neg)
+        intercept = bound.surrogate.intercept_of(grad, bound.neg, bound.k)
+        _require(intercept is not None,
+                 f"no intercept read off the subgradient {grad.tolist()}, {_where(bound, s)}")
+        if surrogate_type.intercept_from_irrelevant:
+            _require(bool((grad[bound.neg] >= 0).all()),
+                     f"a negative weight on an irrelevant item, {_where(bound, s)}")
+            _close(intercept, float(grad[bound.neg].sum()), VALUE_TOL,
+                   f"the intercept against Σ_(y=0) g, {_where(bound, s)}")
         _close(intercept + float(grad @ s), value, VALUE_TOL,
-               f"the piece's intercept Σ_(y=0) g plus g·s, {_where(bound, s)}")
+               f"the piece's intercept read off g plus g·s, {_where(bound, s)}")
         others = np.vstack([s + rng.standard_normal((4, len(s))),
                             10.0 * rng.standard_normal((4, len(s))),
                             rng.integers(-2, 3, (4, len(s))) / 2.0])
@@ -458,7 +466,7 @@ def check_group_means(name: str, seed: int = 0) -> None:
 CHECKS: tuple[Check, ...] = (
     check_rules, check_value_matches_definition, check_faces_agree,
     check_subgradient_where_smooth, check_subgradient_inequality,
-    check_intercept_from_irrelevant, check_convex_along_lines, check_segment,
+    check_exact_intercepts, check_convex_along_lines, check_segment,
     check_expression, check_difference_of_convex, check_minibatch_cutoffs, check_group_means)
 
 
@@ -469,8 +477,8 @@ def checks_for(name: str) -> list[Check]:
     skip = set()
     if not type(sur).convex:
         skip |= {check_subgradient_inequality, check_convex_along_lines}
-    if not type(sur).intercept_from_irrelevant:
-        skip.add(check_intercept_from_irrelevant)
+    if not sur.exact_intercepts:
+        skip.add(check_exact_intercepts)
     if not isinstance(sur, DifferenceOfConvex):
         skip.add(check_difference_of_convex)
     return [c for c in CHECKS if c not in skip]

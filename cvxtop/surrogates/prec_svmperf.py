@@ -185,6 +185,28 @@ class PrecSvmperf(PrecSurrogate):
         n = n_pos + n_neg
         return n * (n + 2)  # one LP dual of n + 2 variables per labeling size m = k..n
 
+    @property
+    def exact_intercepts(self) -> bool:
+        return True
+
+    def intercept_of(self, g: np.ndarray, irrelevant: np.ndarray, k: int) -> float | None:
+        """``k·b/(a + b)``, the intercept of the labeling whose ``ŷ − y`` is ``g``, from its
+        counts: ``b = Σ_{y=0} g`` irrelevant and ``a = n₊ + Σ_{y=1} g`` relevant items
+        predicted (0 for ``g = 0``, the floor). One rounding, whatever the scores' size,
+        where ``L(s) − g·s`` loses the digits of the sums it is the difference of. ``None``
+        when ``g`` is no such labeling's (entries other than 0 and 1 on the irrelevant
+        items, 0 and −1 on the relevant ones, or counts the loss does not range over)."""
+        relevant = np.ones(len(g), dtype=bool)
+        relevant[irrelevant] = False
+        neg, pos = g[~relevant], g[relevant]
+        if not (((neg == 0.0) | (neg == 1.0)).all() and ((pos == 0.0) | (pos == -1.0)).all()):
+            return None
+        b = int(np.count_nonzero(neg))
+        a = len(pos) - int(np.count_nonzero(pos))
+        if b == 0:
+            return 0.0 if a == len(pos) else None
+        return k * b / (a + b) if a + b >= k else None
+
     def _value_and_subgradient(self, b: Bound, s: np.ndarray) -> tuple[float, np.ndarray]:
         grad = np.zeros(len(s))
         if b.n_neg == 0:
