@@ -264,10 +264,12 @@ def _rows_answer(store: CutStore, C: float, gap: float, w_c: np.ndarray, bound: 
         rows_bound = max(bound, _rigorous_bound(store, alpha, Ha))
         # the program's own point, or the combination of its weights, whichever is nearer
         # the master's optimum (both bound it from above; the weights' bound is the same)
-        point = min((w, -Ha), key=lambda x: own_gap(store, C, x, rows_bound))
-        if own_gap(store, C, point, rows_bound) <= 0.5 * master_gap:
+        points = [-Ha] if w is None else [w, -Ha]
+        gaps = [own_gap(store, C, x, rows_bound) for x in points]
+        best = int(np.argmin(gaps))
+        if gaps[best] <= 0.5 * master_gap:
             store.lam, store.primal_misses = lam, 0
-            return alpha, point, rows_bound
+            return alpha, points[best], rows_bound
     store.primal_misses += 1
     store.primal_wait = min(2 ** store.primal_misses, PRIMAL_PAUSE)
     return None

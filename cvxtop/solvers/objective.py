@@ -186,7 +186,8 @@ class RankingObjective:
         """The intercept of the loss's piece whose subgradient is ``g`` (as
         :meth:`loss_and_score_gradient` gives it), read off ``g`` where the surrogate can
         (:meth:`~cvxtop.surrogates.base.Surrogate.intercept_of`), else ``None``. With
-        groups, the mean of each list's, from its share of ``g`` times their number; a sum
+        groups, the mean of each list's, from its share of ``g`` times their number (exact
+        up to that product's rounding, which the surrogate's rule allows for); a sum
         over the irrelevant items (:attr:`~cvxtop.surrogates.base.Surrogate.
         intercept_from_irrelevant`) is read off the mean's ``g`` at once."""
         surrogate = self.surrogate
@@ -197,11 +198,7 @@ class RankingObjective:
         m = len(self.parts)
         total = 0.0
         for p in self.parts:
-            share = g[p.index] * m
-            exact = np.rint(share)
-            if not np.allclose(share, exact, rtol=0.0, atol=1e-9):
-                return None
-            b = surrogate.intercept_of(exact, p.bound.neg, p.k)
+            b = surrogate.intercept_of(g[p.index] * m, p.bound.neg, p.k)
             if b is None:
                 return None
             total += b

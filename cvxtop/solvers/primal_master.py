@@ -60,14 +60,15 @@ def suits(store: CutStore) -> bool:
     return not store.scores and store.row <= MAX_FEATURES
 
 
-def primal_master_answer(store: CutStore, C: float) -> tuple[np.ndarray, np.ndarray] | None:
+def primal_master_answer(store: CutStore, C: float
+                         ) -> tuple[np.ndarray, np.ndarray | None] | None:
     """Master weights ``λ`` (over the store's slots, on the simplex) and the point ``w``
     from the program in ``(w, t)`` over the active cuts' rows (module docstring), solved
     by Clarabel called directly (cvxpy's compilation took longer than the solve), or
     ``None`` where the store keeps score subgradients instead of rows, the rows are longer
     than :data:`MAX_FEATURES`, or Clarabel gives no usable multipliers. ``w`` is the
     program's own point, not ``−C·Σ λ_c h_c``: where long rows combine into a short one,
-    that sum loses the digits the program's ``w`` keeps."""
+    that sum loses the digits the program's ``w`` keeps (``None`` if not finite)."""
     if not suits(store):
         return None
     slots = np.flatnonzero(store.active[:store.used])
@@ -96,4 +97,4 @@ def primal_master_answer(store: CutStore, C: float) -> tuple[np.ndarray, np.ndar
     lam = np.zeros(len(store.b))
     lam[slots] = multipliers / total
     w = np.asarray(solution.x[:d], dtype=np.float64)
-    return lam, w if np.isfinite(w).all() else -store.combination(C * lam)
+    return lam, w if np.isfinite(w).all() else None

@@ -258,8 +258,8 @@ def check_exact_intercepts(name: str, seed: int = 0) -> None:
     definition, enumerated) at nearby, far and tied points ``s'``. Where it declares
     :attr:`Surrogate.intercept_from_irrelevant`, ``b`` is the sum of ``g`` over the
     irrelevant items, each ``g_i ≥ 0``."""
-    surrogate_type = type(get(name, 1))
-    if not get(name, 1).exact_intercepts:
+    surrogate = get(name, 1)
+    if not surrogate.exact_intercepts:
         return
     rng = np.random.default_rng(seed + 9)
     for bound, s in _instances(name, seed, 50):
@@ -267,7 +267,7 @@ def check_exact_intercepts(name: str, seed: int = 0) -> None:
         intercept = bound.surrogate.intercept_of(grad, bound.neg, bound.k)
         _require(intercept is not None,
                  f"no intercept read off the subgradient {grad.tolist()}, {_where(bound, s)}")
-        if surrogate_type.intercept_from_irrelevant:
+        if type(surrogate).intercept_from_irrelevant:
             _require(bool((grad[bound.neg] >= 0).all()),
                      f"a negative weight on an irrelevant item, {_where(bound, s)}")
             _close(intercept, float(grad[bound.neg].sum()), VALUE_TOL,

@@ -195,10 +195,15 @@ class PrecSvmperf(PrecSurrogate):
         predicted (0 for ``g = 0``, the floor). One rounding, whatever the scores' size,
         where ``L(s) − g·s`` loses the digits of the sums it is the difference of. ``None``
         when ``g`` is no such labeling's (entries other than 0 and 1 on the irrelevant
-        items, 0 and −1 on the relevant ones, or counts the loss does not range over)."""
+        items, 0 and −1 on the relevant ones, or counts the loss does not range over).
+        Entries within 1e-9 of those count as them: with groups, a list's share of the
+        mean's ``g`` times the number of lists is a labeling's up to that rounding."""
         relevant = np.ones(len(g), dtype=bool)
         relevant[irrelevant] = False
-        neg, pos = g[~relevant], g[relevant]
+        labels = np.rint(g)
+        if not np.allclose(g, labels, rtol=0.0, atol=1e-9):
+            return None
+        neg, pos = labels[~relevant], labels[relevant]
         if not (((neg == 0.0) | (neg == 1.0)).all() and ((pos == 0.0) | (pos == -1.0)).all()):
             return None
         b = int(np.count_nonzero(neg))
