@@ -366,3 +366,47 @@ def test_a_solve_whose_newton_matrices_keep_failing_ends_after_a_few_lu_steps(mo
     counts = list(range(int(y.sum()) + 1))
     count_dual._interior_point(objective, counts, np.zeros(X.shape[1]), np.inf, 1e-10)
     assert len(built) == count_dual.LU_STEPS + 1
+
+
+def test_an_answer_mixes_counts_where_its_relevant_entries_differ():
+    """The hinge's answer (count 0) gives every relevant item the entry ``−λ_0``; a count
+    above 0 lifts some of them: only then does the answer mix counts."""
+    X, y = make_ranking_data(60, 5, noise=0.3, random_state=0)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-svmperf", 0.25), 1.0)
+    pos, neg = y == 1, y == 0
+    g = np.zeros(len(y))
+    g[neg] = np.linspace(0.0, 1.0, neg.sum())
+    g[pos] = -0.7
+    assert not count_dual.mixes_counts(objective, g)
+    g[np.flatnonzero(pos)[0]] = -0.7 + 10 * count_dual.MIXED_SPREAD
+    assert count_dual.mixes_counts(objective, g)
+
+
+def test_a_path_asks_the_solve_over_counts_at_once_where_the_last_c_mixed_counts(
+        monkeypatch):
+    """Dense 800 × 200, whose optima from C = 0.1 up mix counts of relevant items: a cold
+    fit waits for round 150 (the hinge's solve at round 20 leaves the gap open), while a
+    path's next point, whose last C's answer mixed counts, asks the solve over counts at its
+    first round and not the hinge's, and certifies the cold fit's objective there."""
+    import cvxtop.solvers.box_dual as box_dual
+    from cvxtop.solvers.cut_store import key_by_identity
+    from cvxtop.solvers.path import solve_path
+
+    X, y = make_ranking_data(800, 200, noise=0.3, random_state=0)
+    objective = RankingObjective(X, y, surrogates.get("prec@k-svmperf", 0.25), 0.1)
+    assert count_dual.suits(objective)
+    calls = []
+    for module, name in ((box_dual, "box_dual_cut"), (count_dual, "count_dual_cut")):
+        solve = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *args, _solve=solve, _name=name, **kwargs:
+                            calls.append(_name) or _solve(*args, **kwargs))
+    key_by_identity(objective)
+    first, second = solve_path(objective, [0.1, 1.0], {"tol": 1e-6})
+    assert first.status == "optimal" and first.n_iter == 150 and first.cuts.by_counts
+    assert calls == ["box_dual_cut", "count_dual_cut", "count_dual_cut"]
+    assert second.status == "optimal" and second.n_iter < 150
+    cold = solve_cutting_plane(RankingObjective(X, y, surrogates.get("prec@k-svmperf", 0.25),
+                                                1.0), tol=1e-6)
+    assert cold.n_iter == 150
+    assert second.lower_bound <= cold.objective + 1e-12 * abs(cold.objective)
+    assert cold.lower_bound <= second.objective + 1e-12 * abs(second.objective)

@@ -71,7 +71,8 @@ from .parallel_products import ProductThreads
 from .selection_dual import DualCut, dual_cut
 
 __all__ = ["ALL_COUNTS", "ALL_COUNTS_STEPS", "COUNTS", "MAX_ENTRIES", "MAX_FEATURES",
-           "MIN_FEATURES", "REPEATS", "STEPS", "THREADED_ORDER", "count_dual_cut", "suits"]
+           "MIN_FEATURES", "MIXED_SPREAD", "REPEATS", "STEPS", "THREADED_ORDER",
+           "count_dual_cut", "mixes_counts", "suits"]
 
 #: Counts of relevant items kept: the pieces highest at the best point, and those highest
 #: at the answer's point, for up to :data:`REPEATS` solves.
@@ -124,6 +125,10 @@ THREADED_ORDER = 1500
 #: The relative complementarity gap of the restricted problem from which the cut is
 #: evaluated at every step (it is the cut's lower bound that ends the solve).
 CHECK_FROM = 1e-4
+#: The spread of an answer's entries on the relevant items above which it mixes counts of
+#: relevant items above 0 (:func:`mixes_counts`): a count's weight below it moves no
+#: relevant item's entry by more.
+MIXED_SPREAD = 1e-6
 
 
 def suits(objective: RankingObjective) -> bool:
@@ -136,6 +141,16 @@ def suits(objective: RankingObjective) -> bool:
     entries = Z.nnz if sp.issparse(Z) else n * d
     return objective.surrogate.dual_form == "box-hinge" and box_dual.suits(objective) \
         and MIN_FEATURES <= d and min(n, d) <= MAX_FEATURES and entries <= MAX_ENTRIES
+
+
+def mixes_counts(objective: RankingObjective, g: np.ndarray) -> bool:
+    """Whether the cut ``g`` of this solve's answer mixes in counts of relevant items
+    above 0: its relevant items' entries ``Σ_a λ_a (u_a⁺ − 1)`` differ by more than
+    :data:`MIXED_SPREAD`. Where they do not, the hinge (the count 0, where every relevant
+    item's entry is ``−λ_0``) describes the answer, and the box dual of
+    :mod:`.box_dual` solves it for less."""
+    relevant = g[objective.parts[0].bound.pos]
+    return len(relevant) > 0 and bool(np.ptp(relevant) > MIXED_SPREAD)
 
 
 @dataclass

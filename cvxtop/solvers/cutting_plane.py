@@ -139,6 +139,18 @@ DUAL_SOLVE_ROUNDS = frozenset({50, 150, 400, 1000})
 #: (prec@k-svmperf's hinge part and prec@k-struct: :data:`.box_dual.PATH_ROUND`, from the
 #: last point's items at 1 and between).
 WARM_DUAL_ROUND = 10
+#: A path's start on a list that prec@k-svmperf's solve over counts suits, whose last ``C``
+#: mixed counts of relevant items and whose seeded cuts leave a relative gap within
+#: ``COUNTS_SETTLE_SHARE`` times ``tol``, runs this many rounds before that solve: on
+#: ``make_ranking_data(10⁴, 1,000)`` from C = 21.5 up the cuts of the last C leave 1.0e-6
+#: to 1.6e-6, which 3 to 13 rounds close at a hundredth of the solve's cost (measured:
+#: docs/solvers.md, "A path over C").
+COUNTS_SETTLE_SHARE, COUNTS_SETTLE_ROUNDS = 10.0, 10
+#: The share of ``tol`` that solve aims at on a path: its cut then carries over to the
+#: next ``C``, whose seeded cuts certify it or nearly (on ``make_ranking_data(10⁴, 1,000)``
+#: each solve costs more, but five of the six points from C = 4.6 up were then certified
+#: by the rounds alone, and the path took 0.89 times as long: docs/solvers.md).
+COUNTS_PATH_AIM = 0.1
 #: Surrogate evaluations of the search along a path's start's own ray (:func:`_on_own_ray`).
 #: Where the optimum is proportional to ``C`` the search's first probe is that optimum (the
 #: stationary point of the line of the start's subgradient); prec@k-svmperf's optimum is
@@ -344,12 +356,13 @@ def _step_drift(objective: RankingObjective, tau: float, ds: np.ndarray, s: np.n
     return objective.C * float(np.abs(grad).sum()) * tau * 4.0 * eps * scale
 
 
-def _take_cut(bundle: CutStore, cut: DualCut, row_norms: np.ndarray, best_state: tuple
-              ) -> tuple:
-    """Stores a dual solve's cut and its point as the path's dual point, and returns the best
+def _take_cut(bundle: CutStore, cut: DualCut, row_norms: np.ndarray, best_state: tuple,
+              by_counts: bool = False) -> tuple:
+    """Stores a dual solve's cut and its point as the path's dual point (``by_counts``: the
+    solve over counts' point, :attr:`.cut_store.Cuts.by_counts`), and returns the best
     point's state ``(upper, best, best_s, best_oracle, exact_scores)``, moved to the cut's
     weights where their objective is lower."""
-    bundle.dual_point = cut.g
+    bundle.dual_point, bundle.by_counts = cut.g, by_counts
     bundle.add(cut.h, cut.g, cut.intercept,
                cut_rounding(cut.intercept, cut.g, None, row_norms, bundle.scores))
     if cut.value < best_state[0]:
@@ -674,7 +687,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
         searched, search_later = True, False
     bundle = CutStore(Z, capacity, patience, master, solver, solver_options, threads)
     if cuts is not None:  # (seeded at round 1: which cuts to keep needs its objective)
-        bundle.dual_point = cuts.dual_point
+        bundle.dual_point, bundle.by_counts = cuts.dual_point, cuts.by_counts
         bundle.box_faces = dict(cuts.box_faces or {})
     row_norms = objective.row_norms()
     bundle.outlying_rows = outlying_rows(row_norms)
@@ -710,6 +723,14 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     if bundle.dual_point is not None:
         # a path's last dual point is near this C's: its solve is tried early
         dual_rounds = dual_rounds | {warm_round}
+    # a path's start is near this C's optimum: its solve over counts runs at the warm round
+    # where the hinge's leaves the gap open, not after PROXIMAL_ROUND rounds; and alone,
+    # without the hinge's, where the last C's optimum mixed counts (Cuts.by_counts), which
+    # the hinge does not describe (on make_ranking_data(10⁴, 1,000) at C = 0.046 its cut's
+    # gap was 0.59): count_at is the round of that early solve
+    warm_counts = counts_suit and bundle.dual_point is not None
+    counts_first = warm_counts and bundle.by_counts
+    count_at = warm_round if warm_counts else None
     aim = _aim(tol)
     query, query_s, mu = best, best_s, 0.0
     upper, lower, gap = np.inf, -np.inf, np.inf
@@ -748,7 +769,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                 upper, best, best_s, best_oracle, exact_scores = _on_own_ray(
                     objective, (upper, best, best_s, best_oracle, exact_scores))
                 start = best  # (the rounds start there: _stalled)
-        try_dual = it in dual_rounds and dual_solves \
+        try_dual = it in dual_rounds and dual_solves and not (counts_first and count_solves) \
             and not within(upper, lower, tol, C, half_square(best)) \
             and not (failed_at_zero and not best.any() and (zero_asked or lower <= 0))
         if try_dual:
@@ -760,6 +781,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             by_sizes = sizes_suit and proximal and not applies
             try_dual = not box or applies or by_sizes
         warm = try_dual and it == warm_round and bundle.dual_point is not None
+        count_round = counts_suit and count_solves and it in dual_rounds \
+            and (it >= box_dual.PROXIMAL_ROUND or it == count_at)
         box_proximal = box and (it >= box_proximal_round or warm and early_proximal)
         # a cut the store holds already is refused, and the master's point is queried next;
         # a repeat there too means the model is exact at that point, and only the master's
@@ -771,10 +794,26 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
         # where its cut alone is within the aim, the master certifies with it and the
         # query's cut (a product with Z) is not made
         query_cut = _query_cut(objective, Z, loss, g, query_s, row_norms, bundle.scores)
-        new_cut = True if warm else _add_query_cut(bundle, query_cut, mu < 1.0)
+        mastered = None  # the master's answer, when this round needed it before its end
+        # prec@k-svmperf's dual solves at a path's start cost seconds where a master costs
+        # milliseconds: the last C's cuts with this query's are asked first; where they
+        # certify (a large C, whose optimum keeps its face along its ray) neither solve runs,
+        # and where they nearly do, the rounds have COUNTS_SETTLE_ROUNDS to finish first
+        settled_first = warm_counts and it == warm_round and (try_dual or count_round)
+        if settled_first:
+            new_cut = _add_query_cut(bundle, query_cut, mu < 1.0)
+            mastered = solve_master(bundle, C, np.inf, rows_master)
+            lower = max(lower, mastered[1])
+            if within(upper, lower, tol, C, half_square(best)):
+                try_dual = warm = count_round = False
+            elif counts_first and within(upper, lower, COUNTS_SETTLE_SHARE * tol, C,
+                                         half_square(best)):
+                count_round, count_at = False, it + COUNTS_SETTLE_ROUNDS
+                dual_rounds = dual_rounds | {count_at}
+        else:
+            new_cut = True if warm else _add_query_cut(bundle, query_cut, mu < 1.0)
         repeat_at_master = not warm and mu >= 1.0 and bundle.repeated \
             and objective.surrogate.exact_intercepts
-        mastered = None  # the master's answer, when this round needed it before its end
         hinge_cut = False  # whether this round's first solve gave a cut
         if try_dual:
             started = time.perf_counter()
@@ -811,13 +850,11 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             if warm and cut is None:
                 bundle.dual_point = None
             if cut is not None:  # a near-optimal dual point: its cut, and its weights
-                hinge_cut = True
+                hinge_cut, mastered = True, None
                 upper, best, best_s, best_oracle, exact_scores = _take_cut(
                     bundle, cut, row_norms, (upper, best, best_s, best_oracle, exact_scores))
-            if warm and (cut is None or cut.gap(C) > aim):
+            if warm and not settled_first and (cut is None or cut.gap(C) > aim):
                 new_cut = _add_query_cut(bundle, query_cut, mu < 1.0)
-        count_round = counts_suit and count_solves and it in dual_rounds \
-            and it >= box_dual.PROXIMAL_ROUND
         if count_round and hinge_cut:
             # the hinge solve's cut often certifies (a zero model): the master's bound with
             # it decides whether the solve over counts, far dearer, is needed at all
@@ -828,7 +865,9 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             # prec@k-svmperf over a few counts of relevant items, from the point of this
             # round's hinge solve if there was one; tried again while it gives cuts
             started = time.perf_counter()
-            cut = count_dual.count_dual_cut(objective, best, best_s, upper, aim, query_s,
+            cut = count_dual.count_dual_cut(objective, best, best_s, upper,
+                                           aim * (COUNTS_PATH_AIM if warm_counts else 1.0),
+                                           query_s,
                                            threads)
             stats["dual_solves"] += 1
             stats["dual_solve_seconds"] += time.perf_counter() - started
@@ -836,7 +875,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             if cut is not None:
                 mastered = None  # (a new cut: the master is solved again)
                 upper, best, best_s, best_oracle, exact_scores = _take_cut(
-                    bundle, cut, row_norms, (upper, best, best_s, best_oracle, exact_scores))
+                    bundle, cut, row_norms, (upper, best, best_s, best_oracle, exact_scores),
+                    by_counts=count_dual.mixes_counts(objective, cut.g))
         if mastered is None:
             mastered = solve_master(bundle, C, upper - lower if exact_master
                                     or repeat_at_master else np.inf, rows_master,
