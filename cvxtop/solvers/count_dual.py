@@ -144,11 +144,11 @@ def suits(objective: RankingObjective) -> bool:
 
 
 def mixes_counts(objective: RankingObjective, g: np.ndarray) -> bool:
-    """Whether the cut ``g`` of this solve's answer mixes in counts of relevant items
-    above 0: its relevant items' entries ``Σ_a λ_a (u_a⁺ − 1)`` differ by more than
-    :data:`MIXED_SPREAD`. Where they do not, the hinge (the count 0, where every relevant
-    item's entry is ``−λ_0``) describes the answer, and the box dual of
-    :mod:`.box_dual` solves it for less."""
+    """Whether the dual point ``g`` (a cut's score subgradient) mixes in counts of relevant
+    items above 0: its relevant items' entries ``Σ_a λ_a (u_a⁺ − 1)`` differ by more than
+    :data:`MIXED_SPREAD`. Where they do not (the hinge's points of :mod:`.box_dual`, whose
+    relevant entries are all −1, or an answer of this solve on the count 0 alone), the
+    hinge describes the point, and its box dual solves it for less."""
     relevant = g[objective.parts[0].bound.pos]
     return len(relevant) > 0 and bool(np.ptp(relevant) > MIXED_SPREAD)
 

@@ -95,10 +95,6 @@ class Cuts:
     #: solve reads its weights where that guess still holds; ``"missed"`` is set once a
     #: kept face's guess did not (no further face is kept then).
     box_faces: dict | None = None
-    #: Whether ``dual_point`` is an answer of prec@k-svmperf's solve over counts of relevant
-    #: items (:mod:`.count_dual`): the last ``C``'s optimum predicted relevant items, so
-    #: the next ``C`` asks that solve first rather than the hinge's (:mod:`.box_dual`).
-    by_counts: bool = False
 
     def __len__(self) -> int:
         return len(self.intercepts)
@@ -147,7 +143,6 @@ class CutStore:
         self.solver, self.options = solver, options
         self.faces = FaceCache()  # the master's last factored face, for the next master
         self.dual_point: np.ndarray | None = None  # the last dual solve's point, if any
-        self.by_counts = False  # whether that point is the solve over counts' (Cuts.by_counts)
         self.box_faces: dict = {}  # (Cuts.box_faces)
         self.last_point: tuple[np.ndarray, np.ndarray] | None = None  # (Cuts.last_point)
         self.row_ridge_misses = 0  # (master.ROW_RIDGE_MISSES)
@@ -274,7 +269,7 @@ class CutStore:
         return Cuts(key, self.scores, self.cuts[active].copy(), self.b[active].copy(),
                     self.margin[active].copy(), self.h_error[active].copy(), self.dual_point,
                     zero_loss, self.last_point, self.G[np.ix_(active, active)].copy(),
-                    dict(self.box_faces), self.by_counts)
+                    dict(self.box_faces))
 
     def seed(self, cuts: Cuts, max_rounding: float = np.inf, norm_w: float = 0.0) -> int:
         """Add the cuts of an earlier solve of the same loss (their rows, intercepts and

@@ -356,13 +356,12 @@ def _step_drift(objective: RankingObjective, tau: float, ds: np.ndarray, s: np.n
     return objective.C * float(np.abs(grad).sum()) * tau * 4.0 * eps * scale
 
 
-def _take_cut(bundle: CutStore, cut: DualCut, row_norms: np.ndarray, best_state: tuple,
-              by_counts: bool = False) -> tuple:
-    """Stores a dual solve's cut and its point as the path's dual point (``by_counts``: the
-    solve over counts' point, :attr:`.cut_store.Cuts.by_counts`), and returns the best
+def _take_cut(bundle: CutStore, cut: DualCut, row_norms: np.ndarray, best_state: tuple
+              ) -> tuple:
+    """Stores a dual solve's cut and its point as the path's dual point, and returns the best
     point's state ``(upper, best, best_s, best_oracle, exact_scores)``, moved to the cut's
     weights where their objective is lower."""
-    bundle.dual_point, bundle.by_counts = cut.g, by_counts
+    bundle.dual_point = cut.g
     bundle.add(cut.h, cut.g, cut.intercept,
                cut_rounding(cut.intercept, cut.g, None, row_norms, bundle.scores))
     if cut.value < best_state[0]:
@@ -687,7 +686,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
         searched, search_later = True, False
     bundle = CutStore(Z, capacity, patience, master, solver, solver_options, threads)
     if cuts is not None:  # (seeded at round 1: which cuts to keep needs its objective)
-        bundle.dual_point, bundle.by_counts = cuts.dual_point, cuts.by_counts
+        bundle.dual_point = cuts.dual_point
         bundle.box_faces = dict(cuts.box_faces or {})
     row_norms = objective.row_norms()
     bundle.outlying_rows = outlying_rows(row_norms)
@@ -725,11 +724,12 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
         dual_rounds = dual_rounds | {warm_round}
     # a path's start is near this C's optimum: its solve over counts runs at the warm round
     # where the hinge's leaves the gap open, not after PROXIMAL_ROUND rounds; and alone,
-    # without the hinge's, where the last C's optimum mixed counts (Cuts.by_counts), which
-    # the hinge does not describe (on make_ranking_data(10⁴, 1,000) at C = 0.046 its cut's
+    # without the hinge's, where the last C's answer mixed counts of relevant items
+    # (count_dual.mixes_counts of its dual point; the hinge's never does), which the hinge
+    # does not describe (on make_ranking_data(10⁴, 1,000) at C = 0.046 its cut's
     # gap was 0.59): count_at is the round of that early solve
     warm_counts = counts_suit and bundle.dual_point is not None
-    counts_first = warm_counts and bundle.by_counts
+    counts_first = warm_counts and count_dual.mixes_counts(objective, bundle.dual_point)
     count_at = warm_round if warm_counts else None
     aim = _aim(tol)
     query, query_s, mu = best, best_s, 0.0
@@ -875,8 +875,7 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             if cut is not None:
                 mastered = None  # (a new cut: the master is solved again)
                 upper, best, best_s, best_oracle, exact_scores = _take_cut(
-                    bundle, cut, row_norms, (upper, best, best_s, best_oracle, exact_scores),
-                    by_counts=count_dual.mixes_counts(objective, cut.g))
+                    bundle, cut, row_norms, (upper, best, best_s, best_oracle, exact_scores))
         if mastered is None:
             mastered = solve_master(bundle, C, upper - lower if exact_master
                                     or repeat_at_master else np.inf, rows_master,
