@@ -247,16 +247,21 @@ def test_the_fits_keep_their_cuts_only_for_a_warm_start():
 
 
 def test_the_next_point_starts_from_the_last_points_scores_never_from_stale_ones():
-    """A solve keeps its returned point and scores with its cuts; the next solve of the
-    path that starts there takes the scores instead of a product with Z. A start that is
-    not that point (a coefficient changed in place) gets its own product."""
+    """A solve keeps its returned point, its scores and the loss with a score subgradient
+    there with its cuts; the next solve of the path that starts there takes them instead
+    of a product with Z and an evaluation of the loss. A start that is not that point (a
+    coefficient changed in place) gets its own product."""
     from cvxtop.solvers import cutting_plane
     surrogate = surrogates.get("pap@k-avg", 20)
     objective = RankingObjective(X, Y, surrogate, 1.0)
     first = cutting_plane.solve_cutting_plane(objective, keep_cuts=True)
-    w, s = first.cuts.last_point
+    w, s, (loss, g) = first.cuts.last_point
     np.testing.assert_array_equal(w, first.coef)
     np.testing.assert_allclose(s, X @ w, rtol=1e-12, atol=1e-12)
+    own_loss, own_g = objective.loss_and_score_gradient(s)
+    assert loss == own_loss
+    np.testing.assert_array_equal(g, own_g)
+    assert first.objective == pytest.approx(0.5 * float(w @ w) + loss, rel=1e-12)
     model = TopRanker("pap@k-avg", k=20, C=1.0, warm_start=True).fit(X, Y)
     model.coef_ *= 0.5  # in place: the kept point is a copy
     model.set_params(C=2.0).fit(X, Y)

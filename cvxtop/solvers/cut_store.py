@@ -83,9 +83,10 @@ class Cuts:
     #: The loss of the zero model (:meth:`RankingObjective.zero_value`), which every solve
     #: of the loss checks its lower bound against, whatever ``C``.
     zero_loss: float | None = None
-    #: The point ``w`` the solve returned and its scores ``Z w``: the next solve of a path
-    #: starts there (``w0``) and takes the scores from here instead of a product with ``Z``.
-    last_point: tuple[np.ndarray, np.ndarray] | None = None
+    #: The point ``w`` the solve returned, its scores ``Z w``, and the loss there with a
+    #: score subgradient ``(L, g)``: the next solve of a path starts there (``w0``) and
+    #: takes them from here instead of a product with ``Z`` and an evaluation of ``L``.
+    last_point: tuple[np.ndarray, np.ndarray, tuple[float, np.ndarray]] | None = None
     #: The cuts' Gram matrix ``h_cᵀh_{c'}`` as the store computed it: it does not depend on
     #: ``C`` either, so a store seeded with the cuts takes it instead of its products with
     #: ``Z`` (two a cut where the rows are score subgradients).
@@ -144,7 +145,8 @@ class CutStore:
         self.faces = FaceCache()  # the master's last factored face, for the next master
         self.dual_point: np.ndarray | None = None  # the last dual solve's point, if any
         self.box_faces: dict = {}  # (Cuts.box_faces)
-        self.last_point: tuple[np.ndarray, np.ndarray] | None = None  # (Cuts.last_point)
+        # (Cuts.last_point)
+        self.last_point: tuple[np.ndarray, np.ndarray, tuple[float, np.ndarray]] | None = None
         self.row_ridge_misses = 0  # (master.ROW_RIDGE_MISSES)
         # whether every master tries the row-sized ridge first (master.OUTLYING_ROW)
         self.outlying_rows = False

@@ -246,21 +246,22 @@ CONTINUATION_LEVELS = 8
 
 
 def _final_bounds(objective: RankingObjective, bundle: CutStore, best: np.ndarray,
-                  best_s: np.ndarray, lower: float, upper: float, exact_scores: bool
-                  ) -> tuple[float, float, float]:
+                  best_s: np.ndarray, lower: float, upper: float, exact_scores: bool,
+                  oracle: tuple[float, np.ndarray] | None) -> tuple[float, float, float]:
     """Upper bound at ``best``: ``upper`` when it was computed on the scores ``Z @ best``
-    themselves (``exact_scores``), else recomputed from scratch (the scores were updated
-    incrementally along the line searches); the lower bound; and the relative gap. The
-    point and its scores go to the store (:attr:`.cut_store.Cuts.last_point`).
+    themselves (``exact_scores``; ``oracle``, ``L`` with a score subgradient there), else
+    recomputed from scratch (the scores were updated incrementally along the line
+    searches); the lower bound; and the relative gap. The point, its scores and the oracle
+    go to the store (:attr:`.cut_store.Cuts.last_point`).
 
     Both bounds carry floating-point rounding; a lower bound above the objective of a
     feasible point (the best one, or the zero model) by more than that would be a failed
     certificate, and is reported as such.
     """
     if not exact_scores:
-        best_s = np.asarray(objective.Z @ best).ravel()
-        upper = objective.value_at_scores(best, best_s)
-    bundle.last_point = (best.copy(), best_s.copy())  # (the caller may change its coef)
+        upper, best_s, oracle = _at_own_scores(objective, objective.Z, best)
+    # (copies: the caller may change its coef)
+    bundle.last_point = (best.copy(), best_s.copy(), (oracle[0], oracle[1].copy()))
     zero = objective.zero_value()  # a feasible objective the bound must not pass
     slack = 1e-12 * max(abs(upper), 1.0)
     if lower > min(upper, zero) + slack:
@@ -689,12 +690,15 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
         bundle.dual_point = cuts.dual_point
         bundle.box_faces = dict(cuts.box_faces or {})
     row_norms = objective.row_norms()
-    bundle.outlying_rows = outlying_rows(row_norms)
+    bundle.outlying_rows = objective.derived("outlying_rows", lambda: outlying_rows(row_norms))
+    known_oracle = None  # L with a score subgradient at the start, where already known
     if w0 is None:  # the zero model's scores need no product
         best, best_s = np.zeros(d), np.zeros(Z.shape[0])
     elif cuts is not None and cuts.last_point is not None \
-            and np.array_equal(cuts.last_point[0], w0):  # a path's last point: no product
+            and np.array_equal(cuts.last_point[0], w0):
+        # a path's last point: no product, and no evaluation of the loss (not of C)
         best, best_s = cuts.last_point[0].copy(), cuts.last_point[1].copy()
+        known_oracle = cuts.last_point[2]
     else:
         best = np.asarray(w0, dtype=np.float64).copy()
         best_s = np.asarray(Z @ best).ravel()
@@ -751,7 +755,8 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
     best_oracle = None  # L and a score subgradient at the best point, once known
     half_gap = np.inf  # the relative gap halfway through max_iter (STALLED_FALL)
     for it in range(1, max_iter + 1):
-        loss, g = objective.loss_and_score_gradient(query_s)
+        loss, g = objective.loss_and_score_gradient(query_s) if it > 1 or known_oracle is None \
+            else (known_oracle[0], known_oracle[1].copy())
         if it == 1 and objective.zero_loss is None and not query.any():
             objective.zero_loss = loss  # (the zero model's, for the final bounds)
         value = 0.5 * float(query @ query) + C * loss
@@ -882,10 +887,11 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
                                     repeat_at_master)
         w_c, bound = mastered
         lower = max(lower, bound)
-        s_c = Z @ w_c
+        s_c = None  # the master point's scores, once needed (a round that certifies does not)
         if search_later and bundle.used * bundle.row >= SEARCH_STORE_RATIO * Z.shape[0]:
             searched, search_later = True, False
         if searched:
+            s_c = Z @ w_c
             upper, best, best_s, best_oracle, exact_scores = _searched(
                 objective, (upper, best, best_s, best_oracle, exact_scores), w_c - best,
                 s_c - best_s, tolerance=share * (upper - lower),
@@ -948,14 +954,14 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             exact_scores, gap = True, relative_gap(upper, lower, C, half_square(best))
         if gap <= tol:
             upper, lower, gap = _final_bounds(objective, bundle, best, best_s, lower, upper,
-                                              exact_scores)
+                                              exact_scores, best_oracle)
             return bundle, SolveResult(
                 coef=best, objective=upper, status="optimal", method="cutting-plane",
                 n_iter=it, lower_bound=lower, gap=gap,
                 message=f"certified relative gap {gap:.2e} after {it} rounds", stats=stats)
         if stop is not None and stop(upper, lower):
             upper, lower, gap = _final_bounds(objective, bundle, best, best_s, lower, upper,
-                                              exact_scores)
+                                              exact_scores, best_oracle)
             return bundle, SolveResult(
                 coef=best, objective=upper, status="converged", method="cutting-plane",
                 n_iter=it, lower_bound=lower, gap=gap,
@@ -967,9 +973,9 @@ def _cutting_plane(objective: RankingObjective, *, threads: ProductThreads, tol:
             return bundle, it
         mu = step_fraction if new_cut else 1.0
         query = best + mu * (w_c - best)
-        query_s = best_s + mu * (s_c - best_s)
+        query_s = best_s + mu * ((Z @ w_c if s_c is None else s_c) - best_s)
     upper, lower, gap = _final_bounds(objective, bundle, best, best_s, lower, upper,
-                                      exact_scores)
+                                      exact_scores, best_oracle)
     message = f"cutting plane stopped after {max_iter} rounds with relative gap {gap:.2e}"
     alpha = C * bundle.lam
     rounding = rounding_allowance(bundle, alpha) / gap_scale(upper, C, half_square(best))
