@@ -325,12 +325,15 @@ class _Problem:
         self.h = np.zeros(self.layout.n_c)
         self.h[self.layout.blocks_c["c6"]] = -self.layout.f_all
 
-    def G(self, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    def G(self, x: np.ndarray, out: np.ndarray | None = None,
+          scores: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         """``G x``, into ``out`` if given (the items' blocks are written in place: at
-        thousands of items their temporaries cost more than the arithmetic)."""
+        thousands of items their temporaries cost more than the arithmetic); ``scores``:
+        the relevant and irrelevant items' scores of ``x``'s ``w`` where known (else a
+        product with ``Z``)."""
         lay = self.layout
         w, t = x[:self.d], x[self.d]
-        s_pos, s_neg = self.items.scores(w)
+        s_pos, s_neg = self.items.scores(w) if scores is None else scores
         out = np.empty(lay.n_c) if out is None else out
         out[0] = -t
         sigma, psi, eta = lay.block(x, "sigma"), lay.block(x, "psi"), lay.block(x, "eta")
@@ -370,9 +373,10 @@ class _Problem:
         out[self.d] = -z[0] - z1.sum()
         return out
 
-    def hessian_times(self, x: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        """``(P + Gᵀ W G) x``."""
-        out = self.GT(weights * self.G(x))
+    def hessian_times(self, x: np.ndarray, weights: np.ndarray,
+                      scores: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        """``(P + Gᵀ W G) x`` (``scores``: as for :meth:`G`)."""
+        out = self.GT(weights * self.G(x, scores=scores))
         out[:self.d] += x[:self.d]
         return out
 
@@ -561,15 +565,13 @@ class _Newton:
         self.W0 = weights[0]
         self.W1 = lay.block(weights, "c1").copy()
 
-    def _inner(self, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``M'⁻¹ r`` for the system without the ``t >= φ_a`` rows, on the unknowns but
-        ``t`` (``r[d]`` is ignored and the answer's ``t`` is 0), with the small system's
-        solution; for the rows of a 2-D ``r`` at once (one product with ``Z`` each way for
-        all of them)."""
+    def _small(self, R: np.ndarray) -> np.ndarray:
+        """The small system's solutions (rows) for the rows of ``R``: with
+        :meth:`_unknowns`, ``M'⁻¹ R`` for the system without the ``t >= φ_a`` rows, on the
+        unknowns but ``t`` (``R[:, d]`` is ignored); one product with ``Z`` for all rows."""
         problem = self.problem
         lay, d = problem.layout, problem.d
         J = len(lay.counts)
-        R = np.atleast_2d(r)
         rhs = np.zeros((len(R), self.small))
         q_pos = lay.block(R, "xi") * self.c2
         q_neg = lay.block(R, "eta") * self.c4
@@ -578,13 +580,14 @@ class _Newton:
         rhs[:, d + 2 * J:] = lay.block(R, "psi")
         rhs[:, :d] = R[:, :d] + problem.items.back(np.hstack([q_pos.sum(axis=1),
                                                               q_neg.sum(axis=1)]))
-        small = self.factor.solve(rhs.T).T
-        out = self._unknowns(R, small)
-        return (out[0] if r.ndim == 1 else out), small
+        return self.factor.solve(rhs.T).T
 
-    def _unknowns(self, R: np.ndarray, small: np.ndarray) -> np.ndarray:
+    def _unknowns(self, R: np.ndarray, small: np.ndarray
+                  ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
         """The unknowns of ``M'⁻¹R`` (rows of ``R``) from the small system's solutions
-        ``small`` (rows): ``w``, ``ρ``, ``σ``, ``ψ``, and the items' by elimination."""
+        ``small`` (rows): ``w``, ``ρ``, ``σ``, ``ψ``, and the items' by elimination; with
+        the relevant and irrelevant items' scores of each row's ``w`` (columns). Linear in
+        ``R`` and ``small`` together, so a difference of two images is one call."""
         problem, weights = self.problem, self.weights
         lay, d = problem.layout, problem.d
         J = len(lay.counts)
@@ -602,14 +605,14 @@ class _Newton:
         xi = (lay.block(R, "xi") + W2 * (s_pos.T[:, None, :] - rho[:, :, None])) / self.e2
         out[:, lay.blocks_x["eta"]] = eta.reshape(len(out), -1)
         out[:, lay.blocks_x["xi"]] = xi.reshape(len(out), -1)
-        return out
+        return out, (s_pos, s_neg)
 
-    def _once(self, r: np.ndarray) -> np.ndarray:
+    def _once(self, r: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
         J, d = len(self.W1), self.problem.d
         lay = self.problem.layout
-        y, small = self._inner(r)
-        # each row's product with y: its small right side's, and its items' own terms
-        products = small[0] @ self.V + (lay.block(r, "eta") / self.e4).sum(axis=1)
+        small = self._small(r[None, :])[0]
+        # each row's product with M'⁻¹r: its small right side's, and its items' own terms
+        products = small @ self.V + (lay.block(r, "eta") / self.e4).sum(axis=1)
         products[lay.ranked] += (lay.block(r, "xi") / self.e2).sum(axis=1)
         bordered = np.zeros((J + 1, J + 1))
         bordered[:J, :J] = self.border + np.diag(1.0 / self.W1)
@@ -617,7 +620,8 @@ class _Newton:
         bordered[J, :J] = -1.0
         bordered[J, J] = self.W0
         solution = np.linalg.solve(bordered, np.r_[products, r[d]])
-        # y − Σ_j solution_j M'⁻¹row_j, the rows' images from their small solutions K⁻¹v_j
+        # M'⁻¹r − Σ_j solution_j M'⁻¹row_j, the rows' images from their small solutions
+        # K⁻¹v_j: one image of r − Σ_j solution_j row_j (one product with Z for its scores)
         multipliers = solution[:J]
         rows = np.zeros(lay.n_x)
         rows[:d] = -self.problem.p * float(multipliers @ lay.leaving)
@@ -625,16 +629,28 @@ class _Newton:
         lay.block(rows, "eta")[:] = multipliers[:, None]
         rows[lay.blocks_x["rho"]] = lay.a[lay.ranked] * multipliers[lay.ranked]
         lay.block(rows, "xi")[:] = multipliers[lay.ranked][:, None]
-        out = y - self._unknowns(rows[None, :], (self.KV @ multipliers)[None, :])[0]
+        out, (s_pos, s_neg) = self._unknowns((r - rows)[None, :],
+                                             (small - self.KV @ multipliers)[None, :])
+        out = out[0]
         out[d] = solution[J]
-        return out
+        return out, (s_pos[:, 0], s_neg[:, 0])
 
     def solve(self, r: np.ndarray) -> np.ndarray:
         """``Δx``, refined :data:`REFINEMENTS` times against the whole system."""
-        dx = self._once(r)
+        return self.solve_with_scores(r)[0]
+
+    def solve_with_scores(self, r: np.ndarray
+                          ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+        """:meth:`solve`'s ``Δx`` with the relevant and irrelevant items' scores of its
+        ``w``: the sums of its parts' (each solve's image comes with them), so that the
+        refinements' products and the caller's ``G Δx`` need no product with ``Z``."""
+        dx, (s_pos, s_neg) = self._once(r)
         for _ in range(REFINEMENTS):
-            dx += self._once(r - self.problem.hessian_times(dx, self.weights))
-        return dx
+            step, (more_pos, more_neg) = self._once(
+                r - self.problem.hessian_times(dx, self.weights, (s_pos, s_neg)))
+            dx += step
+            s_pos, s_neg = s_pos + more_pos, s_neg + more_neg
+        return dx, (s_pos, s_neg)
 
 
 def _step_to_boundary(v: np.ndarray, dv: np.ndarray, work: np.ndarray) -> float:
@@ -853,9 +869,9 @@ def _steps(objective: RankingObjective, counts: list[int], start: np.ndarray,
             # temporaries go into the buffers of _Work; Δs and Δz are new arrays, as a
             # corrector's direction may be kept beside the last one
             scaled = np.divide(complementarity, s, out=work.scaled)
-            dx = newton.solve(-dual - problem.GT(np.subtract(weighted_primal, scaled,
-                                                             out=work.rhs)))
-            dz = problem.G(dx)
+            dx, scores = newton.solve_with_scores(
+                -dual - problem.GT(np.subtract(weighted_primal, scaled, out=work.rhs)))
+            dz = problem.G(dx, scores=scores)
             dz += primal
             dz *= newton.weights
             dz -= scaled
