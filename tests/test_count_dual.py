@@ -368,6 +368,54 @@ def test_a_solve_whose_newton_matrices_keep_failing_ends_after_a_few_lu_steps(mo
     assert len(built) == count_dual.LU_STEPS + 1
 
 
+def test_a_solve_goes_past_its_steps_only_while_its_own_gap_closes():
+    """``_closing``: at least the share ``1 − CLOSING`` of the solve's own gap closed over
+    the last ``CLOSING_STEPS`` steps, never from a step without a bound."""
+    window = count_dual.CLOSING_STEPS
+    falling = [2.0 ** -i for i in range(window + 1)]
+    assert count_dual._closing(falling)
+    assert not count_dual._closing(falling[1:])  # (too few steps to tell)
+    assert not count_dual._closing([1.0] * (window + 1))
+    assert not count_dual._closing([1.0] + [1.0 * count_dual.CLOSING * 1.01] * window)
+    assert not count_dual._closing([np.inf] * window + [1.0])
+
+
+@pytest.mark.parametrize("closing", [False, True])
+def test_the_steps_beyond_the_limit_follow_the_closing_rule(closing, monkeypatch):
+    """With the rule saying no, a solve that does not reach ``tol`` stops at ``steps``;
+    saying yes, it takes up to ``EXTRA_STEPS`` more (tol = 0 is never reached, and the bound
+    stays more than ``EXTEND_FROM`` times it short)."""
+    objective, X, y = wide_problem(False, 0.1)
+    monkeypatch.setattr(count_dual, "_closing", lambda gaps: closing)
+    monkeypatch.setattr(count_dual, "EXTRA_STEPS", 3)
+    built = []
+    newton = count_dual._Newton
+    monkeypatch.setattr(count_dual, "_Newton", lambda *args: built.append(1) or newton(*args))
+    counts = list(range(int(y.sum()) + 1))
+    count_dual._interior_point(objective, counts, np.zeros(X.shape[1]), 1e300, 0.0, steps=5)
+    assert len(built) == (8 if closing else 5)
+
+
+def test_no_steps_beyond_the_limit_once_the_bound_is_near_the_best_objective(monkeypatch):
+    """A bound within ``EXTEND_FROM`` times ``tol`` of the best objective takes no extra
+    steps, however fast the gap closes. Over the count 0 alone the bound stops short of the
+    cut's objective (the whole loss at its point) by a relative ``gap``; a ``tol`` of a
+    fifth of it is never reached, and ``EXTEND_FROM`` times it covers the gap once the solve
+    has converged."""
+    objective, X, y = wide_problem(False, 0.1)
+    start = np.zeros(X.shape[1])
+    cut, lower = count_dual._interior_point(objective, [0], start, np.inf, 1e-12)
+    gap = (cut.value - lower) / cut.value
+    assert gap > 1e-6
+    monkeypatch.setattr(count_dual, "_closing", lambda gaps: True)
+    monkeypatch.setattr(count_dual, "EXTRA_STEPS", 3)
+    built = []
+    newton = count_dual._Newton
+    monkeypatch.setattr(count_dual, "_Newton", lambda *args: built.append(1) or newton(*args))
+    count_dual._interior_point(objective, [0], start, np.inf, gap / 5, steps=40)
+    assert len(built) == 40
+
+
 def test_an_answer_mixes_counts_where_its_relevant_entries_differ():
     """The hinge's answer (count 0) gives every relevant item the entry ``−λ_0``; a count
     above 0 lifts some of them: only then does the answer mix counts."""
