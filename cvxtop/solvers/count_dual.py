@@ -782,8 +782,8 @@ def count_dual_cut(objective: RankingObjective, best: np.ndarray, best_scores: n
     point's steps, the cut with the highest lower bound, its point the better of its own and
     the interior point's. A solve's steps end once that bound is within ``tol`` of the best
     objective seen, after :data:`STEPS` (:data:`ALL_COUNTS_STEPS` over every count) unless
-    its own gap still closes (then up to :data:`EXTRA_STEPS` more), or when a step
-    fails.
+    its own gap still closes and the bound is more than :data:`EXTEND_FROM` times ``tol``
+    short (then up to :data:`EXTRA_STEPS` more), or when a step fails.
     ``None`` if no step gave a cut. ``threads``: the solve's product threads
     (:mod:`.parallel_products`), which share each step's products with ``Z``."""
     bound = objective.parts[0].bound
@@ -833,7 +833,8 @@ def _interior_point(objective: RankingObjective, counts: list[int], start: np.nd
                     steps: int = STEPS) -> tuple[DualCut | None, float]:
     """The interior point's best cut over these counts and its lower bound, after at most
     ``steps`` steps, or :data:`EXTRA_STEPS` more while its own gap closes
-    (:func:`_closing`). A step whose
+    (:func:`_closing`) and the bound is more than :data:`EXTEND_FROM` times ``tol`` short.
+    A step whose
     weights or direction overflow (slacks far below their duals in a solve that has lost
     its way: sparse 2,000 × 2,000 at C = 1, ``benchmarks/sparse_defaults.py``) ends the
     solve with the best cut so far, and numpy's warnings of it stay here."""
