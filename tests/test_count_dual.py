@@ -383,37 +383,30 @@ def test_a_solve_goes_past_its_steps_only_while_its_own_gap_closes():
 @pytest.mark.parametrize("closing", [False, True])
 def test_the_steps_beyond_the_limit_follow_the_closing_rule(closing, monkeypatch):
     """With the rule saying no, a solve that does not reach ``tol`` stops at ``steps``;
-    saying yes, it takes up to ``EXTRA_STEPS`` more (tol = 0 is never reached, and the bound
-    stays more than ``EXTEND_FROM`` times it short)."""
+    saying yes, it takes up to ``EXTRA_STEPS`` more (tol = 0 is never reached)."""
     objective, X, y = wide_problem(False, 0.1)
-    monkeypatch.setattr(count_dual, "_closing", lambda gaps: closing)
+    monkeypatch.setattr(count_dual, "_extends", lambda *args: closing)
     monkeypatch.setattr(count_dual, "EXTRA_STEPS", 3)
     built = []
     newton = count_dual._Newton
     monkeypatch.setattr(count_dual, "_Newton", lambda *args: built.append(1) or newton(*args))
     counts = list(range(int(y.sum()) + 1))
-    count_dual._interior_point(objective, counts, np.zeros(X.shape[1]), 1e300, 0.0, steps=5)
+    count_dual._interior_point(objective, counts, np.zeros(X.shape[1]), np.inf, 0.0, steps=5)
     assert len(built) == (8 if closing else 5)
 
 
-def test_no_steps_beyond_the_limit_once_the_bound_is_near_the_best_objective(monkeypatch):
-    """A bound within ``EXTEND_FROM`` times ``tol`` of the best objective takes no extra
-    steps, however fast the gap closes. Over the count 0 alone the bound stops short of the
-    cut's objective (the whole loss at its point) by a relative ``gap``; a ``tol`` of a
-    fifth of it is never reached, and ``EXTEND_FROM`` times it covers the gap once the solve
-    has converged."""
-    objective, X, y = wide_problem(False, 0.1)
-    start = np.zeros(X.shape[1])
-    cut, lower = count_dual._interior_point(objective, [0], start, np.inf, 1e-12)
-    gap = (cut.value - lower) / cut.value
-    assert gap > 1e-6
-    monkeypatch.setattr(count_dual, "_closing", lambda gaps: True)
-    monkeypatch.setattr(count_dual, "EXTRA_STEPS", 3)
-    built = []
-    newton = count_dual._Newton
-    monkeypatch.setattr(count_dual, "_Newton", lambda *args: built.append(1) or newton(*args))
-    count_dual._interior_point(objective, [0], start, np.inf, gap / 5, steps=40)
-    assert len(built) == 40
+def test_no_steps_beyond_the_limit_once_the_bound_is_near_the_best_objective():
+    """``_extends``: a closing gap takes another step only while the bound is more than
+    ``EXTEND_FROM`` times ``tol`` short of the best objective (relative to it), and a
+    bound not yet known (−∞) is short of any."""
+    window = count_dual.CLOSING_STEPS
+    closing = [2.0 ** -i for i in range(window + 1)]
+    tol, upper = 1e-6, 100.0
+    near = upper * count_dual.EXTEND_FROM * tol
+    assert count_dual._extends(closing, upper, upper - 1.01 * near, tol)
+    assert not count_dual._extends(closing, upper, upper - 0.99 * near, tol)
+    assert count_dual._extends(closing, upper, -np.inf, tol)
+    assert not count_dual._extends([1.0] * (window + 1), upper, -np.inf, tol)
 
 
 def test_an_answer_mixes_counts_where_its_relevant_entries_differ():

@@ -678,6 +678,13 @@ def _closing(gaps: list[float]) -> bool:
     return bool(np.isfinite(then) and gaps[-1] <= CLOSING * then)
 
 
+def _extends(gaps: list[float], upper: float, lower: float, tol: float) -> bool:
+    """Whether a solve past its steps takes another: its own gaps still close
+    (:func:`_closing`) and its bound ``lower`` is more than :data:`EXTEND_FROM` times
+    ``tol`` short of the best objective ``upper`` (relative to it)."""
+    return _closing(gaps) and upper - lower > EXTEND_FROM * tol * max(abs(upper), 1e-300)
+
+
 def _step_to_boundary(v: np.ndarray, dv: np.ndarray, work: np.ndarray) -> float:
     """The longest step ``α`` with ``v + α·dv >= 0`` for ``v > 0``: ``1/max(−dv/v)``, one
     division into ``work`` (a buffer of the vectors' length) and one maximum, where
@@ -832,8 +839,8 @@ def _interior_point(objective: RankingObjective, counts: list[int], start: np.nd
                     upper: float, tol: float, items: _Items | None = None,
                     steps: int = STEPS) -> tuple[DualCut | None, float]:
     """The interior point's best cut over these counts and its lower bound, after at most
-    ``steps`` steps, or :data:`EXTRA_STEPS` more while its own gap closes
-    (:func:`_closing`) and the bound is more than :data:`EXTEND_FROM` times ``tol`` short.
+    ``steps`` steps, or :data:`EXTRA_STEPS` more while its own gap closes and the bound is
+    more than :data:`EXTEND_FROM` times ``tol`` short (:func:`_extends`).
     A step whose
     weights or direction overflow (slacks far below their duals in a solve that has lost
     its way: sparse 2,000 × 2,000 at C = 1, ``benchmarks/sparse_defaults.py``) ends the
@@ -884,8 +891,7 @@ def _steps(objective: RankingObjective, counts: list[int], start: np.ndarray,
                 if upper - best_lower <= tol * max(abs(upper), 1e-300):
                     break
         gaps.append(value - best_lower)
-        if step >= steps and not (_closing(gaps) and upper - best_lower
-                                  > EXTEND_FROM * tol * max(abs(upper), 1e-300)):
+        if step >= steps and not _extends(gaps, upper, best_lower, tol):
             break
         try:
             newton = _Newton(problem, z / s)
