@@ -111,6 +111,8 @@ MAX_ENTRIES = 20_000_000
 #: the extra steps (docs/solvers.md, "Steps beyond 80 while the solve's own gap closes").
 #: A solve that has stalled still ends at ``STEPS``.
 STEPS, EXTRA_STEPS = 80, 80
+#: The share of its own gap a solve past :data:`STEPS` keeps at most after
+#: ``CLOSING_STEPS`` steps to take another (:func:`_closing`).
 CLOSING, CLOSING_STEPS = 0.75, 10
 #: The extra steps are taken only while the bound is more than this many times ``tol``
 #: short of the best objective (relative to it): a cut about that close leaves the rounds
@@ -669,6 +671,12 @@ class _Newton:
         return dx, (s_pos, s_neg)
 
 
+def _short(upper: float, lower: float, share: float) -> bool:
+    """Whether the bound ``lower`` is more than ``share`` of the best objective ``upper``
+    (of its size, at least 1e-300) below it."""
+    return upper - lower > share * max(abs(upper), 1e-300)
+
+
 def _closing(gaps: list[float]) -> bool:
     """Whether the solve's own gaps (one a step: its objective less its best lower bound)
     fell by at least the share ``1 − CLOSING`` over the last :data:`CLOSING_STEPS` steps."""
@@ -682,7 +690,7 @@ def _extends(gaps: list[float], upper: float, lower: float, tol: float) -> bool:
     """Whether a solve past its steps takes another: its own gaps still close
     (:func:`_closing`) and its bound ``lower`` is more than :data:`EXTEND_FROM` times
     ``tol`` short of the best objective ``upper`` (relative to it)."""
-    return _closing(gaps) and upper - lower > EXTEND_FROM * tol * max(abs(upper), 1e-300)
+    return _closing(gaps) and _short(upper, lower, EXTEND_FROM * tol)
 
 
 def _step_to_boundary(v: np.ndarray, dv: np.ndarray, work: np.ndarray) -> float:
@@ -805,7 +813,7 @@ def count_dual_cut(objective: RankingObjective, best: np.ndarray, best_scores: n
     best_cut, best_lower = None, -np.inf
 
     def gap_open() -> bool:
-        return upper - best_lower > tol * max(abs(upper), 1e-300)
+        return _short(upper, best_lower, tol)
 
     for attempt in range(REPEATS):
         fresh = _highest(scores, bound)
@@ -840,8 +848,7 @@ def _interior_point(objective: RankingObjective, counts: list[int], start: np.nd
                     steps: int = STEPS) -> tuple[DualCut | None, float]:
     """The interior point's best cut over these counts and its lower bound, after at most
     ``steps`` steps, or :data:`EXTRA_STEPS` more while its own gap closes and the bound is
-    more than :data:`EXTEND_FROM` times ``tol`` short (:func:`_extends`).
-    A step whose
+    more than :data:`EXTEND_FROM` times ``tol`` short (:func:`_extends`). A step whose
     weights or direction overflow (slacks far below their duals in a solve that has lost
     its way: sparse 2,000 × 2,000 at C = 1, ``benchmarks/sparse_defaults.py``) ends the
     solve with the best cut so far, and numpy's warnings of it stay here."""
@@ -888,7 +895,7 @@ def _steps(objective: RankingObjective, counts: list[int], start: np.ndarray,
                 if lower > best_lower:
                     best_cut, best_lower = cut, lower
                 upper = min(upper, cut.value)
-                if upper - best_lower <= tol * max(abs(upper), 1e-300):
+                if not _short(upper, best_lower, tol):
                     break
         gaps.append(value - best_lower)
         if step >= steps and not _extends(gaps, upper, best_lower, tol):
