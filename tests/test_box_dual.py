@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import sparse
 
 from cvxtop import TopRanker, reference, surrogates
@@ -909,12 +911,9 @@ def _face_case(case: str) -> tuple[np.ndarray, np.ndarray, str, float, tuple[flo
     return X, y, "prec@k-struct", 0.25, (0.3, 1.0)
 
 
-@pytest.mark.parametrize("case", ["struct", "pap", "hinge"])
-def test_a_guess_that_holds_is_solved_once_for_every_c(case, monkeypatch):
-    """From a path's last dual point, a next C whose optimum keeps that guess has its
-    systems solved once for every C (p + q/C − (θ/C)·r): at a third C of the same objective
-    the cut comes off them, certified, with no system solved, and equals the steps' answer
-    there."""
+def _face_start(case: str) -> tuple:
+    """A ``_face_case``'s data, surrogate, k, values of C, and the dual point of a path's
+    solve at the first C, with a box solve from it at a given objective and faces."""
     X, y, name, k, (C1, C2) = _face_case(case)
     first = solve_cutting_plane(RankingObjective(X, y, surrogates.get(name, k), C1),
                                 tol=1e-10, keep_cuts=True)
@@ -925,14 +924,29 @@ def test_a_guess_that_holds_is_solved_once_for_every_c(case, monkeypatch):
         return box_dual.box_dual_cut(objective, np.zeros(len(y)), start, 1e-8, False, start,
                                      faces)
 
+    return X, y, name, k, C2, cut_at
+
+
+def _counting_systems(patch) -> list:
+    """The arguments of every ``_TiedSystem`` made while ``patch`` holds."""
+    systems, solver = [], box_dual._TiedSystem
+    patch.setattr(box_dual, "_TiedSystem",
+                  lambda *args, **kw: systems.append(args) or solver(*args, **kw))
+    return systems
+
+
+@pytest.mark.parametrize("case", ["pap", "hinge"])
+def test_a_guess_that_holds_is_solved_once_for_every_c(case, monkeypatch):
+    """From a path's last dual point, a next C whose optimum keeps that guess has its
+    systems solved once for every C (p + q/C − (θ/C)·r): at a third C of the same objective
+    the cut comes off them, certified, with no system solved, and equals the steps' answer
+    there."""
+    X, y, name, k, C2, cut_at = _face_start(case)
     objective, faces = RankingObjective(X, y, surrogates.get(name, k), C2), {}
     assert cut_at(objective, faces).gap(C2) <= 1e-8
     assert "last" in faces
-    systems = []
-    solver = box_dual._TiedSystem
     with monkeypatch.context() as patch:
-        patch.setattr(box_dual, "_TiedSystem",
-                      lambda *args, **kw: systems.append(args) or solver(*args, **kw))
+        systems = _counting_systems(patch)
         objective.C = 3 * C2
         by_face = cut_at(objective, faces)
     assert by_face is not None and by_face.gap(objective.C) <= 1e-8 and not systems
@@ -940,13 +954,29 @@ def test_a_guess_that_holds_is_solved_once_for_every_c(case, monkeypatch):
     np.testing.assert_allclose(by_face.g, by_steps.g, atol=1e-6 * np.abs(by_face.g).max())
 
 
-def _struct_face_kept() -> tuple:
-    """A struct path's solves at C = 0.3 and 1.0, whose guess holds between them: the
-    data, the objective (at C = 1.0) and the second solve, whose cuts keep its face."""
+def test_an_equality_keeps_no_face_and_solves_a_guess_that_holds_in_one_system(monkeypatch):
+    """prec@k-struct's sum is an equality: where its guess holds from one C to the next,
+    no face is kept, and the next C's steps from the last answer solve that guess's one
+    system on the plane of the sum, certified."""
+    X, y, name, k, C2, cut_at = _face_start("struct")
+    objective, faces = RankingObjective(X, y, surrogates.get(name, k), C2), {}
+    assert cut_at(objective, faces).gap(C2) <= 1e-8
+    assert "last" not in faces
+    with monkeypatch.context() as patch:
+        systems = _counting_systems(patch)
+        objective.C = 1.001 * C2
+        cut = cut_at(objective, faces)
+    assert cut is not None and cut.gap(objective.C) <= 1e-8 and len(systems) == 1
+    assert "last" not in faces
+
+
+def _pap_face_kept() -> tuple:
+    """A pAp@k-avg path's solves at C = 1 and 100, whose guess holds between them: the
+    data, the objective (at C = 100) and the second solve, whose cuts keep its face."""
     X, y = make_sparse_ranking_data(1000, 3000, density=0.01, noise=0.5, random_state=0)
-    objective = RankingObjective(X, y, surrogates.get("prec@k-struct", 0.25), 0.3)
+    objective = RankingObjective(X, y, surrogates.get("pap@k-avg", 10), 1.0)
     result = solve_cutting_plane(objective, tol=1e-8, keep_cuts=True)
-    objective.C = 1.0  # the same guess: its face is kept
+    objective.C = 100.0  # the same guess: its face is kept
     result = solve_cutting_plane(objective, tol=1e-8, keep_cuts=True, cuts=result.cuts,
                                  w0=result.coef)
     return X, y, objective, result
@@ -956,7 +986,7 @@ def test_a_kept_guess_that_is_no_longer_optimal_falls_back_to_the_steps(monkeypa
     """Where the kept face's guess is not this C's optimal one, its cut is not taken (its
     gap is above the aim) and the steps solve from the same guess, to the cold fit's
     optimum."""
-    X, y, objective, result = _struct_face_kept()
+    X, y, objective, result = _pap_face_kept()
     assert "last" in result.cuts.box_faces
     faces, steps = [], []
     face_cut, solve = box_dual._face_cut, box_dual._box_sum_weights
@@ -964,9 +994,9 @@ def test_a_kept_guess_that_is_no_longer_optimal_falls_back_to_the_steps(monkeypa
                         lambda *args: faces.append(face_cut(*args)) or faces[-1])
     monkeypatch.setattr(box_dual, "_box_sum_weights",
                         lambda *args, **kw: steps.append(1) or solve(*args, **kw))
-    objective.C = 0.01  # another guess (212 tied items instead of 78)
+    objective.C = 1e4  # another guess
     path = solve_cutting_plane(objective, tol=1e-8, cuts=result.cuts, w0=result.coef)
-    cold = solve_cutting_plane(RankingObjective(X, y, objective.surrogate, 0.01), tol=1e-8)
+    cold = solve_cutting_plane(RankingObjective(X, y, objective.surrogate, 1e4), tol=1e-8)
     assert [cut for cut, _ in faces] == [None] and steps
     assert path.status == "optimal"
     assert path.objective == pytest.approx(cold.objective, rel=2e-8)
@@ -976,9 +1006,9 @@ def test_a_missed_face_ends_the_faces_of_the_path(monkeypatch):
     """Once a kept face's guess misses, the path's faces say so, and a later guess that
     holds from one C to the next is not solved for every C (its three solves would not
     pay where this loss's guesses change)."""
-    _, _, objective, result = _struct_face_kept()
+    _, _, objective, result = _pap_face_kept()
     kept = result.cuts.box_faces["last"]
-    objective.C = 0.01  # another guess: the face misses
+    objective.C = 1e4  # another guess: the face misses
     result = solve_cutting_plane(objective, tol=1e-8, keep_cuts=True, cuts=result.cuts,
                                  w0=result.coef)
     assert result.cuts.box_faces.get("missed") and result.cuts.box_faces["last"] is kept
@@ -986,7 +1016,10 @@ def test_a_missed_face_ends_the_faces_of_the_path(monkeypatch):
     keep = box_dual._keep_face
     monkeypatch.setattr(box_dual, "_keep_face",
                         lambda *args: solves.append(1) or keep(*args))
-    for C in (0.0101, 0.0102):  # a guess that holds: the steps end where they start
+    # (here the kept face's guess holds at larger C, and its weights miss by their
+    # accuracy; without it the steps' guess holds, and would be kept)
+    monkeypatch.setattr(box_dual, "_kept_face", lambda *args: None)
+    for C in (1.01e4, 1.02e4):
         objective.C = C
         result = solve_cutting_plane(objective, tol=1e-8, keep_cuts=True, cuts=result.cuts,
                                      w0=result.coef)
@@ -1040,3 +1073,13 @@ def test_a_face_starts_its_solves_from_the_last_faces_on_the_items_both_tie():
     other[0] = True
     assert not np.any(box_dual._face_starts(last, other, new_tied))
     assert not np.any(box_dual._face_starts(None, at_one, new_tied))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 1.0, 0.1, 1 / 3, 1e-17, 0.999999999, -0.5, 2.5, 1e16]),
+                max_size=60))
+def test_the_exact_sum_is_fsum(entries):
+    """``_exact_sum`` counts the ones and sums the rest exactly: the float of ``math.fsum``
+    over every entry, bit for bit (entries of a box's answer, and others)."""
+    v = np.array(entries, dtype=np.float64)
+    assert box_dual._exact_sum(v) == math.fsum(v)

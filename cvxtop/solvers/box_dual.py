@@ -459,6 +459,14 @@ def _squared_norm(problem: "_BoxProblem") -> float:
     return float(np.einsum("ij,ij->", Z, Z) if _factored(Z) else _row_squares(Z).sum())
 
 
+def _exact_sum(v: np.ndarray) -> float:
+    """``math.fsum(v)``, the same float (the correctly rounded sum), with the entries equal
+    to 1 counted and only those neither 0 nor 1 summed: an answer of a box has most of its
+    weights at a bound, and ``fsum`` walks every entry in Python."""
+    rest = v[(v != 0.0) & (v != 1.0)]
+    return math.fsum(np.append(float(np.count_nonzero(v == 1.0)), rest))
+
+
 def _onto_box_sum(v: np.ndarray, k: int, equality: bool) -> np.ndarray:
     """``v`` clipped to ``[0, 1]``, its sum then brought to ``k`` (``equality``: scaled down
     from above, raised towards 1 from below; a point of the box with ``Σv = k`` up to
@@ -466,13 +474,13 @@ def _onto_box_sum(v: np.ndarray, k: int, equality: bool) -> np.ndarray:
     towards 1: a point of ``Q``, so that its cut is valid, where the solve's ``Σv = k`` is
     only as exact as its floats). Sums are taken exactly (``math.fsum``)."""
     v = np.clip(v, 0.0, 1.0)
-    total = math.fsum(v)
+    total = _exact_sum(v)
     if equality and total > k:
         return v * (k / total)
     margin = 0.0 if equality else 1e-12 * len(v)
     if total < k + margin:
         room = 1.0 - v
-        v = v + room * min(1.0, (k + 2 * margin - total) / math.fsum(room))
+        v = v + room * min(1.0, (k + 2 * margin - total) / _exact_sum(room))
     return v
 
 
@@ -543,11 +551,15 @@ def _kept_face(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray) -> _F
 def _keep_face(problem: _BoxProblem, at_one: np.ndarray, tied: np.ndarray) -> None:
     """Solve a guess's systems for every ``C`` (to :data:`FACE_RESIDUAL`) and keep its
     :class:`_Face` in ``problem.faces`` in place of the last; nothing where nothing is kept
-    or tied, where a solve fails, or once a kept face has been missed (``"missed"``: this
+    or tied, where a solve fails, once a kept face has been missed (``"missed"``: this
     loss's guesses do not hold from one ``C`` to the next, and a face's three solves cost
-    more than the points that read one save; docs/solvers.md, "A path over C"). (The steps
-    have just solved this guess, so its system is not singular.)"""
-    if problem.faces is None or not tied.any() or problem.faces.get("missed"):
+    more than the points that read one save; docs/solvers.md, "A path over C"), or for an
+    ``equality`` (prec@k-struct): its steps from a guess that holds take one system on the
+    plane of the sum, started at the last answer, a few products against the face's three
+    solves to :data:`FACE_RESIDUAL` (docs/solvers.md, "No face for an equality"). (The
+    steps have just solved this guess, so its system is not singular.)"""
+    if problem.faces is None or problem.equality or not tied.any() \
+            or problem.faces.get("missed"):
         return
     Z_items = problem.Z_items
     Z_T = Z_items[tied]
@@ -928,7 +940,7 @@ def _pap_avg_cut(objective: RankingObjective, v: np.ndarray) -> DualCut:
     the intercept ``Σv/k``, with its weights."""
     bound = objective.parts[0].bound
     v = _onto_box_cap(v, bound.k)
-    total = math.fsum(v)
+    total = _exact_sum(v)
     g = np.zeros(bound.n)
     g[bound.neg], g[bound.pos] = v / bound.k, -total / (bound.k * bound.n_pos)
     return dual_cut(objective, g, total / bound.k)
@@ -954,5 +966,5 @@ def _onto_box_cap(v: np.ndarray, k: int) -> np.ndarray:
     rounding of a sum of ``k``, scaled below ``k`` by that margin: a point with ``Σv <= k``,
     so that its cut is valid. Sums are taken exactly (``math.fsum``)."""
     v = np.clip(v, 0.0, 1.0)
-    total, cap = math.fsum(v), k - 1e-12 * len(v)
+    total, cap = _exact_sum(v), k - 1e-12 * len(v)
     return v * (cap / total) if total > cap else v
