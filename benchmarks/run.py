@@ -62,6 +62,8 @@ SUITE = (
               "the uncertified cells first"),
     Benchmark("sparse_defaults", "the exact engine's defaults on sparse lists of many shapes, "
               "the uncertified cells first"),
+    Benchmark("dense_defaults", "prec@k-svmperf's defaults on dense lists of a few thousand "
+              "items over C and random draws, the uncertified cells first"),
     Benchmark("aatp_speed", "AATP: the fast dual solver against a DPP-compiled cvxpy loop",
               quick=("--sizes", "100", "200", "400")),
     Benchmark("aatp_scaling", "AATP: the fast solver up to 5,000 items, n_jobs speed-up",

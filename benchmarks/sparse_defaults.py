@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 
-from _default_fit import default_fit  # benchmarks/ is the script's folder
+from _default_fit import default_fit, report  # benchmarks/ is the script's folder
 from cvxtop.datasets import make_sparse_ranking_data
 
 SURROGATES = {"prec@k-avg": 0.25, "prec@k-max": 0.25, "prec@k-struct": 0.25,
@@ -60,24 +60,14 @@ def main() -> None:
             for C in Cs:
                 rows.append({"data": name, "surrogate": surrogate, "C": C,
                              **cell(surrogate, k, C, X, y)})
-    rows.sort(key=lambda r: (r["certified"], -r["seconds"]))
-    print("# Sparse lists with the defaults as shipped\n")
-    print("`TopRanker(surrogate, k, C=C)` (the cutting plane, tol 1e-6, 2,000 rounds); k = "
-          "0.25 for prec@k, 10 for pAp@k; `zero model`: the certified optimum is w = 0.\n")
-    print("| data | surrogate | C | outcome | rounds | seconds | zero model |")
-    print("|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(f"| {r['data']} | {r['surrogate']} | {r['C']:g} | {r['outcome']} | "
-              f"{r['rounds']} | {r['seconds']:.1f} | {r['zero']} |")
-    failed = [r for r in rows if not r["certified"]]
-    worst = rows[0]
-    print()
-    print(f"SUMMARY: {len(rows) - len(failed)} of {len(rows)} fits certified; worst cell "
-          f"{worst['data']} {worst['surrogate']} C = {worst['C']:g}: {worst['outcome']} "
-          f"after {worst['seconds']:.1f} s; not certified: "
-          + (", ".join(f"{r['data']} {r['surrogate']} C = {r['C']:g}" for r in failed)
-             or "none"))
-
+    report("Sparse lists with the defaults as shipped",
+           "`TopRanker(surrogate, k, C=C)` (the cutting plane, tol 1e-6, 2,000 rounds); k = "
+           "0.25 for prec@k, 10 for pAp@k; `zero model`: the certified optimum is w = 0.",
+           {"data": lambda r: r["data"], "surrogate": lambda r: r["surrogate"],
+            "C": lambda r: f"{r['C']:g}", "outcome": lambda r: r["outcome"],
+            "rounds": lambda r: r["rounds"], "seconds": lambda r: f"{r['seconds']:.1f}",
+            "zero model": lambda r: r["zero"]},
+           rows, lambda r: f"{r['data']} {r['surrogate']} C = {r['C']:g}")
 
 if __name__ == "__main__":
     main()
