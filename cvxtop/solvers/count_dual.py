@@ -34,7 +34,7 @@ Wright 2006, ch. 14; Gondzio 1996). Each Newton system is reduced to one
 dense system in ``w`` and three unknowns a piece: the items' unknowns are eliminated
 (diagonal), the constraints ``t >= φ_a`` are a border of ``J`` rows (its ``J × J`` matrix
 from the small system alone), and each solve is
-refined twice against the whole system. On lists with more items than features that
+refined once against the whole system. On lists with more items than features that
 system is factored whole, and forming ``Zᵀ D Z`` (``n·d²``) is the cost of a step; on
 lists with fewer items than features its ``w`` block is inverted in the items' space
 (Woodbury: ``(I + ZᵀDZ)⁻¹ = I − ZᵀD^½ M⁻¹ D^½ Z`` with ``M = I + D^½ ZZᵀ D^½``), and a
@@ -120,11 +120,14 @@ CLOSING, CLOSING_STEPS = 0.75, 10
 #: from 2e-6 to 1.1e-7 short in 24 more steps, and the rounds after it saved less than
 #: those steps cost).
 EXTEND_FROM = 10.0
-#: Centrality correctors a step (Gondzio 1996), and refinements of each Newton solve. With
-#: one refinement the dual residual grew by six orders of magnitude over the last steps and
-#: the cut's bound stalled short of the gap a large C needs; a second keeps it flat
-#: (docs/solvers.md, "prec@k-svmperf over counts of relevant items").
-CORRECTORS, REFINEMENTS = 1, 2
+#: Centrality correctors a step (Gondzio 1996), and refinements of each Newton solve against
+#: the whole system. A second refinement once kept the dual residual flat where one let it
+#: grow by six orders of magnitude (``make_ranking_data(10⁴, 1,000)`` at C = 1e4); with the
+#: Newton matrices solved as they are now (LU where rounding leaves them indefinite, the
+#: border from the small system), one certifies that cell and every other measured, on
+#: lists with more items than features in 5 to 35% less time (docs/solvers.md, "One
+#: refinement a Newton solve").
+CORRECTORS, REFINEMENTS = 1, 1
 #: The share of the way to the boundary a step goes.
 STEP_SHARE = 0.99
 #: Steps whose Newton matrix rounding has left indefinite (solved by LU,
