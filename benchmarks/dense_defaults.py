@@ -71,5 +71,6 @@ def main() -> None:
             "seconds": lambda r: f"{r['seconds']:.1f}"},
            rows, lambda r: f"{r['data']} seed {r['seed']} {r['surrogate']} C = {r['C']:g}")
 
+
 if __name__ == "__main__":
     main()

@@ -69,5 +69,6 @@ def main() -> None:
             "zero model": lambda r: r["zero"]},
            rows, lambda r: f"{r['data']} {r['surrogate']} C = {r['C']:g}")
 
+
 if __name__ == "__main__":
     main()
